@@ -1,0 +1,1 @@
+export const inject = ["slots"]; export function apply() {}

@@ -1,0 +1,117 @@
+/**
+ * Types shared by every row, the CLI and the tests. Types only: no values live here.
+ * @module dsh-knowledge-sync/types
+ */
+
+/** What a document is: a captured round, a deliberate note, a distilled round, or a hand-written file. */
+export type DocKind = 'raw' | 'note' | 'distilled' | 'manual'
+
+/** How a round ended. Only `completed` rounds are ever written. */
+export type Outcome = 'completed' | 'no-answer' | 'aborted' | 'errored' | 'blocked' | 'max-tokens' | 'interrupted'
+
+/** One tool call of a round, as the model made it. */
+export interface ToolCall {
+  name: string
+  /** The raw arguments, as the model sent them (usually a JSON string). */
+  arguments: string
+  /** The tool's result text; never written to disk unless `capture.keepFailedResults` asks for failed ones. */
+  result?: string
+  isError?: boolean
+}
+
+/** One conversation round, folded from session events (or given to `dsh-knowledge capture`). No reasoning, ever. */
+export interface Round {
+  /** The dsh session id, e.g. `session-3f2a…`. */
+  session: string
+  /** 1-based turn number within the session. */
+  turn: number
+  /** The session's working directory. */
+  cwd: string
+  /** ISO 8601 UTC. */
+  created: string
+  /** The user's own words (messages with `source.kind === 'user'`), joined by blank lines. */
+  question: string
+  /** The text of the round's final assistant message. */
+  answer: string
+  outcome: Outcome
+  tools: ToolCall[]
+}
+
+/** A deterministic judgement of whether a round carries knowledge. */
+export interface Salience {
+  score: number
+  /** Short machine-readable reasons, signals as `+name` and penalties as `-name`, e.g. `+cause`, `-terse-status`. */
+  reasons: string[]
+}
+
+/** Token accounting of one distillation call. */
+export interface DistillCost {
+  provider: string
+  model: string
+  tokensIn: number
+  tokensOut: number
+  at: string
+}
+
+/** The YAML front matter of a document. Unknown keys of hand-written files are kept as they are. */
+export interface FrontMatter {
+  id: string
+  title: string
+  kind: DocKind
+  created: string
+  cwd: string
+  session?: string
+  turn?: number
+  outcome?: Outcome
+  tools: string[]
+  tags: string[]
+  salience?: Salience
+  /** How many values redaction masked in this document. */
+  redacted?: number
+  distill?: DistillCost
+  [key: string]: unknown
+}
+
+/** A document as the store knows it. `path` is relative to the store's root, with `/` separators. */
+export interface KnowledgeDoc {
+  id: string
+  path: string
+  meta: FrontMatter
+  /** The Markdown body after the front matter. */
+  body: string
+  /** File modification time, ms since the epoch. */
+  mtimeMs: number
+}
+
+/** What redaction did to one piece of text. */
+export interface Redaction {
+  text: string
+  count: number
+  /** Masked values per credential family, e.g. `{ aws: 2, github: 1 }`. */
+  families: Record<string, number>
+}
+
+/** Filters shared by `knowledge_search`, the CLI and the HTTP routes. */
+export interface SearchFilter {
+  kind?: DocKind
+  tag?: string
+  /** A glob over tool names, e.g. `bash*`. */
+  tool?: string
+  /** Only these workspaces (the scoping rule's output); undefined = everything under the root. */
+  cwds?: string[]
+  limit?: number
+}
+
+/** One search result. */
+export interface SearchHit {
+  id: string
+  title: string
+  kind: DocKind
+  score: number
+  snippet: string
+  path: string
+  cwd: string
+  tags: string[]
+  tools: string[]
+  created: string
+}
