@@ -97,9 +97,13 @@ export interface SearchFilter {
   tag?: string
   /** A glob over tool names, e.g. `bash*`. */
   tool?: string
-  /** Only these workspaces (the scoping rule's output); undefined = everything under the root. */
-  cwds?: string[]
+  /**
+   * The visible workspace (the scoping rule's output): documents whose `cwd` is this directory or below it, plus
+   * documents with no `cwd` (hand-written, global). Undefined = everything under the root.
+   */
+  scope?: string
   limit?: number
+  offset?: number
 }
 
 /** One search result. */

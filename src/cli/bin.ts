@@ -1,1 +1,55 @@
-export {}
+#!/usr/bin/env node
+/**
+ * `dsh-knowledge`: the command line over the same code the plugin runs. Composition root: flags and environment →
+ * store → command. Root resolution everywhere: `--root`, else `DSH_KNOWLEDGE_ROOT`, else `./knowledge`.
+ * @module dsh-knowledge-sync/cli/bin
+ */
+import { parseArgs } from 'node:util'
+import { UsageError, type Command } from './common.js'
+import { capture } from './capture.js'
+import { redact } from './redact.js'
+import { search } from './search.js'
+import { read } from './read.js'
+import { list } from './list.js'
+import { stats } from './stats.js'
+
+const COMMANDS: Record<string, Command> = { capture, redact, search, read, list, stats }
+
+const USAGE = `dsh-knowledge — the dsh-knowledge-sync knowledge base from the command line
+
+Usage:
+  dsh-knowledge capture [--root DIR] [--min-score N] [--dry-run] [--json] < round.json
+  dsh-knowledge redact [--json] [--mask TEXT] [--pattern REGEX]... < text
+  dsh-knowledge search <query> [--root DIR] [--cwd DIR] [--kind K] [--tag T] [--tool GLOB] [--limit N] [--json]
+  dsh-knowledge read <id> [--root DIR] [--cwd DIR] [--json]
+  dsh-knowledge list [--root DIR] [--cwd DIR] [--kind K] [--tag T] [--tool GLOB] [--json]
+  dsh-knowledge stats [--root DIR] [--cwd DIR] [--json]
+
+The root is --root, else $DSH_KNOWLEDGE_ROOT, else ./knowledge. --cwd applies the workspace rule as if a session
+ran there; without it everything under the root is visible.
+round.json: {"session","turn","cwd","created"?,"question","answer","outcome","tools":[{"name","arguments","result"?,"isError"?}]}
+`
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv
+  if (!name || name === '--help' || name === '-h' || name === 'help') { process.stdout.write(USAGE); return name ? 0 : 2 }
+  const command = COMMANDS[name]
+  if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}`)
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: {
+      root: { type: 'string' }, cwd: { type: 'string' }, json: { type: 'boolean' }, 'dry-run': { type: 'boolean' },
+      'min-score': { type: 'string' }, kind: { type: 'string' }, tag: { type: 'string' }, tool: { type: 'string' },
+      limit: { type: 'string' }, mask: { type: 'string' }, pattern: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' },
+    },
+  })
+  if (values.help) { process.stdout.write(USAGE); return 0 }
+  return command({ values, positionals })
+}
+
+main(process.argv.slice(2)).then((code) => { process.exitCode = code }, (error: unknown) => {
+  const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+  process.stderr.write(`dsh-knowledge: ${(error as Error).message}\n${usage ? 'Run `dsh-knowledge --help` for usage.\n' : ''}`)
+  process.exitCode = usage ? 2 : 1
+})

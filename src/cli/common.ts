@@ -1,0 +1,46 @@
+/**
+ * What every command shares: the parsed flags, the store opened the way the plugin opens it, stdin, output.
+ * @module dsh-knowledge-sync/cli/common
+ */
+import { KnowledgeStore } from '../knowledge/store.js'
+import { createRedactor, DEFAULT_MASK } from '../knowledge/redact.js'
+import { resolveRoot } from '../knowledge/paths.js'
+import { visibleScope } from '../recall/visibility.js'
+
+export class UsageError extends Error {}
+
+export interface Invocation {
+  values: { root?: string; cwd?: string; json?: boolean; 'dry-run'?: boolean; 'min-score'?: string; kind?: string; tag?: string;
+    tool?: string; limit?: string; mask?: string; pattern?: string[] }
+  positionals: string[]
+}
+
+export type Command = (invocation: Invocation) => Promise<number>
+
+/** Opens the store at the resolved root, indexed, without watching. */
+export async function openStore(invocation: Invocation): Promise<KnowledgeStore> {
+  const redactor = createRedactor({ enabled: true, mask: invocation.values.mask ?? DEFAULT_MASK, patterns: invocation.values.pattern ?? [] })
+  const store = new KnowledgeStore({ root: resolveRoot(invocation.values.root), redactor, watch: false })
+  await store.start()
+  return store
+}
+
+/** `--cwd` applies the workspace rule; without it everything under the root is visible. */
+export function scopeOf(store: KnowledgeStore, invocation: Invocation): string | undefined {
+  return invocation.values.cwd ? visibleScope(store, invocation.values.cwd, true) : undefined
+}
+
+export async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) throw new UsageError('this command reads its input from standard input')
+  const parts: Buffer[] = []
+  for await (const part of process.stdin) parts.push(part as Buffer)
+  return Buffer.concat(parts).toString('utf8')
+}
+
+export function print(text: string): void {
+  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
+}
+
+export function printJson(value: unknown): void {
+  print(JSON.stringify(value, null, 2))
+}

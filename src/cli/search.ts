@@ -1,0 +1,23 @@
+/**
+ * `dsh-knowledge search`: the same search as `knowledge_search`.
+ * @module dsh-knowledge-sync/cli/search
+ */
+import { parseSearchArgs, renderHits, runSearch } from '../recall/search-tool.js'
+import { type Command, openStore, print, printJson, scopeOf, UsageError } from './common.js'
+
+export const search: Command = async (invocation) => {
+  const { values, positionals } = invocation
+  const query = positionals.join(' ')
+  if (!query.trim()) throw new UsageError('search needs a query')
+  const args = parseSearchArgs({ query, kind: values.kind, tag: values.tag, tool: values.tool, limit: values.limit === undefined ? undefined : Number(values.limit) }, 10)
+  const store = await openStore(invocation)
+  try {
+    const scope = scopeOf(store, invocation)
+    const hits = runSearch(store, args, scope)
+    if (values.json) printJson(hits.map((h) => ({ id: h.id, title: h.title, kind: h.kind, score: h.score, snippet: h.snippet, path: h.path, cwd: h.cwd, tags: h.tags, tools: h.tools, created: h.created })))
+    else print(renderHits(args.query, hits, scope))
+    return 0
+  } finally {
+    await store.close()
+  }
+}

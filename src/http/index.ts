@@ -1,0 +1,43 @@
+/**
+ * Row `knowledge-http`: JSON routes for the Knowledge page, served only to loopback clients. Runs only where a web
+ * server exists (dsh web); every other row works without it.
+ * @module dsh-knowledge-sync/http
+ */
+import type { Context } from '@deepseek-ai/cordis'
+import z from '@deepseek-ai/schemastery'
+import type {} from '../knowledge/index.js'
+import { createHandler, type RouteHandler } from './routes.js'
+
+/** The slice of `@deepseek-ai/dsh-host-webserver` this row uses (declared here: the row needs no runtime import). */
+declare module '@deepseek-ai/cordis' {
+  interface Context {
+    webServer: { register(route: { kind: 'exact' | 'prefix'; path: string; handler: RouteHandler }): () => void }
+  }
+}
+
+export const name = 'knowledge-http'
+export const inject = ['knowledge']
+
+export interface Config {
+  /** URL prefix of the routes (not under `/api`, which dsh owns). */
+  path: string
+  /** Host names besides loopback that may address the routes (as with `dsh web --trusted-host`). */
+  trustedHosts: string[]
+  /** Default page size of the document list. */
+  pageSize: number
+}
+
+export const Config: z<Config> = z.object({
+  path: z.string().pattern(/^\/[A-Za-z0-9._~\/-]*[A-Za-z0-9._~-]$/).default('/knowledge').description('URL prefix of the routes.'),
+  trustedHosts: z.array(z.string()).default([]).description('Host names besides loopback allowed in the Host header.'),
+  pageSize: z.natural().min(1).max(200).default(50).description('Default page size of the document list.'),
+}) as z<Config>
+
+export function apply(ctx: Context, config: Config): void {
+  if (config.path === '/api' || config.path.startsWith('/api/')) throw new Error('knowledge-http: path must not be under /api, which dsh owns')
+  const handler = createHandler(ctx.knowledge, { path: config.path, trustedHosts: config.trustedHosts, pageSize: config.pageSize })
+  ctx.inject(['webServer'], (web) => {
+    web.effect(() => web.webServer.register({ kind: 'prefix', path: config.path, handler }), 'knowledge-http route')
+    web.logger('knowledge-http').debug('serving %s', config.path)
+  })
+}

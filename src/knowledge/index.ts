@@ -1,0 +1,65 @@
+/**
+ * Row `knowledge`: the one store every other row writes and reads through, with redaction applied to every write.
+ * Provides `ctx.knowledge`. Imports no other row.
+ * @module dsh-knowledge-sync/knowledge
+ */
+import type { Context } from '@deepseek-ai/cordis'
+import z from '@deepseek-ai/schemastery'
+import { createRedactor, DEFAULT_MASK, RedactConfigError } from './redact.js'
+import { KnowledgeStore } from './store.js'
+import { resolveRoot } from './paths.js'
+
+export { KnowledgeStore } from './store.js'
+export type { DocumentDraft, WrittenDocument, StoreChange } from './store.js'
+
+declare module '@deepseek-ai/cordis' {
+  interface Context {
+    knowledge: KnowledgeStore
+  }
+}
+
+export const name = 'knowledge'
+
+/** How long boot waits for the initial index before the row goes live anyway (the scan then finishes behind it). */
+export const BOOT_INDEX_WAIT_MS = 2000
+
+export interface Config {
+  /** The folder of documents. Empty: `DSH_KNOWLEDGE_ROOT`, else `./knowledge` beside where dsh was launched. */
+  root: string
+  redact: {
+    /** Mask credentials before anything is written. Turning it off is logged as a warning. */
+    enabled: boolean
+    /** The text that replaces a masked value. */
+    mask: string
+    /** Extra regular expressions to mask (the whole match, or its first capturing group). */
+    patterns: string[]
+  }
+}
+
+export const Config: z<Config> = z.object({
+  root: z.string().default('').description('Folder of documents. Empty: $DSH_KNOWLEDGE_ROOT, else ./knowledge beside where dsh was launched.'),
+  redact: z.object({
+    enabled: z.boolean().default(true).description('Mask credentials before anything is written.'),
+    mask: z.string().min(1).max(64).default(DEFAULT_MASK).description('Text that replaces a masked value.'),
+    patterns: z.array(z.string()).default([]).description('Extra regular expressions to mask (whole match, or the first capturing group).'),
+  }).description('Redaction of every write.'),
+}) as z<Config>
+
+export async function apply(ctx: Context, config: Config): Promise<void> {
+  const logger = ctx.logger('knowledge')
+  let redactor
+  try {
+    redactor = createRedactor(config.redact)
+  } catch (error) {
+    // A bad pattern is a configuration error with a clear message, not a crash of the harness.
+    if (error instanceof RedactConfigError) throw new Error(`knowledge: ${error.message.replace(/^knowledge: /, '')}`)
+    throw error
+  }
+  if (!config.redact.enabled) logger.warn('redaction is DISABLED (redact.enabled: false): credentials in rounds will be written to disk as they are')
+  const store = new KnowledgeStore({ root: resolveRoot(config.root), redactor, logger })
+  ctx.provide('knowledge', store)
+  ctx.effect(() => () => store.close(), 'knowledge store')
+  const scan = store.start().catch((error: unknown) => logger.warn('indexing %s failed: %s', store.root, (error as Error).message))
+  await Promise.race([scan, new Promise((resolve) => setTimeout(resolve, BOOT_INDEX_WAIT_MS).unref())])
+  logger.debug('root %s, %d document(s) indexed', store.root, store.index.size)
+}

@@ -1,0 +1,128 @@
+/**
+ * The ledger: what happened to every round, including the ones that were not written (dropped by the salience bar,
+ * unanswered, failed to write), and what distillation cost. Append-only JSON lines in `<root>/.knowledge/ledger.jsonl`;
+ * each line is one small `O_APPEND` write, so several dsh processes can share one root. Stats are folded from it.
+ * @module dsh-knowledge-sync/knowledge/ledger
+ */
+import { appendFile, mkdir, open, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+
+export const LEDGER_DIR = '.knowledge'
+
+export type LedgerEntry =
+  | { type: 'kept'; session: string; turn: number; id: string; score: number; redacted: number }
+  | { type: 'dropped'; session: string; turn: number; score: number; reasons: string[] }
+  | { type: 'unanswered'; session: string; turn: number; outcome: string }
+  | { type: 'failed'; session?: string; turn?: number; path?: string; error: string }
+  | { type: 'note'; session?: string; id: string; redacted: number }
+  | { type: 'distilled'; id: string; provider: string; model: string; tokensIn: number; tokensOut: number }
+  | { type: 'distill-failed'; id: string; error: string }
+  | { type: 'distill-skipped'; id: string; reason: string }
+
+/** Aggregates shown by `stats` (CLI, routes, page). */
+export interface LedgerStats {
+  kept: number
+  dropped: number
+  /** Top reasons of dropped rounds, most frequent first. */
+  dropReasons: Array<{ reason: string; count: number }>
+  unanswered: Record<string, number>
+  failed: number
+  lastFailure?: string
+  notes: number
+  redacted: number
+  distill: {
+    calls: number
+    failed: number
+    skipped: Record<string, number>
+    tokensIn: number
+    tokensOut: number
+    /** Successful calls per UTC day (`YYYY-MM-DD`), for the budget. */
+    perDay: Record<string, number>
+  }
+}
+
+function emptyStats(): LedgerStats {
+  return { kept: 0, dropped: 0, dropReasons: [], unanswered: {}, failed: 0, notes: 0, redacted: 0,
+    distill: { calls: 0, failed: 0, skipped: {}, tokensIn: 0, tokensOut: 0, perDay: {} } }
+}
+
+const bump = (map: Record<string, number>, key: string, by = 1) => { map[key] = (map[key] ?? 0) + by }
+
+/** Append-only ledger with incremental folding (only new bytes are read on each `stats()`). */
+export class Ledger {
+  readonly path: string
+  private offset = 0
+  private carry = ''
+  private folded = emptyStats()
+  private reasons: Record<string, number> = {}
+  /** Entries whose append failed (full disk): still counted, so nothing is silently lost from the numbers. */
+  private unwritten: Array<LedgerEntry & { t: string }> = []
+
+  constructor(root: string) {
+    this.path = join(root, LEDGER_DIR, 'ledger.jsonl')
+  }
+
+  /** Appends one entry. Never throws: a failed append is kept in memory and still counted. */
+  async record(entry: LedgerEntry): Promise<void> {
+    const line = { t: new Date().toISOString(), ...entry }
+    try {
+      await mkdir(join(this.path, '..'), { recursive: true })
+      await appendFile(this.path, JSON.stringify(line) + '\n', { flag: 'a' })
+    } catch {
+      this.unwritten.push(line)
+    }
+  }
+
+  /** Successful distill calls today (UTC), for the daily budget. */
+  async distillCallsToday(): Promise<number> {
+    const stats = await this.stats()
+    return stats.distill.perDay[new Date().toISOString().slice(0, 10)] ?? 0
+  }
+
+  async stats(): Promise<LedgerStats> {
+    await this.catchUp()
+    const result = structuredClone(this.folded)
+    const reasons = { ...this.reasons }
+    for (const entry of this.unwritten) this.fold(result, reasons, entry)
+    result.dropReasons = Object.entries(reasons).map(([reason, count]) => ({ reason, count }))
+      .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason)).slice(0, 10)
+    return result
+  }
+
+  private async catchUp(): Promise<void> {
+    let size: number
+    try { size = (await stat(this.path)).size } catch { return }
+    if (size < this.offset) { this.offset = 0; this.carry = ''; this.folded = emptyStats(); this.reasons = {} }
+    if (size === this.offset) return
+    const handle = await open(this.path, 'r')
+    try {
+      const buffer = Buffer.alloc(size - this.offset)
+      await handle.read(buffer, 0, buffer.length, this.offset)
+      this.offset = size
+      const text = this.carry + buffer.toString('utf8')
+      const lines = text.split('\n')
+      this.carry = lines.pop() ?? ''
+      for (const line of lines) {
+        if (!line.trim()) continue
+        try { this.fold(this.folded, this.reasons, JSON.parse(line)) } catch { /* a torn or hand-edited line: skip it */ }
+      }
+    } finally {
+      await handle.close()
+    }
+  }
+
+  private fold(stats: LedgerStats, reasons: Record<string, number>, entry: LedgerEntry & { t?: string }): void {
+    switch (entry.type) {
+      case 'kept': stats.kept++; stats.redacted += entry.redacted ?? 0; break
+      case 'dropped': stats.dropped++; if (entry.reasons?.[0]) bump(reasons, entry.reasons[0]); break
+      case 'unanswered': bump(stats.unanswered, entry.outcome ?? 'unknown'); break
+      case 'failed': stats.failed++; stats.lastFailure = entry.error; break
+      case 'note': stats.notes++; stats.redacted += entry.redacted ?? 0; break
+      case 'distilled':
+        stats.distill.calls++; stats.distill.tokensIn += entry.tokensIn ?? 0; stats.distill.tokensOut += entry.tokensOut ?? 0
+        bump(stats.distill.perDay, (entry.t ?? new Date().toISOString()).slice(0, 10)); break
+      case 'distill-failed': stats.distill.failed++; break
+      case 'distill-skipped': bump(stats.distill.skipped, entry.reason); break
+    }
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * Row `knowledge-recall`: the `knowledge_search` and `knowledge_read` tools and the two-sentence pointer. Reads
+ * through the store; never writes documents. Disposal removes all three.
+ * @module dsh-knowledge-sync/recall
+ */
+import type { Context } from '@deepseek-ai/cordis'
+import z from '@deepseek-ai/schemastery'
+import type {} from '@deepseek-ai/dsh-agent'
+import type {} from '@deepseek-ai/dsh-system-prompt'
+import type {} from '@deepseek-ai/dsh-tools'
+import type {} from '../knowledge/index.js'
+import { PointerMemo, pointerText } from './pointer.js'
+import { READ_TOOL, readVisible, renderDocument } from './read-tool.js'
+import { MAX_LIMIT, parseSearchArgs, renderHits, runSearch, SEARCH_TOOL } from './search-tool.js'
+import { visibleScope } from './visibility.js'
+
+export const name = 'knowledge-recall'
+export const inject = ['knowledge', 'tools', 'systemPrompt']
+
+/** Tool guidance sections use orders 100–199; the pointer sits at their end. */
+export const POINTER_ORDER = 190
+
+export interface Config {
+  /** Add the two-sentence pointer to the system prompt when documents are visible. */
+  announce: boolean
+  /** Only the session's workspace (and its enclosing project) is visible; off: everything under the root. */
+  sameWorkspaceOnly: boolean
+  /** Default number of hits of `knowledge_search`. */
+  searchLimit: number
+}
+
+export const Config: z<Config> = z.object({
+  announce: z.boolean().default(true).description('Add the two-sentence pointer to the system prompt when documents are visible.'),
+  sameWorkspaceOnly: z.boolean().default(true).description('Only the session\'s workspace and its enclosing project are visible.'),
+  searchLimit: z.natural().min(1).max(MAX_LIMIT).default(8).description('Default number of hits of knowledge_search.'),
+}) as z<Config>
+
+interface SessionLike { id: string; header?: { cwd?: string } }
+const sessionOf = (agent: unknown): SessionLike | undefined => (agent as { session?: SessionLike } | undefined)?.session
+
+export function apply(ctx: Context, config: Config): void {
+  const store = ctx.knowledge
+  const logger = ctx.logger('knowledge-recall')
+  const scopeOf = (agent: unknown) => visibleScope(store, sessionOf(agent)?.header?.cwd, config.sameWorkspaceOnly)
+
+  ctx.tools.register({
+    name: SEARCH_TOOL,
+    description: 'Search the knowledge base of earlier sessions (questions, answers, notes, tool calls) with BM25. '
+      + 'Use a few keywords, an error code or an identifier. Returns ids, titles, dates and snippets; read one with knowledge_read.',
+    parameters: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', description: 'Keywords, an error message, an identifier or a question.' },
+        kind: { type: 'string', enum: ['raw', 'note', 'distilled', 'manual'], description: 'Only documents of this kind.' },
+        tag: { type: 'string', description: 'Only documents with this tag.' },
+        tool: { type: 'string', description: 'Only rounds that used a tool matching this glob, e.g. "bash*".' },
+        limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: `How many hits (default ${config.searchLimit}).` },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+    output: {
+      schema: { type: 'object' },
+      render: (_args, value) => [{ type: 'text', text: String((value as { text?: unknown }).text ?? '') }],
+    },
+    async execute(args, exec) {
+      const parsed = parseSearchArgs(args, config.searchLimit)
+      const scope = scopeOf(exec.agent)
+      const hits = runSearch(store, parsed, scope)
+      return { text: renderHits(parsed.query, hits, scope), ids: hits.map((h) => h.id) }
+    },
+  })
+
+  ctx.tools.register({
+    name: READ_TOOL,
+    description: 'Read one knowledge document in full by the id knowledge_search returned.',
+    parameters: {
+      type: 'object',
+      properties: { id: { type: 'string', description: 'A document id, e.g. "abc12345-t3".' } },
+      required: ['id'],
+      additionalProperties: false,
+    },
+    output: {
+      schema: { type: 'object' },
+      render: (_args, value) => [{ type: 'text', text: String((value as { text?: unknown }).text ?? '') }],
+    },
+    async execute(args, exec) {
+      const doc = await readVisible(store, (args as { id?: unknown } | null)?.id, scopeOf(exec.agent))
+      return { id: doc.id, text: renderDocument(doc) }
+    },
+  })
+
+  if (config.announce) {
+    const memo = new PointerMemo()
+    ctx.systemPrompt.section({
+      name: 'knowledge-sync:pointer',
+      order: POINTER_ORDER,
+      text: (assembly) => {
+        const session = sessionOf(assembly.agent)
+        if (!session) return ''
+        // Fixed at the session's first request: later captures must not change the prompt prefix.
+        return memo.get(session.id, () => {
+          const scope = scopeOf(assembly.agent)
+          return pointerText(store.index.count({ scope }), scope)
+        })
+      },
+    })
+  }
+  logger.debug('recall ready (announce %s, sameWorkspaceOnly %s)', config.announce, config.sameWorkspaceOnly)
+}
