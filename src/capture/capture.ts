@@ -5,7 +5,7 @@
 import type { KnowledgeStore, DocumentDraft } from '../knowledge/store.js'
 import type { Outcome, Round, Salience } from '../types.js'
 import { titleFrom } from './round.js'
-import { isKept, scoreRound } from './salience.js'
+import { dropReason, isKept, scoreRound } from './salience.js'
 import { deriveTags } from './tags.js'
 
 export interface CaptureOptions {
@@ -65,7 +65,7 @@ export async function captureRound(store: KnowledgeStore, round: Round, options:
   }
   const salience = scoreRound(round)
   if (!isKept(salience, options.minScore)) {
-    if (!options.dryRun) await store.ledger.record({ type: 'dropped', session: round.session, turn: round.turn, score: salience.score, reasons: salience.reasons.filter((r) => r.startsWith('-')).concat(salience.reasons.filter((r) => !r.startsWith('-'))).slice(0, 4) })
+    if (!options.dryRun) await store.ledger.record({ type: 'dropped', session: round.session, turn: round.turn, score: salience.score, reasons: [dropReason(salience), ...salience.reasons.filter((r) => r !== dropReason(salience))].slice(0, 4) })
     return { kept: false, outcome: round.outcome, score: salience.score, reasons: salience.reasons }
   }
   const draft = roundDraft(round, salience, options.keepFailedResults)

@@ -14,6 +14,8 @@ import { captureRound } from './capture.js'
 import { foldRound, type TurnEvent } from './round.js'
 import { DEFAULT_MIN_SCORE } from './salience.js'
 import { CaptureQueue, type OpenTurn } from './queue.js'
+import { distillRound, type DistillRoute, type LlmLike } from './distill.js'
+import type { Round, Salience } from '../types.js'
 
 export const name = 'knowledge-capture'
 export const inject = ['knowledge']
@@ -67,24 +69,66 @@ export const Config: z<Config> = z.object({
 
 export function apply(ctx: Context, config: Config): void {
   const logger = ctx.logger('knowledge-capture')
-  if (!config.enabled) { logger.info('capture is disabled (enabled: false)'); return }
   const store = ctx.knowledge
   const open = new Map<string, OpenTurn>()
+  // The row's config with the page's live overrides; recomputed on change, never on the hot path.
+  let current = store.settings.effective('capture', config)
+  ctx.effect(() => store.settings.publish('capture', () => config), 'knowledge-capture settings')
+  ctx.effect(() => store.settings.onChange(() => {
+    const next = store.settings.effective('capture', config)
+    if (next.enabled !== current.enabled) logger.info('capture %s by live settings', next.enabled ? 'enabled' : 'disabled')
+    current = next
+  }), 'knowledge-capture settings watcher')
+  if (!current.enabled) logger.info('capture is disabled (enabled: false)')
+
+  // Distillation runs in its own queue so a slow model call never holds back the next capture.
+  const shutdown = new AbortController()
+  let budgetWarnedOn = ''
+  const distillQueue = new CaptureQueue<{ round: Round; salience: Salience; id: string; turn: OpenTurn }>(async ({ round, salience, id, turn }) => {
+    const llm = (ctx as unknown as { llm?: LlmLike }).llm
+    const route = distillRoute(turn)
+    if (!llm || !route) {
+      logger.warn('distill skipped for %s: no model route (set distill.provider and distill.model)', id)
+      await store.ledger.record({ type: 'distill-skipped', id, reason: 'no-route' })
+      return
+    }
+    const outcome = await distillRound({ store, llm, round, salience, id, route, settings: current.distill, keepFailedResults: current.keepFailedResults, signal: shutdown.signal })
+    if (outcome.status === 'distilled') logger.debug('distilled %s (%d tokens in, %d out)', id, outcome.tokensIn, outcome.tokensOut)
+    else if (outcome.status === 'failed') logger.warn('distill of %s failed, the raw document is kept: %s', id, outcome.error)
+    else if (budgetWarnedOn !== new Date().toISOString().slice(0, 10)) {
+      budgetWarnedOn = new Date().toISOString().slice(0, 10)
+      logger.warn('distill stopped for today: %s (raw documents are still written; see stats)', outcome.reason)
+    }
+  }, (error) => logger.error('distill failed: %s', (error as Error).stack ?? error))
+
+  /** The configured route, else the session's own, else the harness's default model. */
+  const distillRoute = (turn: OpenTurn): DistillRoute | undefined => {
+    if (current.distill.provider && current.distill.model) return { provider: current.distill.provider, model: current.distill.model }
+    const own = turn.handle?.requestHeader?.()?.config
+    const fallback = (ctx as unknown as { agentDefaultModel?: { currentSelection?: () => { provider?: string; model?: string } | undefined } }).agentDefaultModel?.currentSelection?.()
+    const provider = current.distill.provider || own?.provider || fallback?.provider
+    const model = current.distill.model || own?.model || fallback?.model
+    return provider && model ? { provider, model } : undefined
+  }
 
   const queue = new CaptureQueue(async (turn) => {
-    if (!config.captureSubagents && turn.subagent) return
+    if (!current.captureSubagents && turn.subagent) return
     const round = foldRound(turn.events as TurnEvent[], { session: turn.session, cwd: turn.cwd })
-    const result = await captureRound(store, round, { minScore: config.salience.minScore, keepFailedResults: config.keepFailedResults })
+    const result = await captureRound(store, round, { minScore: current.salience.minScore, keepFailedResults: current.keepFailedResults })
     if (result.error) logger.error('round %s t%d was kept but could not be written: %s', round.session, round.turn, result.error)
-    else if (result.kept) logger.debug('kept %s (score %d): %s', result.id, result.score, result.path)
+    else if (result.kept) {
+      logger.debug('kept %s (score %d): %s', result.id, result.score, result.path)
+      if (current.distill.enabled && result.id) distillQueue.push({ round, salience: { score: result.score, reasons: result.reasons }, id: result.id, turn })
+    }
     else logger.debug('%s t%d not written: %s', round.session, round.turn, result.reasons.slice(0, 3).join(' '))
   }, (error) => logger.error('capture failed: %s', (error as Error).stack ?? error))
 
   // Hot path: constant work per event. No folding, no I/O, no allocation beyond the array slot.
   ctx.on('session/event', (session, event) => {
     if (event.type === 'turn/start') {
+      if (!current.enabled) return
       const header = session.header
-      open.set(session.id, { session: session.id, cwd: header.cwd ?? '', subagent: header.origin === 'subagent', events: [event] })
+      open.set(session.id, { session: session.id, handle: session, cwd: header.cwd ?? '', subagent: header.origin === 'subagent', events: [event] })
       return
     }
     const turn = open.get(session.id)
@@ -102,8 +146,15 @@ export function apply(ctx: Context, config: Config): void {
       void store.ledger.record({ type: 'unanswered', session: turn.session, turn: Number((turn.events[0] as TurnEvent).data?.turn) || 0, outcome: 'interrupted' })
     }
     open.clear()
+    const deadline = Date.now() + SHUTDOWN_WAIT_MS
     const done = await queue.drain(SHUTDOWN_WAIT_MS)
     if (!done) logger.warn('shutdown: %d round(s) still queued after %d ms were abandoned', queue.size, SHUTDOWN_WAIT_MS)
+    // Distill calls still running get what is left of the window, then are aborted; their raw documents stay.
+    if (!(await distillQueue.drain(Math.max(deadline - Date.now(), 0)))) {
+      shutdown.abort()
+      await distillQueue.drain(500)
+      logger.warn('shutdown: distill call(s) abandoned; their raw documents are kept')
+    }
     await store.flush()
   }, 'knowledge-capture queue')
 }

@@ -7,6 +7,8 @@
 /** The events of one turn, filed by the listener until `turn/end`. */
 export interface OpenTurn {
   session: string
+  /** The live session object (for its request header: the distill route). */
+  handle?: { requestHeader?: () => { config?: { provider?: string; model?: string } } | undefined }
   cwd: string
   subagent: boolean
   events: unknown[]

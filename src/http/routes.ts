@@ -65,7 +65,8 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Rou
         }
       }
       if (sub === '/stats') return send(res, 200, await collectStats(store, scope))
-      return send(res, 404, { error: `no route ${url.pathname}`, routes: [`${options.path}/documents`, `${options.path}/documents/<id>`, `${options.path}/stats`] })
+      if (sub === '/config') return send(res, 200, store.settings.describe())
+      return send(res, 404, { error: `no route ${url.pathname}`, routes: [`${options.path}/documents`, `${options.path}/documents/<id>`, `${options.path}/stats`, `${options.path}/config`] })
     } catch (error) {
       return send(res, 400, { error: (error as Error).message })
     }

@@ -12,10 +12,10 @@ const TMP_SUFFIX = '.tmp'
 /** Writes `text` to `path` atomically; the directory is created when missing. Throws with the path in the message. */
 export async function writeFileAtomic(path: string, text: string): Promise<void> {
   const dir = dirname(path)
-  await mkdir(dir, { recursive: true })
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}${TMP_SUFFIX}`)
   let handle
   try {
+    await mkdir(dir, { recursive: true })
     handle = await open(tmp, 'wx', 0o644)
     await handle.writeFile(text, 'utf8')
     await handle.sync()

@@ -8,6 +8,8 @@ import z from '@deepseek-ai/schemastery'
 import { createRedactor, DEFAULT_MASK, RedactConfigError } from './redact.js'
 import { KnowledgeStore } from './store.js'
 import { resolveRoot } from './paths.js'
+import { installSettingsSection, settingsNamespace } from '@deepseek-ai/dsh-settings'
+import { KnowledgeSettings, SETTINGS_NAMESPACE, validateSettings } from './settings.js'
 
 export { KnowledgeStore } from './store.js'
 export type { DocumentDraft, WrittenDocument, StoreChange } from './store.js'
@@ -58,6 +60,29 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   if (!config.redact.enabled) logger.warn('redaction is DISABLED (redact.enabled: false): credentials in rounds will be written to disk as they are')
   const store = new KnowledgeStore({ root: resolveRoot(config.root), redactor, logger })
   ctx.provide('knowledge', store)
+
+  // Live settings: the page (or settings.yaml) may override redaction, capture and recall without a restart.
+  store.settings.publish('redact', () => config.redact)
+  const entry: KnowledgeSettings = {}
+  let lastRedact = JSON.stringify(config.redact)
+  installSettingsSection(ctx, settingsNamespace(SETTINGS_NAMESPACE), KnowledgeSettings, entry, {
+    setSource: (source) => store.settings.setSource(source, source() !== entry),
+    validate: validateSettings,
+    onChange: () => {
+      const redact = store.settings.effective('redact', config.redact)
+      if (JSON.stringify(redact) !== lastRedact) {
+        lastRedact = JSON.stringify(redact)
+        try {
+          store.setRedactor(createRedactor(redact))
+          if (!redact.enabled) logger.warn('redaction is DISABLED by live settings: credentials in rounds will be written to disk as they are')
+          else logger.info('redaction settings updated (mask %s, %d extra pattern(s))', JSON.stringify(redact.mask), redact.patterns.length)
+        } catch (error) {
+          logger.warn('redaction settings refused, keeping the previous ones: %s', (error as Error).message)
+        }
+      }
+      store.settings.changed()
+    },
+  })
   ctx.effect(() => () => store.close(), 'knowledge store')
   const scan = store.start().catch((error: unknown) => logger.warn('indexing %s failed: %s', store.root, (error as Error).message))
   await Promise.race([scan, new Promise((resolve) => setTimeout(resolve, BOOT_INDEX_WAIT_MS).unref())])

@@ -36,7 +36,7 @@ export interface LedgerStats {
     skipped: Record<string, number>
     tokensIn: number
     tokensOut: number
-    /** Successful calls per UTC day (`YYYY-MM-DD`), for the budget. */
+    /** Calls (successful or failed) per UTC day (`YYYY-MM-DD`), for the budget. */
     perDay: Record<string, number>
   }
 }
@@ -73,7 +73,7 @@ export class Ledger {
     }
   }
 
-  /** Successful distill calls today (UTC), for the daily budget. */
+  /** Distill calls made today (UTC), successful or failed, for the daily budget. */
   async distillCallsToday(): Promise<number> {
     const stats = await this.stats()
     return stats.distill.perDay[new Date().toISOString().slice(0, 10)] ?? 0
@@ -121,7 +121,8 @@ export class Ledger {
       case 'distilled':
         stats.distill.calls++; stats.distill.tokensIn += entry.tokensIn ?? 0; stats.distill.tokensOut += entry.tokensOut ?? 0
         bump(stats.distill.perDay, (entry.t ?? new Date().toISOString()).slice(0, 10)); break
-      case 'distill-failed': stats.distill.failed++; break
+      // A failed call may still have cost tokens, so it counts against the daily budget too.
+      case 'distill-failed': stats.distill.failed++; bump(stats.distill.perDay, (entry.t ?? new Date().toISOString()).slice(0, 10)); break
       case 'distill-skipped': bump(stats.distill.skipped, entry.reason); break
     }
   }

@@ -8,15 +8,16 @@
  * @module dsh-knowledge-sync/knowledge/store
  */
 import { existsSync, watch, type FSWatcher } from 'node:fs'
-import { readdir, readFile, rm, stat } from 'node:fs/promises'
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { basename, dirname, join, resolve, sep } from 'node:path'
 import type { DocKind, FrontMatter, KnowledgeDoc, Outcome, Redaction, Salience, SearchFilter, SearchHit, ToolCall } from '../types.js'
 import { DocumentError, formatDocument, isValidId, parseDocument } from './document.js'
 import { sweepTemporaryFiles, writeFileAtomic } from './atomic.js'
-import { Ledger } from './ledger.js'
+import { Ledger, LEDGER_DIR } from './ledger.js'
 import { documentPath, insideRoot, sessionFolder, sessionShortId, slugify, toRelative } from './paths.js'
 import type { Redactor } from './redact.js'
 import { SearchIndex, type IndexedMeta, type SearchIndexOptions } from '../recall/search-index.js'
+import { LiveSettings } from './settings.js'
 
 /** Bounds for what one document may hold, so a 10 MB tool argument still yields a readable file. */
 export const LIMITS = {
@@ -108,6 +109,8 @@ export class KnowledgeStore {
   readonly root: string
   readonly index: SearchIndex
   readonly ledger: Ledger
+  /** User overrides from the `knowledge` settings namespace, shared by every row. */
+  readonly settings = new LiveSettings()
   private redactor: Redactor
   private readonly logger: StoreLogger
   private readonly watchEnabled: boolean
@@ -265,7 +268,7 @@ export class KnowledgeStore {
     const folder = sessionFolder(session)
     const existing = draft.replaceId ? this.get(draft.replaceId) : undefined
     if (draft.replaceId && !existing) throw new Error(`no document ${draft.replaceId} to replace`)
-    const id = existing?.id ?? this.allocateId(session, draft.suffix ?? `t${draft.turn ?? 0}`)
+    const id = existing?.id ?? `${await this.sessionPrefix(session)}-${draft.suffix ?? `t${draft.turn ?? 0}`}`
     const slug = slugify(title, draft.kind === 'note' ? 'note' : 'round')
     const relPath = existing?.path ?? documentPath(folder, id, slug)
     insideRoot(this.root, relPath)
@@ -302,32 +305,62 @@ export class KnowledgeStore {
     const full = insideRoot(this.root, relPath)
     await writeFileAtomic(full, text)
     const info = await stat(full)
-    this.index.upsert({ id, path: relPath, meta, body, mtimeMs: info.mtimeMs })
+    this.upsert({ id, path: relPath, meta, body, mtimeMs: info.mtimeMs })
     this.byPath.set(relPath, id)
     this.startWatching()
     this.emit({ type: 'written', id, path: relPath, kind: meta.kind, cwd: meta.cwd })
     return { id, path: relPath, meta, redaction }
   }
 
+  private readonly prefixes = new Map<string, string>()
+  /** Id prefix → the session whose documents use it, from every indexed document. */
+  private readonly prefixOwners = new Map<string, string>()
+
+  private upsert(doc: KnowledgeDoc): void {
+    this.index.upsert(doc)
+    const session = doc.meta.session
+    if (typeof session === 'string' && /^[a-z0-9]+-[tn]\d+$/.test(doc.id)) this.prefixOwners.set(doc.id.slice(0, doc.id.indexOf('-')), session)
+  }
+
   /**
-   * `<first 8 of the session uuid>-<suffix>`, lengthened when another session already owns that id (a clash of the
-   * short prefix), so two sessions never share an id. The same session re-using its id replaces its document.
+   * The session's id prefix: the first 8 characters of its uuid, lengthened when another session already owns that
+   * prefix (a clash), so two sessions never share an id. Ownership is claimed on disk with an exclusive create in
+   * `<root>/.knowledge/ids/`, so two processes writing into one root resolve the clash the same way.
    */
-  private allocateId(session: string, suffix: string): string {
-    for (const length of [8, 12, 16, 24, 32]) {
-      const id = `${sessionShortId(session, length)}-${suffix}`
-      const owner = this.index.get(id)
-      if (!owner || owner.session === session) return id
+  private async sessionPrefix(session: string): Promise<string> {
+    const known = this.prefixes.get(session)
+    if (known) return known
+    const dir = join(this.root, LEDGER_DIR, 'ids')
+    try {
+      await mkdir(dir, { recursive: true })
+    } catch (error) {
+      const err = error as NodeJS.ErrnoException
+      throw Object.assign(new Error(`cannot write ${dir}: ${err.code ?? ''} ${err.message}`), { code: err.code, path: dir })
     }
-    return `${sessionShortId(session, 32)}-${suffix}-${Date.now().toString(36)}`
+    for (const length of [8, 12, 16, 24, 32]) {
+      const prefix = sessionShortId(session, length)
+      // A document already indexed under this prefix for another session (e.g. written before claims existed).
+      const owner = this.prefixOwners.get(prefix)
+      if (owner && owner !== session) continue
+      const claim = join(dir, prefix)
+      try {
+        await writeFile(claim, session, { flag: 'wx' })
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+        if ((await readFile(claim, 'utf8')).trim() !== session) continue
+      }
+      this.prefixes.set(session, prefix)
+      return prefix
+    }
+    throw new Error(`cannot find a free id prefix for session ${session}`)
   }
 
   /** Next free note number in a session: `n1`, `n2`, … */
   nextNoteSuffix(session: string): string {
     for (let k = 1; ; k++) {
-      const owner = this.index.get(`${sessionShortId(session)}-n${k}`)
-      if (!owner) return `n${k}`
-      if (owner.session !== session) return `n${k}` // allocateId lengthens the prefix
+      const prefix = this.prefixes.get(session) ?? sessionShortId(session)
+      const owner = this.index.get(`${prefix}-n${k}`)
+      if (!owner || owner.session !== session) return `n${k}` // a foreign owner means sessionPrefix lengthens the prefix
     }
   }
 
@@ -380,10 +413,14 @@ export class KnowledgeStore {
       const { meta, body } = parseDocument(text, rel, fallbackId, mtimeMs)
       const holder = this.index.get(meta.id)
       if (holder && holder.path !== rel && existsSync(insideRoot(this.root, holder.path))) {
-        throw new DocumentError(rel, `duplicate id ${meta.id} (already used by ${holder.path})`)
+        // The file this product wrote (`<id>-<slug>.md`) wins over any other file claiming its id.
+        const canonical = (p: string) => basename(p).startsWith(`${meta.id}-`)
+        if (!canonical(rel) || canonical(holder.path)) throw new DocumentError(rel, `duplicate id ${meta.id} (already used by ${holder.path})`)
+        this.invalid.set(holder.path, `${holder.path}: duplicate id ${meta.id} (already used by ${rel})`)
+        this.byPath.delete(holder.path)
       }
       if (known && known !== meta.id) this.index.remove(known)
-      this.index.upsert({ id: meta.id, path: rel, meta, body, mtimeMs })
+      this.upsert({ id: meta.id, path: rel, meta, body, mtimeMs })
       this.byPath.set(rel, meta.id)
       this.invalid.delete(rel)
       if (announce) this.emit({ type: 'written', id: meta.id, path: rel, kind: meta.kind, cwd: meta.cwd })

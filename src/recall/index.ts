@@ -41,7 +41,11 @@ const sessionOf = (agent: unknown): SessionLike | undefined => (agent as { sessi
 export function apply(ctx: Context, config: Config): void {
   const store = ctx.knowledge
   const logger = ctx.logger('knowledge-recall')
-  const scopeOf = (agent: unknown) => visibleScope(store, sessionOf(agent)?.header?.cwd, config.sameWorkspaceOnly)
+  // The row's config with the page's live overrides.
+  let current = store.settings.effective('recall', config)
+  ctx.effect(() => store.settings.publish('recall', () => config), 'knowledge-recall settings')
+  ctx.effect(() => store.settings.onChange(() => { current = store.settings.effective('recall', config) }), 'knowledge-recall settings watcher')
+  const scopeOf = (agent: unknown) => visibleScope(store, sessionOf(agent)?.header?.cwd, current.sameWorkspaceOnly)
 
   ctx.tools.register({
     name: SEARCH_TOOL,
@@ -54,7 +58,7 @@ export function apply(ctx: Context, config: Config): void {
         kind: { type: 'string', enum: ['raw', 'note', 'distilled', 'manual'], description: 'Only documents of this kind.' },
         tag: { type: 'string', description: 'Only documents with this tag.' },
         tool: { type: 'string', description: 'Only rounds that used a tool matching this glob, e.g. "bash*".' },
-        limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: `How many hits (default ${config.searchLimit}).` },
+        limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: 'How many hits (default: the configured search limit).' },
       },
       required: ['query'],
       additionalProperties: false,
@@ -64,7 +68,7 @@ export function apply(ctx: Context, config: Config): void {
       render: (_args, value) => [{ type: 'text', text: String((value as { text?: unknown }).text ?? '') }],
     },
     async execute(args, exec) {
-      const parsed = parseSearchArgs(args, config.searchLimit)
+      const parsed = parseSearchArgs(args, current.searchLimit)
       const scope = scopeOf(exec.agent)
       const hits = runSearch(store, parsed, scope)
       return { text: renderHits(parsed.query, hits, scope), ids: hits.map((h) => h.id) }
@@ -90,21 +94,19 @@ export function apply(ctx: Context, config: Config): void {
     },
   })
 
-  if (config.announce) {
-    const memo = new PointerMemo()
-    ctx.systemPrompt.section({
+  const memo = new PointerMemo()
+  ctx.systemPrompt.section({
       name: 'knowledge-sync:pointer',
       order: POINTER_ORDER,
       text: (assembly) => {
         const session = sessionOf(assembly.agent)
-        if (!session) return ''
+        if (!session || !current.announce) return ''
         // Fixed at the session's first request: later captures must not change the prompt prefix.
         return memo.get(session.id, () => {
           const scope = scopeOf(assembly.agent)
           return pointerText(store.index.count({ scope }), scope)
         })
       },
-    })
-  }
+  })
   logger.debug('recall ready (announce %s, sameWorkspaceOnly %s)', config.announce, config.sameWorkspaceOnly)
 }

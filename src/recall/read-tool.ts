@@ -2,7 +2,7 @@
  * `knowledge_read`: one visible document in full. Hostile ids (`../`, absolute paths, NUL) never reach the disk.
  * @module dsh-knowledge-sync/recall/read-tool
  */
-import { isValidId } from '../knowledge/document.js'
+import { formatDocument, isValidId } from '../knowledge/document.js'
 import type { KnowledgeStore } from '../knowledge/store.js'
 import type { KnowledgeDoc } from '../types.js'
 import { isVisible } from './visibility.js'
@@ -21,8 +21,7 @@ export async function readVisible(store: KnowledgeStore, rawId: unknown, scope: 
   return doc
 }
 
-/** The document as Markdown, front matter included, so the model sees kind, date and provenance. */
-export function renderDocument(doc: KnowledgeDoc, fileText?: string): string {
-  const header = `${doc.id} (${doc.meta.kind}, ${String(doc.meta.created).slice(0, 10)}${doc.meta.cwd ? `, ${doc.meta.cwd}` : ''}) — ${doc.path}`
-  return `${header}\n\n${fileText ?? doc.body}`
+/** The whole document, front matter included, so the model sees kind, date, tags and provenance. */
+export function renderDocument(doc: KnowledgeDoc): string {
+  return `${doc.path}\n\n${formatDocument(doc.meta, doc.body)}`
 }

@@ -86,6 +86,14 @@ export class ScriptedAdapter extends LlmAdapter {
   }
 }
 
+/** A script keyed by a substring of the user's prompt; each entry lists the replies of the turn's steps. */
+export function byPrompt(turns: Record<string, Reply[]>, fallback: Reply = { text: 'unscripted' }): LoopScript {
+  return (request) => {
+    for (const [needle, steps] of Object.entries(turns)) if (request.prompt.includes(needle)) return steps[Math.min(request.step, steps.length - 1)]
+    return fallback
+  }
+}
+
 /** A Cordis plugin and its config. */
 export type Row = [plugin: any, config?: unknown]
 
@@ -134,6 +142,6 @@ export async function createLoop(script: LoopScript, rows: Row[]): Promise<Loop>
       agent.followup(createUserMessage({ content: [{ type: 'text', text: prompt }], source: { kind: 'user' } }))
       await agent.whenIdle()
     },
-    async dispose() { for (const fiber of fibers.reverse()) await fiber.dispose() },
+    async dispose() { while (fibers.length) await fibers.pop()!.dispose() },
   }
 }
