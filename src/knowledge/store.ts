@@ -243,8 +243,8 @@ export class KnowledgeStore {
     return { texts, redaction: total }
   }
 
-  /** Everything `write` does except touching the disk: the redacted document as it would be written (dry runs). */
-  async prepare(draft: DocumentDraft): Promise<PreparedDocument> {
+  /** Everything `write` does except writing the file: the redacted document as it would be written. `dryRun` also skips the id-prefix claim, so nothing is created on disk. */
+  async prepare(draft: DocumentDraft, options: { dryRun?: boolean } = {}): Promise<PreparedDocument> {
     await this.start()
     const tools = (draft.tools ?? []).slice(0, LIMITS.tools)
     const toolArgs = tools.map((t) => t.arguments.slice(0, LIMITS.toolArgumentsWindow))
@@ -268,7 +268,7 @@ export class KnowledgeStore {
     const folder = sessionFolder(session)
     const existing = draft.replaceId ? this.get(draft.replaceId) : undefined
     if (draft.replaceId && !existing) throw new Error(`no document ${draft.replaceId} to replace`)
-    const id = existing?.id ?? `${await this.sessionPrefix(session)}-${draft.suffix ?? `t${draft.turn ?? 0}`}`
+    const id = existing?.id ?? `${await this.sessionPrefix(session, !options.dryRun)}-${draft.suffix ?? `t${draft.turn ?? 0}`}`
     const slug = slugify(title, draft.kind === 'note' ? 'note' : 'round')
     const relPath = existing?.path ?? documentPath(folder, id, slug)
     insideRoot(this.root, relPath)
@@ -327,9 +327,20 @@ export class KnowledgeStore {
    * prefix (a clash), so two sessions never share an id. Ownership is claimed on disk with an exclusive create in
    * `<root>/.knowledge/ids/`, so two processes writing into one root resolve the clash the same way.
    */
-  private async sessionPrefix(session: string): Promise<string> {
+  private async sessionPrefix(session: string, claim = true): Promise<string> {
     const known = this.prefixes.get(session)
     if (known) return known
+    // A dry run only looks: the prefix a write would claim now, with nothing created on disk.
+    if (!claim) {
+      for (const length of [8, 12, 16, 24, 32]) {
+        const prefix = sessionShortId(session, length)
+        const owner = this.prefixOwners.get(prefix)
+        if (owner && owner !== session) continue
+        const holder = await readFile(join(this.root, LEDGER_DIR, 'ids', prefix), 'utf8').catch(() => undefined)
+        if (holder === undefined || holder.trim() === session) return prefix
+      }
+      throw new Error(`cannot find a free id prefix for session ${session}`)
+    }
     const dir = join(this.root, LEDGER_DIR, 'ids')
     try {
       await mkdir(dir, { recursive: true })
@@ -393,6 +404,7 @@ export class KnowledgeStore {
 
   /** Parses one file into the index. Returns false when it is not a valid document. */
   private async loadFile(full: string, announce: boolean): Promise<boolean> {
+    if (this.closed) return false
     const rel = toRelative(this.root, full)
     let text: string, mtimeMs: number
     try {
@@ -406,6 +418,8 @@ export class KnowledgeStore {
       this.invalid.set(rel, (error as Error).message)
       return false
     }
+    // The store may have been closed while the file was read (a watcher event racing shutdown).
+    if (this.closed) return false
     const known = this.byPath.get(rel)
     if (known && this.index.get(known)?.mtimeMs === mtimeMs) return true
     try {
@@ -433,6 +447,7 @@ export class KnowledgeStore {
   }
 
   private forget(rel: string): void {
+    if (this.closed) return
     const id = this.byPath.get(rel)
     if (!id) return
     this.byPath.delete(rel)

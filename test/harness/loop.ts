@@ -1,4 +1,6 @@
 /**
+ * Plain TypeScript that Node 22 runs with type stripping (the benchmarks import it): no parameter properties, no enums.
+ *
  * In-process test bed: the real AgentLoop, SessionStore, SystemPrompt, ToolRuntime and LLM runtime from dsh
  * 0.1.0-rc.8, with a scripted LlmAdapter, plus the rows under test. Every model call (conversation and distill)
  * is answered by the script and logged.
@@ -35,7 +37,8 @@ const textOf = (content: unknown): string => Array.isArray(content)
 /** A scripted provider: every call is answered from the script, in the chunk protocol of dsh-llm. */
 export class ScriptedAdapter extends LlmAdapter {
   readonly requests: LoopRequest[] = []
-  constructor(private script: LoopScript) { super() }
+  private script: LoopScript
+  constructor(script: LoopScript) { super(); this.script = script }
 
   setScript(script: LoopScript): void { this.script = script }
 
