@@ -1,1 +1,65 @@
-export const inject = ["slots"]; export function apply() {}
+/**
+ * The browser module of dsh-knowledge-sync, loaded by dsh web for the bare-name `knowledge-client` row: a
+ * "Knowledge" page in Settings (the `settings.section` slot) with a Documents tab and a Config tab.
+ *
+ * Never break dsh: the module requires only `slots` (a plugin that never activates fails the whole web boot); the
+ * locale and settings services are optional and reached through `ctx.inject`, so without them the page still
+ * renders, in the browser's language and with read-only config. `apply` cannot throw: a failure is logged and the
+ * page is simply absent.
+ * @module dsh-knowledge-sync/client
+ */
+import type { ClientContext, ConnectionHandle, SettingsScopeBinder } from './dsh.js'
+import { SETTINGS_NAMESPACE } from './config.js'
+import { KnowledgeHost, SETTINGS_TIMEOUT_MS } from './host.js'
+import { KnowledgeSection } from './KnowledgeSection.js'
+
+/** Services the module needs before `apply`: only the slot registry. */
+export const inject = ['slots']
+
+/** The section's id in the Settings navigation, and its position (after General, Models, Plugins, Agent presets). */
+export const SECTION_ID = 'knowledge'
+export const SECTION_ORDER = 30
+
+/** Registers the Knowledge page and links it to the optional locale and settings services. */
+export function apply(ctx: ClientContext): void {
+  try {
+    const host = new KnowledgeHost()
+
+    ctx.inject(['locale'], (scoped) => {
+      const locale = scoped.locale
+      if (!locale) return
+      scoped.effect(() => {
+        const detach = host.locale.follow(() => locale.getLocale().active)
+        const off = locale.subscribe(() => host.locale.changed())
+        return () => { off(); detach() }
+      }, 'knowledge page: follow the dsh locale')
+    })
+
+    ctx.inject(['settingsScope', 'connection'], (scoped) => {
+      const binder = scoped.settingsScope as SettingsScopeBinder | undefined
+      if (!binder) return
+      const scope = binder.bind<unknown>({ namespace: SETTINGS_NAMESPACE })
+      let describe
+      try { describe = binder.describe() } catch { describe = undefined }
+      const connection = scoped.get('connection') as ConnectionHandle | undefined
+      scoped.effect(() => host.attach(scope, describe, connection), 'knowledge page: settings scope')
+    })
+
+    // A scope that never leaves `loading` (no settings provider) must not leave the page waiting for ever.
+    ctx.effect(() => {
+      const timer = setTimeout(() => host.expire(), SETTINGS_TIMEOUT_MS)
+      return () => clearTimeout(timer)
+    }, 'knowledge page: settings timeout')
+
+    ctx.slots.inject('settings.section', () => ctx.slots.register({
+      name: 'settings.section',
+      id: SECTION_ID,
+      order: SECTION_ORDER,
+      // A thunk: the shell re-reads it whenever dsh's locale moves.
+      label: () => host.locale.t('nav'),
+      inject: () => ({ host }),
+    }, KnowledgeSection))
+  } catch (error) {
+    console.error('dsh-knowledge-sync: the Knowledge page could not be registered', error)
+  }
+}

@@ -45,7 +45,7 @@ if [ "$want_browser" = 1 ] && ! [ -x /usr/bin/chromium ]; then
   say "installing Debian's chromium (browser tests)"
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-wqy-microhei >/dev/null
 fi
 
 # 5. Build lib/ and pack the tarball the demo and the end-to-end tests install with `dsh plugin add`.

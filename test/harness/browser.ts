@@ -63,17 +63,17 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 /** Clicks away the first-run dialogs ("Internal Testing Notice", "Add an API key") while any is showing. */
 export async function dismissDialogs(page: Page, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    const button = page.locator('[role=dialog] button').filter({ hasText: /^(continue|configure later|skip|close|got it|ok)$/i }).first()
+  // Only the first-run buttons: a broader pattern would also hit the Settings dialog's own Close.
+  const button = page.locator('[role=dialog] button').filter({ hasText: /^(continue|configure later)$/i }).first()
+  let quiet = 0
+  while (Date.now() < deadline && quiet < 3) {
     if (await button.count()) {
       await button.click().catch(() => {})
-      await page.waitForTimeout(200)
-      continue
+      quiet = 0
+    } else {
+      quiet++ // the boot dialogs may open a moment after the shell: look a few times before calling it done
     }
-    // Nothing to dismiss for a moment: the boot dialogs have either gone or never come.
-    if (Date.now() + 1500 > deadline) break
     await page.waitForTimeout(300)
-    if (!(await page.locator('[role=dialog]').count())) break
   }
 }
 
@@ -98,4 +98,37 @@ export async function openSettingsSection(page: Page, section: RegExp): Promise<
     await page.getByRole('button', { name: /^(settings|设置)$/i }).first().click()
   }
   await dialog.getByRole('button', { name: section }).first().click()
+}
+
+/** Closes the Settings dialog if it is open. */
+export async function closeSettings(page: Page): Promise<void> {
+  const dialog = page.getByRole('dialog').filter({ has: page.getByRole('navigation') })
+  if (await dialog.count()) {
+    await page.keyboard.press('Escape')
+    await dialog.waitFor({ state: 'detached', timeout: 5000 })
+  }
+}
+
+/**
+ * Picks `dir` as the workspace of the new-session composer through dsh web's directory browser ("Choose workspace"
+ * → edit path → Enter → Open).
+ */
+export async function chooseWorkspace(page: Page, dir: string): Promise<void> {
+  await page.getByText(/^choose workspace$/i).first().click()
+  const dialog = page.getByRole('dialog').filter({ hasText: /select workspace directory/i })
+  await dialog.getByRole('button', { name: /edit path/i }).first().click()
+  const input = dialog.getByRole('textbox').first()
+  await input.fill(dir)
+  await input.press('Enter')
+  await dialog.getByRole('button', { name: /^open$/i }).click()
+  await dialog.waitFor({ state: 'detached', timeout: 10_000 })
+}
+
+/** Types a prompt into the chat composer and sends it with Enter; resolves when `expectReply` is on screen. */
+export async function sendPrompt(page: Page, prompt: string, expectReply: string | RegExp, timeoutMs = 60_000): Promise<void> {
+  const composer = page.locator('textarea').first()
+  await composer.click()
+  await composer.fill(prompt)
+  await composer.press('Enter')
+  await page.getByText(expectReply).first().waitFor({ state: 'visible', timeout: timeoutMs })
 }

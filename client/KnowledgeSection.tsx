@@ -1,0 +1,89 @@
+/**
+ * The Knowledge page of dsh's Settings: a title, two tabs (Documents, Config) in the same tab pattern as dsh's own
+ * Plugins page, and an error boundary so a failure of this page stays inside it.
+ * @module dsh-knowledge-sync/client/KnowledgeSection
+ */
+import { Component, useMemo, useState, useSyncExternalStore, type ReactNode } from 'react'
+import { ConfigTab } from './ConfigTab.js'
+import { DocumentsTab } from './DocumentsTab.js'
+import type { KnowledgeHost } from './host.js'
+import { translator } from './i18n.js'
+import { s } from './styles.js'
+
+export interface KnowledgeSectionProps {
+  host: KnowledgeHost
+  /** Closes Settings (the shell's owner prop; unused). */
+  close?: () => void
+}
+
+type TabId = 'documents' | 'config'
+
+/** The `settings.section` component. */
+export function KnowledgeSection(props: KnowledgeSectionProps) {
+  return (
+    <SectionBoundary host={props.host}>
+      <SectionBody host={props.host} />
+    </SectionBoundary>
+  )
+}
+
+function SectionBody({ host }: { host: KnowledgeHost }) {
+  const lang = useSyncExternalStore((l) => host.locale.subscribe(l), () => host.locale.get())
+  const t = useMemo(() => translator(lang), [lang])
+  const [tab, setTab] = useState<TabId>('documents')
+  // A tab mounts when first shown, then stays mounted while hidden so its search and drafts survive switching.
+  const [visited, setVisited] = useState<ReadonlySet<TabId>>(() => new Set<TabId>(['documents']))
+  const select = (id: TabId) => { setTab(id); setVisited((prev) => (prev.has(id) ? prev : new Set([...prev, id]))) }
+  const tabs: Array<[TabId, string]> = [['documents', t('tabDocuments')], ['config', t('tabConfig')]]
+
+  return (
+    <div data-testid="knowledge-page" lang={lang === 'zh' ? 'zh-CN' : 'en'} style={s.section}>
+      <h2 style={s.heading}>{t('title')}</h2>
+      <p style={s.intro}>{t('intro')}</p>
+      <div role="tablist" aria-label={t('tabs')} style={s.tabs}>
+        {tabs.map(([id, label]) => (
+          <button key={id} id={`knowledge-tab-${id}`} type="button" role="tab" aria-selected={tab === id} aria-controls={`knowledge-panel-${id}`}
+            tabIndex={tab === id ? 0 : -1} style={s.tab(tab === id)} onClick={() => select(id)}
+            onKeyDown={(e) => {
+              if (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft') return
+              e.preventDefault()
+              select(id === 'documents' ? 'config' : 'documents')
+            }}>
+            {label}
+          </button>
+        ))}
+      </div>
+      {visited.has('documents') && (
+        <div id="knowledge-panel-documents" role="tabpanel" aria-labelledby="knowledge-tab-documents" hidden={tab !== 'documents'}>
+          <DocumentsTab api={host.api} t={t} lang={lang} active={tab === 'documents'} />
+        </div>
+      )}
+      {visited.has('config') && (
+        <div id="knowledge-panel-config" role="tabpanel" aria-labelledby="knowledge-tab-config" hidden={tab !== 'config'}>
+          <ConfigTab host={host} t={t} active={tab === 'config'} />
+        </div>
+      )}
+    </div>
+  )
+}
+
+/** Keeps a rendering failure inside the page, with its message, instead of retiring the section. */
+class SectionBoundary extends Component<{ host: KnowledgeHost; children: ReactNode }, { error: Error | undefined }> {
+  override state: { error: Error | undefined } = { error: undefined }
+
+  static getDerivedStateFromError(error: Error) {
+    return { error }
+  }
+
+  override render() {
+    if (this.state.error) {
+      return (
+        <div role="alert" style={{ ...s.section, gap: 8 }}>
+          <p style={s.error}>{this.props.host.locale.t('crashed', { message: this.state.error.message })}</p>
+          <div><button type="button" style={s.button} onClick={() => this.setState({ error: undefined })}>{this.props.host.locale.t('refresh')}</button></div>
+        </div>
+      )
+    }
+    return this.props.children
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * The page's reads of the knowledge-http routes (same origin, JSON). dsh web answers an unclaimed path with its own
+ * index.html and status 200, so a non-JSON answer means the routes are not mounted, not that the data is empty.
+ * @module dsh-knowledge-sync/client/api
+ */
+
+/** Where the knowledge-http row serves by default (its `path` config). */
+export const DEFAULT_ROUTE_PREFIX = '/knowledge'
+
+export type DocKind = 'raw' | 'note' | 'distilled' | 'manual'
+
+/** One row of the document list: a search hit (with `q`) or a metadata row (without). */
+export interface DocumentItem {
+  id: string
+  title: string
+  kind: DocKind
+  cwd: string
+  created: string
+  tags: string[]
+  tools: string[]
+  path: string
+  /** Search hits only. */
+  score?: number
+  snippet?: string
+}
+
+export interface Facets {
+  kinds: Record<string, number>
+  tags: Record<string, number>
+  tools: Record<string, number>
+  workspaces: Record<string, number>
+}
+
+export interface DocumentPage {
+  total: number
+  offset: number
+  items: DocumentItem[]
+  facets: Facets
+  scope: string | null
+}
+
+/** The YAML front matter of one document (read as data: every field may be absent in a hand-written file). */
+export interface FrontMatter {
+  id?: string
+  title?: string
+  kind?: string
+  created?: string
+  cwd?: string
+  session?: string
+  turn?: number
+  outcome?: string
+  tools?: unknown
+  tags?: unknown
+  salience?: { score?: number; reasons?: unknown }
+  redacted?: number
+  [key: string]: unknown
+}
+
+export interface DocumentFile {
+  id: string
+  path: string
+  meta: FrontMatter
+  body: string
+}
+
+export interface Stats {
+  root: string
+  documents: number
+  byKind: Record<string, number>
+  byWorkspace: Record<string, number>
+  redactionEnabled: boolean
+  rounds: {
+    kept: number
+    dropped: number
+    dropReasons: Array<{ reason: string; count: number }>
+    unanswered: Record<string, number>
+    failed: number
+    notes: number
+    redacted: number
+    distill: { calls: number; failed: number; tokensIn: number; tokensOut: number }
+  }
+}
+
+export type SectionName = 'redact' | 'capture' | 'recall'
+
+export interface ConfigSection {
+  /** The owning row's own config. */
+  inherited: Record<string, unknown>
+  /** With the user's overrides laid over it. */
+  effective: Record<string, unknown>
+  /** The user layer of this section. */
+  overrides: Record<string, unknown>
+}
+
+export interface ConfigView {
+  /** A settings service is attached to the store row. */
+  attached: boolean
+  /** Only the sections whose rows are running. */
+  sections: Partial<Record<SectionName, ConfigSection>>
+}
+
+/** A refusal of the routes, or a transport failure. */
+export class ApiError extends Error {
+  constructor(message: string, readonly status: number) {
+    super(message)
+    this.name = 'ApiError'
+  }
+}
+
+/** The query of the document list. */
+export interface DocumentQuery {
+  q?: string
+  kind?: string
+  tag?: string
+  tool?: string
+  cwd?: string
+  offset?: number
+  limit?: number
+}
+
+/** Reads the knowledge routes under one prefix. */
+export class KnowledgeApi {
+  constructor(readonly prefix: string = DEFAULT_ROUTE_PREFIX) {}
+
+  private async get<T>(path: string, signal?: AbortSignal): Promise<T> {
+    let response: Response
+    try {
+      response = await fetch(`${this.prefix}${path}`, { headers: { accept: 'application/json' }, credentials: 'same-origin', signal })
+    } catch (error) {
+      if ((error as Error).name === 'AbortError') throw error
+      throw new ApiError((error as Error).message || 'network error', 0)
+    }
+    const type = response.headers.get('content-type') ?? ''
+    if (!type.includes('application/json')) throw new ApiError(`${this.prefix}${path} answered ${response.status} ${type || 'without a type'}, not JSON`, response.status)
+    const body = (await response.json()) as T & { error?: string }
+    if (!response.ok) throw new ApiError(body.error ?? `HTTP ${response.status}`, response.status)
+    return body
+  }
+
+  /** `GET <prefix>/documents`: a page of the list, or of search hits with `q`. */
+  documents(query: DocumentQuery, signal?: AbortSignal): Promise<DocumentPage> {
+    const params = new URLSearchParams()
+    for (const [key, value] of Object.entries(query)) {
+      if (value !== undefined && value !== '') params.set(key, String(value))
+    }
+    const text = params.toString()
+    return this.get(`/documents${text ? `?${text}` : ''}`, signal)
+  }
+
+  /** `GET <prefix>/documents/<id>`. */
+  document(id: string, signal?: AbortSignal): Promise<DocumentFile> {
+    return this.get(`/documents/${encodeURIComponent(id)}`, signal)
+  }
+
+  /** `GET <prefix>/stats`. */
+  stats(signal?: AbortSignal): Promise<Stats> {
+    return this.get('/stats', signal)
+  }
+
+  /** `GET <prefix>/config`. */
+  config(signal?: AbortSignal): Promise<ConfigView> {
+    return this.get('/config', signal)
+  }
+}
