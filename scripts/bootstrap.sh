@@ -41,8 +41,8 @@ if ! stamp_ok node_modules "$h"; then
 fi
 
 # 4. Debian's chromium, only for the browser tests.
-if [ "$want_browser" = 1 ] && ! [ -x /usr/bin/chromium ]; then
-  say "installing Debian's chromium (browser tests)"
+if [ "$want_browser" = 1 ] && ! dpkg -s chromium fonts-wqy-microhei >/dev/null 2>&1; then
+  say "installing Debian's chromium and a CJK font (browser tests)"
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq >/dev/null
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-wqy-microhei >/dev/null

@@ -28,7 +28,7 @@ mkdirSync(join(workspace, '.git'))
 let documentId = ''
 const server = await startModelServer(byPrompt({}, { title: 'Demo session' }))
 server.setScript((request) => byPrompt({
-  'pnpm install fails': [
+  'pnpm install fail': [
     { reasoning: 'Let me look at the install log.', toolCalls: [{ name: 'bash', arguments: { command: `GITHUB_TOKEN=${FAKE_TOKEN} pnpm install --reporter=ndjson 2>&1 | tail -5` } }] },
     { text: FINDING },
   ],
