@@ -70,7 +70,7 @@ export async function captureRound(store: KnowledgeStore, round: Round, options:
   }
   const draft = roundDraft(round, salience, options.keepFailedResults)
   if (options.dryRun) {
-    const prepared = await store.prepare(draft)
+    const prepared = await store.prepare(draft, { dryRun: true })
     return { kept: true, outcome: round.outcome, score: salience.score, reasons: salience.reasons, id: prepared.id, path: prepared.path, document: prepared.text, redacted: prepared.redaction.count }
   }
   try {

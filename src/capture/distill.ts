@@ -32,9 +32,38 @@ export interface DistillSettings {
   budgetPerDay: number
 }
 
+/** One chunk of a dsh-llm stream, as far as distillation reads it. */
+export type LlmChunk = { type: string; text?: string; usage?: { inputTokens?: number; outputTokens?: number }; reason?: { kind?: string; failure?: { message?: string; code?: string } } }
+
+/** A call bound to the adapter registered when it was prepared (dsh-llm `prepareCall`). */
+export interface PreparedCallLike {
+  stream(options: Record<string, unknown>): AsyncIterable<LlmChunk>
+}
+
 /** The part of `ctx.llm` distillation uses (a structural type, so tests and the CLI need no harness). */
 export interface LlmLike {
-  stream(options: Record<string, unknown>): AsyncIterable<{ type: string; text?: string; usage?: { inputTokens?: number; outputTokens?: number }; reason?: { kind?: string; failure?: { message?: string; code?: string } } }>
+  stream(options: Record<string, unknown>): AsyncIterable<LlmChunk>
+  prepareCall?(config: Record<string, unknown>): Promise<PreparedCallLike>
+  resolveModelInfo?(provider: string, model: string): Promise<{ reasoning?: unknown }>
+}
+
+/** Whether the route's model declares reasoning (and so accepts `reasoningEffort: 'off'`); true when unknown. */
+export async function modelReasons(llm: LlmLike, route: DistillRoute): Promise<boolean> {
+  try {
+    const info = await llm.resolveModelInfo?.(route.provider, route.model)
+    return info ? info.reasoning !== undefined : true
+  } catch {
+    return true
+  }
+}
+
+/**
+ * The call config a distill call is prepared with; the later `stream` options must match it. Thinking is turned
+ * off with `reasoningEffort: 'off'`; a model that declares no reasoning at all has no thinking to turn off and
+ * refuses any effort, so none is sent to it.
+ */
+export function distillCallConfig(route: DistillRoute, maxTokens: number, modelReasons = true): { provider: string; model: string; maxTokens: number; reasoningEffort?: 'off' } {
+  return modelReasons ? { provider: route.provider, model: route.model, maxTokens, reasoningEffort: 'off' } : { provider: route.provider, model: route.model, maxTokens }
 }
 
 export type DistillOutcome =
@@ -65,7 +94,8 @@ export function parseDistillReply(text: string): { summary: string; finding: str
 
 export interface DistillJob {
   store: KnowledgeStore
-  llm: LlmLike
+  /** Used when no prepared call is given. */
+  llm?: LlmLike
   round: Round
   salience: Salience
   id: string
@@ -74,6 +104,13 @@ export interface DistillJob {
   keepFailedResults?: boolean
   /** Aborted at shutdown once the harness's window is spent. */
   signal?: AbortSignal
+  /**
+   * The call, prepared (adapter registration bound) when the turn ended. Headless dsh unregisters the adapters right
+   * after the last turn, before queued work runs, so a call looked up only then finds no adapter.
+   */
+  prepared?: Promise<PreparedCallLike>
+  /** The route's model declares reasoning (see {@link distillCallConfig}); default true. */
+  modelReasons?: boolean
 }
 
 /** Runs one distillation; never throws. Budget, failure and refusal all leave the raw document untouched. */
@@ -90,7 +127,11 @@ export async function distillRound(job: DistillJob): Promise<DistillOutcome> {
   try {
     const { createUserMessage } = await import('@deepseek-ai/dsh-llm')
     const message = createUserMessage({ content: [{ type: 'text', text: distillPrompt(round) }], source: { kind: 'plugin', plugin: 'dsh-knowledge-sync' } } as never)
-    for await (const chunk of job.llm.stream({ provider: route.provider, model: route.model, system: DISTILL_SYSTEM, messages: [message], maxTokens: settings.maxTokens, reasoningEffort: 'off', signal })) {
+    const reasons = job.modelReasons ?? (job.prepared || !job.llm ? true : await modelReasons(job.llm, route))
+    const options = { ...distillCallConfig(route, settings.maxTokens, reasons), system: DISTILL_SYSTEM, messages: [message], signal }
+    if (!job.prepared && !job.llm) throw new Error('no llm service')
+    const stream = job.prepared ? (await job.prepared).stream(options) : job.llm!.stream(options)
+    for await (const chunk of stream) {
       if (chunk.type === 'text-delta' && chunk.text) text += chunk.text
       else if (chunk.type === 'usage' && chunk.usage) { tokensIn = chunk.usage.inputTokens ?? tokensIn; tokensOut = chunk.usage.outputTokens ?? tokensOut }
       else if (chunk.type === 'finish' && (chunk.reason?.kind === 'error' || chunk.reason?.kind === 'aborted')) {
@@ -100,7 +141,8 @@ export async function distillRound(job: DistillJob): Promise<DistillOutcome> {
   } catch (error) {
     failure = signal.aborted ? (timeout.aborted ? `timed out after ${settings.timeoutMs} ms` : 'abandoned at shutdown') : (error as Error).message
   }
-  if (!failure && signal.aborted) failure = timeout.aborted ? `timed out after ${settings.timeoutMs} ms` : 'abandoned at shutdown'
+  // Our own abort is the cause even when the adapter reports it as a generic "aborted" finish.
+  if (signal.aborted) failure = timeout.aborted ? `timed out after ${settings.timeoutMs} ms` : 'abandoned at shutdown'
   const parsed = failure ? undefined : parseDistillReply(text)
   if (!failure && !parsed) failure = 'refused: the reply did not have exactly the Summary and Finding sections'
   if (failure || !parsed) {

@@ -14,7 +14,7 @@ import { captureRound } from './capture.js'
 import { foldRound, type TurnEvent } from './round.js'
 import { DEFAULT_MIN_SCORE } from './salience.js'
 import { CaptureQueue, type OpenTurn } from './queue.js'
-import { distillRound, type DistillRoute, type LlmLike } from './distill.js'
+import { distillCallConfig, distillRound, modelReasons, type DistillRoute, type LlmLike, type PreparedCallLike } from './distill.js'
 import type { Round, Salience } from '../types.js'
 
 export const name = 'knowledge-capture'
@@ -85,14 +85,16 @@ export function apply(ctx: Context, config: Config): void {
   const shutdown = new AbortController()
   let budgetWarnedOn = ''
   const distillQueue = new CaptureQueue<{ round: Round; salience: Salience; id: string; turn: OpenTurn }>(async ({ round, salience, id, turn }) => {
-    const llm = (ctx as unknown as { llm?: LlmLike }).llm
-    const route = distillRoute(turn)
-    if (!llm || !route) {
+    const bound = prepared.get(turn)
+    const llm = ctx.get('llm') as LlmLike | undefined
+    const route = bound?.route ?? distillRoute(turn)
+    if ((!llm && !bound) || !route) {
       logger.warn('distill skipped for %s: no model route (set distill.provider and distill.model)', id)
       await store.ledger.record({ type: 'distill-skipped', id, reason: 'no-route' })
       return
     }
-    const outcome = await distillRound({ store, llm, round, salience, id, route, settings: current.distill, keepFailedResults: current.keepFailedResults, signal: shutdown.signal })
+    const settings = bound ? { ...current.distill, maxTokens: bound.maxTokens } : current.distill
+    const outcome = await distillRound({ store, llm, prepared: bound?.call.then((b) => b.call), modelReasons: bound ? (await bound.call.catch(() => undefined))?.reasons : undefined, round, salience, id, route, settings, keepFailedResults: current.keepFailedResults, signal: shutdown.signal })
     if (outcome.status === 'distilled') logger.debug('distilled %s (%d tokens in, %d out)', id, outcome.tokensIn, outcome.tokensOut)
     else if (outcome.status === 'failed') logger.warn('distill of %s failed, the raw document is kept: %s', id, outcome.error)
     else if (budgetWarnedOn !== new Date().toISOString().slice(0, 10)) {
@@ -101,11 +103,32 @@ export function apply(ctx: Context, config: Config): void {
     }
   }, (error) => logger.error('distill failed: %s', (error as Error).stack ?? error))
 
+  // Distill calls bound to their adapter when the turn ended (see DistillJob.prepared). `ctx.get` reads the
+  // optional `llm` service without injecting it: the property `ctx.llm` throws "cannot get property without inject".
+  const prepared = new WeakMap<OpenTurn, { route: DistillRoute; maxTokens: number; call: Promise<{ call: PreparedCallLike; reasons: boolean }> }>()
+  const prepareDistill = (turn: OpenTurn): void => {
+    if (!current.captureSubagents && turn.subagent) return
+    const llm = ctx.get('llm') as LlmLike | undefined
+    const route = distillRoute(turn)
+    if (!llm?.prepareCall || !route) return
+    const maxTokens = current.distill.maxTokens
+    // All three lookups start now, while the adapter is registered; the choice is made when they settle.
+    const withOff = llm.prepareCall(distillCallConfig(route, maxTokens, true))
+    const withoutEffort = llm.prepareCall(distillCallConfig(route, maxTokens, false))
+    const reasons = modelReasons(llm, route)
+    withOff.catch(() => {}); withoutEffort.catch(() => {})
+    // A model that declares no reasoning refuses 'off' and has no thinking to turn off: it goes without an effort.
+    // A model that reasons but cannot turn it off is refused (distillation never runs with thinking on).
+    const call = reasons.then((r) => (r ? withOff : withoutEffort).then((c) => ({ call: c, reasons: r })))
+    call.catch(() => {}) // rounds that are not kept (or over budget) never await it
+    prepared.set(turn, { route, maxTokens, call })
+  }
+
   /** The configured route, else the session's own, else the harness's default model. */
   const distillRoute = (turn: OpenTurn): DistillRoute | undefined => {
     if (current.distill.provider && current.distill.model) return { provider: current.distill.provider, model: current.distill.model }
     const own = turn.handle?.requestHeader?.()?.config
-    const fallback = (ctx as unknown as { agentDefaultModel?: { currentSelection?: () => { provider?: string; model?: string } | undefined } }).agentDefaultModel?.currentSelection?.()
+    const fallback = (ctx.get('agentDefaultModel') as { currentSelection?: () => { provider?: string; model?: string } | undefined } | undefined)?.currentSelection?.()
     const provider = current.distill.provider || own?.provider || fallback?.provider
     const model = current.distill.model || own?.model || fallback?.model
     return provider && model ? { provider, model } : undefined
@@ -136,11 +159,20 @@ export function apply(ctx: Context, config: Config): void {
     turn.events.push(event)
     if (event.type === 'turn/end') {
       open.delete(session.id)
+      if (current.distill.enabled) prepareDistill(turn)
       queue.push(turn)
     }
   })
 
+  // dsh disposes all rows at once on exit: the store stays open until this row's shutdown work below is done.
+  let released!: () => void
+  store.hold(new Promise<void>((resolve) => { released = resolve }))
+
   ctx.effect(() => async () => {
+    try { await shutdownWork() } finally { released() }
+  }, 'knowledge-capture queue')
+
+  async function shutdownWork(): Promise<void> {
     // Headless SIGINT/SIGTERM disposes before `turn/end`: such turns are counted as interrupted, not written.
     for (const turn of open.values()) {
       void store.ledger.record({ type: 'unanswered', session: turn.session, turn: Number((turn.events[0] as TurnEvent).data?.turn) || 0, outcome: 'interrupted' })
@@ -156,5 +188,5 @@ export function apply(ctx: Context, config: Config): void {
       logger.warn('shutdown: distill call(s) abandoned; their raw documents are kept')
     }
     await store.flush()
-  }, 'knowledge-capture queue')
+  }
 }

@@ -31,6 +31,9 @@ export const LIMITS = {
   tags: 12,
 }
 
+/** The longest `close` waits for {@link KnowledgeStore.hold}s: about the harness's process shutdown window. */
+export const CLOSE_HOLD_MS = 5000
+
 /** What a writer hands the store; every text field is redacted before it reaches the file. */
 export interface DocumentDraft {
   kind: DocKind
@@ -152,9 +155,34 @@ export class KnowledgeStore {
   /** Resolves when the initial scan is done. */
   ready(): Promise<void> { return this.start() }
 
-  /** Waits for pending writes, stops watching, frees the index. */
+  private readonly holds = new Set<Promise<unknown>>()
+  private closing?: Promise<void>
+
+  /**
+   * Keeps the store open until `done` settles. Why: dsh disposes every row at once on exit (headless exits right
+   * after the last turn), so a dependent row's shutdown work (queued rounds, distill calls) would otherwise meet a
+   * closed store. `close` waits for holds at most {@link CLOSE_HOLD_MS}.
+   */
+  hold(done: Promise<unknown>): void {
+    this.holds.add(done)
+    void done.then(() => this.holds.delete(done), () => this.holds.delete(done))
+  }
+
+  /** Waits for holds (bounded) and pending writes, stops watching, frees the index. */
   async close(): Promise<void> {
-    if (this.closed) return
+    if (this.closed || this.closing) return this.closing
+    this.closing = (async () => {
+      if (this.holds.size) {
+        let timer: NodeJS.Timeout | undefined
+        await Promise.race([Promise.allSettled([...this.holds]), new Promise((resolve) => { timer = setTimeout(resolve, CLOSE_HOLD_MS) })])
+        clearTimeout(timer)
+      }
+      await this.closeNow()
+    })()
+    return this.closing
+  }
+
+  private async closeNow(): Promise<void> {
     this.closed = true
     await this.flush()
     this.watcher?.close()
