@@ -10,7 +10,7 @@ import { byPrompt, startModelServer, type ModelServer } from '../harness/model-s
 
 // Fake credentials of real shapes, assembled so no scanner flags this file itself.
 const AWS_ID = 'AKIA' + 'QYLPMN5HFIQR7XZT'
-const AWS_SECRET = 'wJalrXUtnFEMI/K7MDENG/' + 'bPxRfiCYzQ8Tn3Lk9Vw2'
+const AWS_SECRET = 'wJalrXUtnFEMI/K7MDENG/' + 'bPxRfiCYzQ8Tn3Lk9V'
 const GH_TOKEN = 'ghp_' + 'R8k2LmN4pQ6sT8vX0zA2bC4dE6fG8hJ0kL2m'
 const DB_PASSWORD = 'S3cr3t-Pa55w0rd-x9Q'
 const DB_URL = `postgres://app_user:${DB_PASSWORD}@db.internal:5432/orders`

@@ -1,0 +1,95 @@
+/**
+ * Redaction throughput on realistic mixed text (code, logs, prose, JSON tool arguments, .env and YAML snippets,
+ * with the labelled corpus's secrets and hard negatives sprinkled in) at 1 MB and 10 MB. Measures, in ms per MB:
+ * (a) the full redactor (`redact`: own rules + time-bounded secretlint backstop), (b) the own rules alone
+ * (`redactSync`), (c) secretlint alone (`lintSource` with the recommended preset over the whole text, and the
+ * chunked backstop as the redactor runs it), and (d) a baseline: one trivial regex scan over the same text.
+ * Prints each as a ratio against the baseline measured in the same run.
+ * Run: `cd /work/main && source scripts/env.sh && node bench/redact.bench.mjs`
+ * @module dsh-knowledge-sync/bench/redact.bench
+ */
+import { build } from 'esbuild'
+import { mkdirSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { lintSource } from '@secretlint/core'
+import { rules as recommendRules } from '@secretlint/secretlint-rule-preset-recommend'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const out = join(root, 'bench', '.data')
+mkdirSync(out, { recursive: true })
+// Bundle the TypeScript engine and corpus for plain node (dependencies stay external).
+await build({ entryPoints: [join(root, 'src/knowledge/redact.ts')], bundle: true, platform: 'node', format: 'esm', outfile: join(out, 'redact.mjs'), packages: 'external', logLevel: 'warning' })
+await build({ entryPoints: [join(root, 'test/fixtures/redact-corpus.ts')], bundle: true, platform: 'node', format: 'esm', outfile: join(out, 'redact-corpus.mjs'), logLevel: 'warning' })
+const { createRedactor, DEFAULT_MASK } = await import(join(out, 'redact.mjs'))
+const { buildCorpus } = await import(join(out, 'redact-corpus.mjs'))
+
+const FILLER = [
+  'INFO  2024-05-01T10:00:00Z http: GET /api/v1/orders?page=3 200 12ms user=alice@example.org request_id=5f0c2d0e-8d1b-4c39-9a57-2b6f1f0d9e41\n',
+  'export function parseConfig(raw: string): Config {\n  const doc = YAML.parse(raw) as Partial<Config>\n  return { ...DEFAULTS, ...doc, token: doc.token ?? process.env.API_TOKEN }\n}\n',
+  'The build failed because the cache key changed after the lockfile update; rerun with --no-cache to confirm the password prompt is gone.\n',
+  JSON.stringify({ command: 'git log --oneline -n 5 && npm test -- --reporter=dot', cwd: '/home/dev/project', timeout: 120000 }) + '\n',
+  'services:\n  api:\n    image: node:22\n    environment:\n      - NODE_ENV=production\n      - LOG_LEVEL=info\n    ports:\n      - "8080:8080"\n',
+  '- a3f9c21 fix(auth): refresh token before expiry (#412)\n- 9be07d4 chore(deps): bump yaml from 2.9.0 to 2.9.1\n',
+  '| key | value |\n|-----|-------|\n| retries | 3 |\n| backoff | 250ms |\n',
+  'def handler(event, context):\n    body = json.loads(event["body"])\n    return {"statusCode": 200, "body": json.dumps({"ok": True})}\n',
+]
+
+/** Realistic mixed text of `bytes` characters; roughly one corpus item per 2 KB. */
+function mixedText(bytes, corpus) {
+  const items = [...corpus.positives.map((p) => p.text), ...corpus.negatives.map((n) => n.text)]
+  const parts = []
+  let size = 0
+  let i = 0
+  let k = 0
+  while (size < bytes) {
+    // Every 12th piece is the next corpus item (7919 is prime, so the walk visits every item).
+    const piece = i % 12 === 11 ? items[(k++ * 7919) % items.length] + '\n' : FILLER[i % FILLER.length]
+    parts.push(piece)
+    size += piece.length
+    i++
+  }
+  return parts.join('').slice(0, bytes)
+}
+
+async function time(fn, runs) {
+  await fn() // warm-up
+  const samples = []
+  for (let r = 0; r < runs; r++) {
+    const t0 = performance.now()
+    await fn()
+    samples.push(performance.now() - t0)
+  }
+  samples.sort((a, b) => a - b)
+  return samples[Math.floor(samples.length / 2)]
+}
+
+const config = {
+  rules: recommendRules
+    .filter((rule) => rule.meta.id !== '@secretlint/secretlint-rule-filter-comments')
+    .map((rule) => ({ id: rule.meta.id, rule, options: {} })),
+}
+const corpus = buildCorpus()
+const full = createRedactor({ enabled: true, mask: DEFAULT_MASK, patterns: [] })
+let backstopMs = 0
+const probe = createRedactor({ enabled: true, mask: DEFAULT_MASK, patterns: [] }, { onBackstop: (r) => { backstopMs = r.ms } })
+
+console.log('redaction throughput (median ms per MB; ratio = cost / one trivial regex scan of the same text)')
+for (const mb of [1, 10]) {
+  const text = mixedText(mb * 1024 * 1024, corpus)
+  const runs = mb === 1 ? 7 : 3
+  const baseline = await time(() => { const re = /password/g; let c = 0; while (re.exec(text)) c++; return c }, runs)
+  const fullMs = await time(() => full.redact(text), runs)
+  const ownMs = await time(() => full.redactSync(text), runs)
+  const slMs = await time(() => lintSource({ source: { content: text, filePath: 'bench.txt', ext: '.txt', contentType: 'text' }, options: { config, noPhysicFilePath: true } }), runs)
+  await probe.redact(text)
+  const result = full.redactSync(text)
+  const perMb = (ms) => (ms / mb).toFixed(1).padStart(7)
+  const ratio = (ms) => (ms / baseline).toFixed(1).padStart(6) + 'x'
+  console.log(`\n${mb} MB mixed text: ${result.count} values masked in ${Object.keys(result.families).length} families`)
+  console.log(`  baseline (one /password/g scan)     ${perMb(baseline)} ms/MB  ${ratio(baseline)}`)
+  console.log(`  (a) full redactor  redact()         ${perMb(fullMs)} ms/MB  ${ratio(fullMs)}`)
+  console.log(`  (b) own rules      redactSync()     ${perMb(ownMs)} ms/MB  ${ratio(ownMs)}`)
+  console.log(`  (c) secretlint     lintSource()     ${perMb(slMs)} ms/MB  ${ratio(slMs)}`)
+  console.log(`      secretlint as the chunked backstop inside (a): ${perMb(backstopMs)} ms/MB`)
+}
