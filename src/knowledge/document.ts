@@ -5,7 +5,7 @@
  * parsed, and serialization goes through the `yaml` library so no value can break out of its field.
  * @module dsh-knowledge-sync/knowledge/document
  */
-import { parseDocument as parseYaml, stringify } from 'yaml'
+import { parseDocument as parseYaml } from 'yaml'
 import type { DocKind, FrontMatter } from '../types.js'
 
 /** A document that cannot be read; the message names the file and what is wrong with it. */
@@ -29,13 +29,59 @@ export function isValidId(id: unknown): id is string {
 /** Front-matter key order for written documents: identity first, then provenance, then what this product adds. */
 const KEY_ORDER = ['id', 'title', 'kind', 'session', 'turn', 'created', 'outcome', 'cwd', 'tools', 'tags', 'salience', 'redacted', 'distill']
 
-/** Serializes front matter and body into one Markdown text. */
+/**
+ * Strings written without quotes: they read the same in every YAML version (no leading digit, dot, dash or sigil, no
+ * `: `, no reserved words), plus ISO 8601 UTC timestamps.
+ */
+const PLAIN = /^(?:[A-Za-z_/][A-Za-z0-9_./@+-]*|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)$/
+const RESERVED = /^(?:true|false|null|yes|no|on|off|y|n|~)$/i
+const KEY = /^[A-Za-z_][A-Za-z0-9_-]*$/
+
+/** One front-matter value: a plain scalar when that is unambiguous, else JSON (which is also valid YAML). */
+function formatValue(value: unknown): string {
+  if (typeof value === 'string') return PLAIN.test(value) && !RESERVED.test(value) ? value : JSON.stringify(value)
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null'
+  if (typeof value === 'boolean' || value === null) return String(value)
+  if (Array.isArray(value)) return `[${value.map((v) => JSON.stringify(v ?? null)).join(', ')}]`
+  if (typeof value === 'object') return `{${Object.entries(value as object).filter(([, v]) => v !== undefined).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(', ')}}`
+  return JSON.stringify(String(value))
+}
+
+/**
+ * Serializes front matter and body into one Markdown text. Every key is one line, `key: value`, where a value is a
+ * plain scalar or JSON (valid YAML flow): any YAML reader understands it, and {@link parseDocument} reads it back
+ * without a YAML parser, which keeps a cold start over thousands of files fast.
+ */
 export function formatDocument(meta: FrontMatter, body: string): string {
-  const ordered: Record<string, unknown> = {}
-  for (const key of KEY_ORDER) if (meta[key] !== undefined) ordered[key] = meta[key]
-  for (const [key, value] of Object.entries(meta)) if (!(key in ordered) && value !== undefined) ordered[key] = value
-  const yaml = stringify(ordered, { lineWidth: 0, defaultStringType: 'PLAIN', defaultKeyType: 'PLAIN' })
-  return `---\n${yaml}---\n\n${body.endsWith('\n') ? body : body + '\n'}`
+  const keys = [...KEY_ORDER.filter((k) => meta[k] !== undefined), ...Object.keys(meta).filter((k) => !KEY_ORDER.includes(k) && meta[k] !== undefined)]
+  const lines = keys.map((key) => (KEY.test(key) ? `${key}: ${formatValue(meta[key])}` : `${JSON.stringify(key)}: ${formatValue(meta[key])}`))
+  return `---\n${lines.join('\n')}\n---\n\n${body.endsWith('\n') ? body : body + '\n'}`
+}
+
+/**
+ * The fast reader for the front matter {@link formatDocument} writes (one `key: value` line each, values plain or
+ * JSON). Returns undefined for anything else (comments, block lists, hand-written YAML), which then goes through
+ * the full YAML parser, so both give the same result.
+ */
+export function readSimpleFrontMatter(yaml: string): Record<string, unknown> | undefined {
+  const out: Record<string, unknown> = {}
+  for (const line of yaml.split('\n')) {
+    if (!line) continue
+    const colon = line.indexOf(': ')
+    if (colon < 1) return undefined
+    const key = line.slice(0, colon)
+    if (!KEY.test(key) || key in out) return undefined
+    const raw = line.slice(colon + 2)
+    const first = raw.charCodeAt(0)
+    if (first === 34 /* " */ || first === 91 /* [ */ || first === 123 /* { */) {
+      try { out[key] = JSON.parse(raw) } catch { return undefined }
+    } else if (raw === 'true' || raw === 'false') out[key] = raw === 'true'
+    else if (raw === 'null') out[key] = null
+    else if (/^-?(?:0|[1-9]\d{0,14})(?:\.\d+)?$/.test(raw)) out[key] = Number(raw)
+    else if (PLAIN.test(raw) && !RESERVED.test(raw)) out[key] = raw
+    else return undefined
+  }
+  return out
 }
 
 /** Splits a file's text into raw YAML and body; null when the file has no front matter. */
@@ -62,9 +108,12 @@ const firstHeading = (body: string): string | undefined => /^#[ \t]+(.+)$/m.exec
 export function parseDocument(text: string, path: string, fallbackId: string, mtimeMs: number): { meta: FrontMatter; body: string } {
   const parts = splitFrontMatter(text)
   if (!parts) throw new DocumentError(path, 'no YAML front matter (the file must start with a `---` line and close it with another)')
-  const doc = parseYaml(parts.yaml, { prettyErrors: true, uniqueKeys: false })
-  if (doc.errors.length) throw new DocumentError(path, `malformed front matter: ${doc.errors[0].message.split('\n')[0]}`)
-  const data = doc.toJS({ maxAliasCount: 50 }) as unknown
+  let data: unknown = readSimpleFrontMatter(parts.yaml)
+  if (data === undefined) {
+    const doc = parseYaml(parts.yaml, { prettyErrors: true, uniqueKeys: false })
+    if (doc.errors.length) throw new DocumentError(path, `malformed front matter: ${doc.errors[0].message.split('\n')[0]}`)
+    data = doc.toJS({ maxAliasCount: 50 }) as unknown
+  }
   if (data !== null && (typeof data !== 'object' || Array.isArray(data))) throw new DocumentError(path, 'front matter is not a mapping of keys to values')
   const raw = (data ?? {}) as Record<string, unknown>
   const id = raw.id === undefined || raw.id === null ? fallbackId : String(raw.id)

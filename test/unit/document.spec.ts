@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { DocumentError, formatDocument, isValidId, parseDocument, splitFrontMatter } from '../../src/knowledge/document.js'
+import { DocumentError, formatDocument, isValidId, parseDocument, readSimpleFrontMatter, splitFrontMatter } from '../../src/knowledge/document.js'
+import { parse as parseYaml } from 'yaml'
 import type { FrontMatter } from '../../src/types.js'
 
 const meta: FrontMatter = { id: 'abc12345-t1', title: 'Why: "quotes" & colons', kind: 'raw', created: '2026-11-30T07:00:00.000Z', cwd: '/w', tools: ['bash'], tags: ['ci'] }
@@ -40,6 +41,29 @@ describe('document format', () => {
     expect(splitFrontMatter('\ufeff---\r\nid: x\r\n---\r\nbody')).toEqual({ yaml: 'id: x\r\n', body: 'body' })
   })
 })
+
+describe('the fast front-matter reader', () => {
+  const awkward = ['plain', 'true', 'No', 'null', '~', '0123', '1.5', '-x', '.inf', 'a: b', 'x #y', '"q"', "it's", '{{ v }}', '[a]', '2026-11-30T07:00:00.000Z',
+    '2026-11-30', '/home/me/proj', 'C:\\work', 'tab\there', 'line\nbreak', '\u2028', '中文标题', '🎉', '', ' lead', 'trail ', '---', '...', '%TAG', '@at', '`tick`', '!tag', '&anchor', '*alias', '? q', '| pipe', '> fold']
+  it('reads what formatDocument writes exactly as a YAML parser does, for awkward values', () => {
+    for (const value of awkward) {
+      const meta = { ...meta0(), title: value, cwd: value, tags: [value, 'x'], extra: { nested: value, n: 3 } }
+      const yaml = splitFrontMatter(formatDocument(meta, 'body'))!.yaml
+      const fast = readSimpleFrontMatter(yaml)
+      expect(fast, JSON.stringify(value)).toBeDefined()
+      expect(fast).toEqual(parseYaml(yaml))
+      expect(fast!.title).toBe(value)
+    }
+  })
+  it('declines hand-written YAML, which then goes through the full parser', () => {
+    expect(readSimpleFrontMatter('tags:\n  - a\n  - b\n')).toBeUndefined()
+    expect(readSimpleFrontMatter('title: hello world\n')).toBeUndefined()
+    expect(readSimpleFrontMatter('# comment\nid: x\n')).toBeUndefined()
+    expect(parseDocument('---\ntitle: hello world\ntags:\n  - a\n---\nbody', 'h.md', 'h', 0).meta).toMatchObject({ title: 'hello world', tags: ['a'] })
+  })
+})
+
+const meta0 = (): FrontMatter => ({ ...meta })
 
 describe('ids', () => {
   it('refuses path tricks, NUL and oversize ids', () => {
