@@ -106,7 +106,7 @@ export interface Loop {
   /** A scratch folder to use as the knowledge root or a workspace. */
   dir: string
   /** Runs one prompt as a turn of `sessionId` (created on first use in `cwd`) and waits until the agent is idle. */
-  ask(prompt: string, options?: { session?: string; cwd?: string }): Promise<void>
+  ask(prompt: string, options?: { session?: string; cwd?: string; subagentOf?: string }): Promise<void>
   /** Disposes the whole context (rows' disposers run, pending capture work is awaited). */
   dispose(): Promise<void>
 }
@@ -138,7 +138,8 @@ export async function createLoop(script: LoopScript, rows: Row[]): Promise<Loop>
       const session = options.session ?? 'session-00000000-0000-4000-8000-000000000001'
       let agent = agents.get(session)
       if (!agent) {
-        const created = await (ctx as any).agents.create({ sessionId: SessionId(session), meta: { cwd: options.cwd ?? '/workspace' }, agentOptions: { provider: 'scripted', model: 'scripted-model' } })
+        const meta = { cwd: options.cwd ?? '/workspace', ...(options.subagentOf ? { origin: 'subagent', parentSession: SessionId(options.subagentOf), delegationDepth: 1 } : {}) }
+        const created = await (ctx as any).agents.create({ sessionId: SessionId(session), meta, agentOptions: { provider: 'scripted', model: 'scripted-model' } })
         agent = created.agent
         agents.set(session, agent)
       }

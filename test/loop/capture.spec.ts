@@ -95,6 +95,18 @@ describe('capture in the real agent loop', () => {
     expect(ids).toEqual(['abcdef12-t1', 'abcdef129999-t1'])
   })
 
+  it('does not capture subagent child sessions separately unless captureSubagents is on', async () => {
+    const script = byPrompt({ 'Why': [{ text: DIAGNOSIS }] })
+    const off = await boot(script)
+    await off.loop.ask('Why does pnpm install fail?', { session: 'session-c0c0c0c0-0000-4000-8000-000000000001', subagentOf: SESSION })
+    await off.loop.dispose()
+    expect(allDocuments(off.root)).toHaveLength(0)
+    const on = await boot(script, { captureSubagents: true })
+    await on.loop.ask('Why does pnpm install fail?', { session: 'session-c0c0c0c0-0000-4000-8000-000000000001', subagentOf: SESSION })
+    await on.loop.dispose()
+    expect(allDocuments(on.root)).toHaveLength(1)
+  })
+
   it('stops capturing when the row is disabled and leaves the agent loop working', async () => {
     const { root, loop } = await boot(byPrompt({ 'Why': [{ text: DIAGNOSIS }] }), { enabled: false })
     await loop.ask('Why does pnpm install fail?', { session: SESSION })
