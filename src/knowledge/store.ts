@@ -444,6 +444,17 @@ export class KnowledgeStore {
     // Oldest first, so the index's insertion order follows time as it does for documents written later.
     const mtimes = new Map(files.map((f) => { try { return [f, statSync(f).mtimeMs] } catch { return [f, 0] } }))
     files.sort((a, b) => mtimes.get(a)! - mtimes.get(b)! || (a < b ? -1 : 1))
+    const release = this.index.holdMerges()
+    try {
+      await this.indexFiles(files)
+    } finally {
+      release()
+    }
+    if (this.invalid.size) this.logger.warn('%d file(s) under %s could not be read; first: %s', this.invalid.size, this.root, [...this.invalid.values()][0])
+    this.logger.debug('indexed %d document(s) under %s in %d ms', this.index.size, this.root, Date.now() - started)
+  }
+
+  private async indexFiles(files: string[]): Promise<void> {
     for (let k = 0; k < files.length && !this.closed; k += SCAN_SLICE) {
       const batch: KnowledgeDoc[] = []
       const claimed = new Map<string, string>()
@@ -455,8 +466,6 @@ export class KnowledgeStore {
       for (const doc of batch) this.noteIndexed(doc)
       await new Promise((resolve) => setImmediate(resolve))
     }
-    if (this.invalid.size) this.logger.warn('%d file(s) under %s could not be read; first: %s', this.invalid.size, this.root, [...this.invalid.values()][0])
-    this.logger.debug('indexed %d document(s) under %s in %d ms', this.index.size, this.root, Date.now() - started)
   }
 
   /** Reads and parses one file; undefined (and the reason in {@link invalid}) when it is not a valid document. */

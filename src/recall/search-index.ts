@@ -237,7 +237,7 @@ export class SearchIndex {
    * nor a search ever waits for it.
    */
   private scheduleMerge(): void {
-    if (this.merging || this.closed) return
+    if (this.merging || this.closed || this.bulkDepth > 0) return
     this.merging = true
     const changes = this.stmt('SELECT total_changes() AS n')
     const merge = this.stmt(`INSERT INTO fts (fts, rank) VALUES ('merge', -${MERGE_STEP_PAGES})`)
@@ -268,6 +268,22 @@ export class SearchIndex {
     const waiting = this.settled
     this.settled = []
     for (const resolve of waiting) resolve()
+  }
+
+  private bulkDepth = 0
+
+  /**
+   * Holds background merging while a bulk load (the store's start-up scan) commits slice after slice: merging the
+   * growing segments after every slice would redo the same work many times. Merging starts when the last hold ends.
+   */
+  holdMerges(): () => void {
+    this.bulkDepth++
+    let released = false
+    return () => {
+      if (released) return
+      released = true
+      if (--this.bulkDepth === 0 && this.mergeDebt >= MERGE_AFTER) this.scheduleMerge()
+    }
   }
 
   /** Resolves once pending writes are committed and background segment merging is done (for benches and tests). */
