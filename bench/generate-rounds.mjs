@@ -302,8 +302,8 @@ function kindOf(r) {
 // The front-matter format of src/knowledge/document.ts's formatDocument (one `key: value` line each; plain scalars
 // when unambiguous, JSON otherwise), written here by hand so the generator needs no build. Kept in step by the
 // bench itself: it checks that parseDocument's fast path reads every generated file (see `FORMAT`).
-export const FORMAT = 'line-json-1'
-const PLAIN = /^(?:[A-Za-z_/][A-Za-z0-9_./@+-]*|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)$/
+export const FORMAT = 'line-json-2'
+const PLAIN = /^(?:[A-Za-z_/][A-Za-z0-9_./@+-]*|\d[A-Za-z0-9_./@+-]*[g-np-wyzG-NP-WYZ][A-Za-z0-9_./@+-]*|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)$/
 const RESERVED = /^(?:true|false|null|yes|no|on|off|y|n|~)$/i
 
 function formatValue(value) {

@@ -30,10 +30,11 @@ export function isValidId(id: unknown): id is string {
 const KEY_ORDER = ['id', 'title', 'kind', 'session', 'turn', 'created', 'outcome', 'cwd', 'tools', 'tags', 'salience', 'redacted', 'distill']
 
 /**
- * Strings written without quotes: they read the same in every YAML version (no leading digit, dot, dash or sigil, no
- * `: `, no reserved words), plus ISO 8601 UTC timestamps.
+ * Strings written without quotes: they read the same in every YAML version. No leading dot, dash or sigil, no `: `,
+ * no reserved words; a leading digit only with a letter that no YAML number, date or time can contain (so
+ * `3f2a9c1e-t1` is plain, `1e5`, `0x1F` and `2026-11-30` are quoted); plus ISO 8601 UTC timestamps.
  */
-const PLAIN = /^(?:[A-Za-z_/][A-Za-z0-9_./@+-]*|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)$/
+const PLAIN = /^(?:[A-Za-z_/][A-Za-z0-9_./@+-]*|\d[A-Za-z0-9_./@+-]*[g-np-wyzG-NP-WYZ][A-Za-z0-9_./@+-]*|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)$/
 const RESERVED = /^(?:true|false|null|yes|no|on|off|y|n|~)$/i
 const KEY = /^[A-Za-z_][A-Za-z0-9_-]*$/
 

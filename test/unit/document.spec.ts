@@ -44,7 +44,7 @@ describe('document format', () => {
 
 describe('the fast front-matter reader', () => {
   const awkward = ['plain', 'true', 'No', 'null', '~', '0123', '1.5', '-x', '.inf', 'a: b', 'x #y', '"q"', "it's", '{{ v }}', '[a]', '2026-11-30T07:00:00.000Z',
-    '2026-11-30', '/home/me/proj', 'C:\\work', 'tab\there', 'line\nbreak', '\u2028', '中文标题', '🎉', '', ' lead', 'trail ', '---', '...', '%TAG', '@at', '`tick`', '!tag', '&anchor', '*alias', '? q', '| pipe', '> fold']
+    '2026-11-30', '8460c413-t1', '12345678-n2', '1e5', '0x1F', '0o17', '0b101', '1_000', '12:30', '1.2.3', '3f2a9c1e', '/home/me/proj', 'C:\\work', 'tab\there', 'line\nbreak', '\u2028', '中文标题', '🎉', '', ' lead', 'trail ', '---', '...', '%TAG', '@at', '`tick`', '!tag', '&anchor', '*alias', '? q', '| pipe', '> fold']
   it('reads what formatDocument writes exactly as a YAML parser does, for awkward values', () => {
     for (const value of awkward) {
       const meta = { ...meta0(), title: value, cwd: value, tags: [value, 'x'], extra: { nested: value, n: 3 } }
@@ -54,6 +54,9 @@ describe('the fast front-matter reader', () => {
       expect(fast).toEqual(parseYaml(yaml))
       expect(fast!.title).toBe(value)
     }
+  })
+  it('writes ids unquoted, also when they start with a digit, so `id: <id>` greps', () => {
+    for (const id of ['8460c413-t1', 'abc12345-n2', '00000000-t9']) expect(formatDocument({ ...meta0(), id }, 'b')).toContain(`\nid: ${id}\n`)
   })
   it('declines hand-written YAML, which then goes through the full parser', () => {
     expect(readSimpleFrontMatter('tags:\n  - a\n  - b\n')).toBeUndefined()
