@@ -40,6 +40,11 @@ export function runSearch(store: KnowledgeStore, args: SearchArgs, scope: string
   return store.search(args.query, { kind: args.kind, tag: args.tag, tool: args.tool, limit: args.limit, scope })
 }
 
+/** BM25 scores are tiny in a small corpus (idf is clamped near 0): show significant digits, not `0.00`. */
+export function formatScore(score: number): string {
+  return score >= 0.01 ? score.toFixed(2) : score.toPrecision(2)
+}
+
 /** The model-facing text: one block per hit (id, title, kind, tags, date, workspace, score, snippet). */
 export function renderHits(query: string, hits: SearchHit[], scope: string | undefined): string {
   const where = scope ? ` in ${scope}` : ''
@@ -48,7 +53,7 @@ export function renderHits(query: string, hits: SearchHit[], scope: string | und
   hits.forEach((hit, k) => {
     const tags = hit.tags.length ? ` · tags: ${hit.tags.join(', ')}` : ''
     const ws = hit.cwd ? ` · ${hit.cwd}` : ''
-    lines.push('', `${k + 1}. ${hit.id} — ${hit.title}`, `   ${hit.kind} · ${hit.created.slice(0, 10)}${ws}${tags} · score ${hit.score.toFixed(2)}`)
+    lines.push('', `${k + 1}. ${hit.id} — ${hit.title}`, `   ${hit.kind} · ${hit.created.slice(0, 10)}${ws}${tags} · score ${formatScore(hit.score)}`)
     if (hit.snippet) lines.push(`   ${hit.snippet}`)
   })
   return lines.join('\n')
