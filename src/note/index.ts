@@ -9,6 +9,7 @@ import z from '@deepseek-ai/schemastery'
 import type {} from '@deepseek-ai/dsh-agent'
 import type {} from '@deepseek-ai/dsh-tools'
 import type {} from '../knowledge/index.js'
+import { TEXT_OUTPUT } from '../tool-output.js'
 import { NOTE_TOOL, noteDraft, parseNoteArgs } from './note.js'
 
 export const name = 'knowledge-note'
@@ -46,10 +47,7 @@ export function apply(ctx: Context, config: Config): void {
       required: ['title', 'finding'],
       additionalProperties: false,
     },
-    output: {
-      schema: { type: 'object' },
-      render: (_args, value) => [{ type: 'text', text: String((value as { text?: unknown }).text ?? '') }],
-    },
+    output: TEXT_OUTPUT,
     async execute(args, exec) {
       const note = parseNoteArgs(args)
       const session = (exec.agent as { session?: SessionLike } | undefined)?.session

@@ -9,6 +9,7 @@ import type {} from '@deepseek-ai/dsh-agent'
 import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-tools'
 import type {} from '../knowledge/index.js'
+import { TEXT_OUTPUT } from '../tool-output.js'
 import { PointerMemo, pointerText } from './pointer.js'
 import { READ_TOOL, readVisible, renderDocument } from './read-tool.js'
 import { MAX_LIMIT, parseSearchArgs, renderHits, runSearch, SEARCH_TOOL } from './search-tool.js'
@@ -63,10 +64,7 @@ export function apply(ctx: Context, config: Config): void {
       required: ['query'],
       additionalProperties: false,
     },
-    output: {
-      schema: { type: 'object' },
-      render: (_args, value) => [{ type: 'text', text: String((value as { text?: unknown }).text ?? '') }],
-    },
+    output: TEXT_OUTPUT,
     async execute(args, exec) {
       const parsed = parseSearchArgs(args, current.searchLimit)
       const scope = scopeOf(exec.agent)
@@ -84,10 +82,7 @@ export function apply(ctx: Context, config: Config): void {
       required: ['id'],
       additionalProperties: false,
     },
-    output: {
-      schema: { type: 'object' },
-      render: (_args, value) => [{ type: 'text', text: String((value as { text?: unknown }).text ?? '') }],
-    },
+    output: TEXT_OUTPUT,
     async execute(args, exec) {
       const doc = await readVisible(store, (args as { id?: unknown } | null)?.id, scopeOf(exec.agent))
       return { id: doc.id, text: renderDocument(doc) }
