@@ -14,18 +14,10 @@
  */
 import { mkdirSync, writeFileSync, existsSync, readFileSync, rmSync } from 'node:fs'
 import { join, dirname } from 'node:path'
+import { mulberry32 as rng } from '../test/harness/rng.ts'
 
-/** mulberry32: small, fast, good enough for test data; the same seed always yields the same corpus. */
-export function rng(seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+/** The same seed always yields the same corpus. */
+export { rng }
 
 export const WORKSPACES = [
   '/home/dev/projects/shop-api',

@@ -125,6 +125,26 @@ function newRound(size, k) {
   return { meta, body, text: renderDocument(meta, body), marker, relPath: `new/${meta.id}.md` }
 }
 
+/**
+ * Reads and parses every corpus file the same way for each engine, timing the read, the parse and `add` (the engine's
+ * own indexing of one document) apart.
+ */
+function readCorpus(dir, paths, parseDocument, add) {
+  let read = 0, parse = 0, added = 0
+  for (const rel of paths) {
+    let t = performance.now()
+    const text = readFileSync(join(dir, rel), 'utf8')
+    read += performance.now() - t
+    t = performance.now()
+    const parsed = parseDocument(text, rel, basename(rel, '.md'), 0)
+    parse += performance.now() - t
+    t = performance.now()
+    add(parsed, rel)
+    added += performance.now() - t
+  }
+  return { read, parse, added }
+}
+
 async function childFts(size) {
   const { SearchIndex, parseDocument, readSimpleFrontMatter, splitFrontMatter } = await import(pathToFileURL(libFile).href)
   const { dir, paths } = loadCorpus(size)
@@ -136,19 +156,8 @@ async function childFts(size) {
   const rss0 = gcRss()
   // BENCH_SCORE_BUDGET overrides the planner's score budget (for tuning runs).
   const index = new SearchIndex(process.env.BENCH_SCORE_BUDGET ? { scoreBudget: Number(process.env.BENCH_SCORE_BUDGET) } : {})
-  let read = 0, parse = 0, upsert = 0
   const t0 = performance.now()
-  for (const rel of paths) {
-    let t = performance.now()
-    const text = readFileSync(join(dir, rel), 'utf8')
-    read += performance.now() - t
-    t = performance.now()
-    const { meta, body } = parseDocument(text, rel, basename(rel, '.md'), 0)
-    parse += performance.now() - t
-    t = performance.now()
-    index.upsert({ id: meta.id, path: rel, meta, body, mtimeMs: 0 })
-    upsert += performance.now() - t
-  }
+  const { read, parse, added: upsert } = readCorpus(dir, paths, parseDocument, ({ meta, body }, rel) => index.upsert({ id: meta.id, path: rel, meta, body, mtimeMs: 0 }))
   const t1 = performance.now()
   index.flush()
   const commit = performance.now() - t1
@@ -221,18 +230,10 @@ async function childWink(size) {
     return engine
   }
   const rss0 = gcRss()
-  let read = 0, parse = 0
   const t0 = performance.now()
   const docs = []
-  for (const rel of paths) {
-    let t = performance.now()
-    const text = readFileSync(join(dir, rel), 'utf8')
-    read += performance.now() - t
-    t = performance.now()
-    const { meta, body } = parseDocument(text, rel, basename(rel, '.md'), 0)
-    parse += performance.now() - t
-    docs.push({ id: meta.id, title: meta.title, tags: meta.tags.join(' '), body, cwd: meta.cwd, kind: meta.kind, tools: meta.tools.join(' ') })
-  }
+  const { read, parse } = readCorpus(dir, paths, parseDocument, ({ meta, body }) =>
+    docs.push({ id: meta.id, title: meta.title, tags: meta.tags.join(' '), body, cwd: meta.cwd, kind: meta.kind, tools: meta.tools.join(' ') }))
   const tb = performance.now()
   let engine = build(docs)
   const index = performance.now() - tb
