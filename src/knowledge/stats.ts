@@ -18,7 +18,7 @@ export interface KnowledgeStats {
 }
 
 export async function collectStats(store: KnowledgeStore, scope?: string): Promise<KnowledgeStats> {
-  await store.ready()
+  await store.start()
   const facets = store.index.facets({ scope })
   const rounds = await store.ledger.stats()
   return {

@@ -161,9 +161,6 @@ export class KnowledgeStore {
     return this.scanned
   }
 
-  /** Resolves when the initial scan is done. */
-  ready(): Promise<void> { return this.start() }
-
   private readonly holds = new Set<Promise<unknown>>()
   private closing?: Promise<void>
 
