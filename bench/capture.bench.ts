@@ -18,7 +18,7 @@ const load = (p: string) => import(pathToFileURL(join(root, p)).href)
 const knowledge = await load('lib/knowledge/index.js')
 const capture = await load('lib/capture/index.js')
 const { KnowledgeStore } = await load('lib/knowledge/store.js')
-const { createRedactor } = await load('lib/knowledge/redact.js')
+const { createRedactor } = await load('lib/redact/redactor.js')
 
 const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)] }
 const p99 = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length * 0.99)] }

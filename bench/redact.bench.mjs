@@ -19,7 +19,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const out = join(root, 'bench', '.data')
 mkdirSync(out, { recursive: true })
 // Bundle the TypeScript engine and corpus for plain node (dependencies stay external).
-await build({ entryPoints: [join(root, 'src/knowledge/redact.ts')], bundle: true, platform: 'node', format: 'esm', outfile: join(out, 'redact.mjs'), packages: 'external', logLevel: 'warning' })
+await build({ entryPoints: [join(root, 'src/redact/redactor.ts')], bundle: true, platform: 'node', format: 'esm', outfile: join(out, 'redact.mjs'), packages: 'external', logLevel: 'warning' })
 await build({ entryPoints: [join(root, 'test/fixtures/redact-corpus.ts')], bundle: true, platform: 'node', format: 'esm', outfile: join(out, 'redact-corpus.mjs'), logLevel: 'warning' })
 const { createRedactor, DEFAULT_MASK } = await import(join(out, 'redact.mjs'))
 const { buildCorpus } = await import(join(out, 'redact-corpus.mjs'))

@@ -36,7 +36,7 @@ const mb = (bytes) => bytes / 1048576
 async function bundle() {
   const { buildSync } = await import(pathToFileURL(join(root, 'node_modules/esbuild/lib/main.js')).href)
   mkdirSync(dirname(libFile), { recursive: true })
-  writeFileSync(join(data, 'lib', 'entry.ts'), `export { SearchIndex } from '../../../src/recall/search-index.js'\nexport { parseDocument, readSimpleFrontMatter, splitFrontMatter } from '../../../src/knowledge/document.js'\nexport { KnowledgeStore } from '../../../src/knowledge/store.js'\nexport { createRedactor } from '../../../src/knowledge/redact.js'\n`)
+  writeFileSync(join(data, 'lib', 'entry.ts'), `export { SearchIndex } from '../../../src/search/search-index.js'\nexport { parseDocument, readSimpleFrontMatter, splitFrontMatter } from '../../../src/knowledge/document.js'\nexport { KnowledgeStore } from '../../../src/knowledge/store.js'\nexport { createRedactor } from '../../../src/redact/redactor.js'\n`)
   buildSync({ entryPoints: [join(data, 'lib', 'entry.ts')], bundle: true, platform: 'node', format: 'esm', outfile: libFile, packages: 'external', logLevel: 'warning' })
 }
 
@@ -312,7 +312,7 @@ async function childStore(size) {
   const t = performance.now()
   await store.start()
   const cold = performance.now() - t
-  const result = { engine: 'store', size: store.index.size, cold, rssGrowth: mb(gcRss() - rss0), invalid: store.invalid.size }
+  const result = { engine: 'store', size: store.size, cold, rssGrowth: mb(gcRss() - rss0), invalid: store.invalid.size }
   await store.close()
   return result
 }

@@ -3,11 +3,9 @@
  * @module dsh-knowledge-sync/types
  */
 
-/** What a document is: a captured round, a deliberate note, a distilled round, or a hand-written file. */
-export type DocKind = 'raw' | 'note' | 'distilled' | 'manual'
+import type { DocKind, Outcome } from './wire.js'
 
-/** How a round ended. Only `completed` rounds are ever written. */
-export type Outcome = 'completed' | 'no-answer' | 'aborted' | 'errored' | 'blocked' | 'max-tokens' | 'interrupted'
+export type { DocKind, Outcome }
 
 /** One tool call of a round, as the model made it. */
 export interface ToolCall {

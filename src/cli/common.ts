@@ -3,9 +3,8 @@
  * @module dsh-knowledge-sync/cli/common
  */
 import { KnowledgeStore } from '../knowledge/store.js'
-import { createRedactor, DEFAULT_MASK } from '../knowledge/redact.js'
+import { createRedactor, DEFAULT_MASK } from '../redact/redactor.js'
 import { resolveRoot } from '../knowledge/paths.js'
-import { visibleScope } from '../recall/visibility.js'
 
 export class UsageError extends Error {}
 
@@ -27,7 +26,7 @@ export async function openStore(invocation: Invocation): Promise<KnowledgeStore>
 
 /** `--cwd` applies the workspace rule; without it everything under the root is visible. */
 export function scopeOf(store: KnowledgeStore, invocation: Invocation): string | undefined {
-  return invocation.values.cwd ? visibleScope(store, invocation.values.cwd, true) : undefined
+  return invocation.values.cwd ? store.visibleScope(invocation.values.cwd, true) : undefined
 }
 
 export async function readStdin(): Promise<string> {

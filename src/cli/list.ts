@@ -10,7 +10,7 @@ export const list: Command = async (invocation) => {
   const store = await openStore(invocation)
   try {
     const scope = scopeOf(store, invocation)
-    const page = store.index.list({ scope, kind: values.kind as DocKind | undefined, tag: values.tag, tool: values.tool, limit: 100_000 })
+    const page = store.list({ scope, kind: values.kind as DocKind | undefined, tag: values.tag, tool: values.tool, limit: 100_000 })
     if (values.json) { printJson(page.items); return 0 }
     if (!page.items.length) { print(`no documents${scope ? ` visible in ${scope}` : ''} under ${store.root}`); return 0 }
     for (const m of page.items) print(`${m.id}\t${m.kind}\t${String(m.created).slice(0, 10)}\t${m.title}${m.tags.length ? `\t[${m.tags.join(', ')}]` : ''}`)

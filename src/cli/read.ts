@@ -4,7 +4,6 @@
  */
 import { readFile } from 'node:fs/promises'
 import { insideRoot } from '../knowledge/paths.js'
-import { readVisible } from '../recall/read-tool.js'
 import { type Command, openStore, print, printJson, scopeOf, UsageError } from './common.js'
 
 export const read: Command = async (invocation) => {
@@ -12,7 +11,7 @@ export const read: Command = async (invocation) => {
   if (!id) throw new UsageError('read needs a document id')
   const store = await openStore(invocation)
   try {
-    const doc = await readVisible(store, id, scopeOf(store, invocation))
+    const doc = await store.readVisible(id, scopeOf(store, invocation))
     if (invocation.values.json) printJson({ id: doc.id, path: doc.path, meta: doc.meta, body: doc.body })
     else print(await readFile(insideRoot(store.root, doc.path), 'utf8'))
     return 0

@@ -2,7 +2,7 @@
  * `dsh-knowledge redact`: the redactor every document passes through, on standard input.
  * @module dsh-knowledge-sync/cli/redact
  */
-import { createRedactor, DEFAULT_MASK } from '../knowledge/redact.js'
+import { createRedactor, DEFAULT_MASK } from '../redact/redactor.js'
 import { type Command, printJson, readStdin } from './common.js'
 
 export const redact: Command = async ({ values }) => {

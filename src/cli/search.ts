@@ -2,7 +2,8 @@
  * `dsh-knowledge search`: the same search as `knowledge_search`.
  * @module dsh-knowledge-sync/cli/search
  */
-import { parseSearchArgs, renderHits, runSearch } from '../recall/search-tool.js'
+import { parseSearchArgs } from '../knowledge/query.js'
+import { renderHits } from '../recall/search-tool.js'
 import { type Command, openStore, print, printJson, scopeOf, UsageError } from './common.js'
 
 export const search: Command = async (invocation) => {
@@ -13,7 +14,7 @@ export const search: Command = async (invocation) => {
   const store = await openStore(invocation)
   try {
     const scope = scopeOf(store, invocation)
-    const hits = runSearch(store, args, scope)
+    const hits = store.search(args.query, { kind: args.kind, tag: args.tag, tool: args.tool, limit: args.limit, scope })
     if (values.json) printJson(hits.map((h) => ({ id: h.id, title: h.title, kind: h.kind, score: h.score, snippet: h.snippet, path: h.path, cwd: h.cwd, tags: h.tags, tools: h.tools, created: h.created })))
     else print(renderHits(args.query, hits, scope))
     return 0

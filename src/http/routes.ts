@@ -5,9 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { KnowledgeStore } from '../knowledge/store.js'
-import { readVisible } from '../recall/read-tool.js'
-import { parseSearchArgs, runSearch } from '../recall/search-tool.js'
-import { visibleScope } from '../recall/visibility.js'
+import { parseSearchArgs } from '../knowledge/query.js'
 import { refusal } from './loopback.js'
 import { collectStats } from '../knowledge/stats.js'
 
@@ -42,23 +40,23 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Rou
     const q = url.searchParams
     try {
       const cwd = q.get('cwd') || undefined
-      const scope = visibleScope(store, cwd, true)
+      const scope = store.visibleScope(cwd, true)
       if (sub === '/documents') {
         const limit = Math.min(Math.max(Number(q.get('limit')) || options.pageSize, 1), 200)
         const offset = Math.max(Number(q.get('offset')) || 0, 0)
         const args = parseSearchArgs({ query: q.get('q') ?? '', kind: q.get('kind') || undefined, tag: q.get('tag') || undefined, tool: q.get('tool') || undefined }, limit)
         const filter = { kind: args.kind, tag: args.tag, tool: args.tool, scope }
         if (args.query.trim()) {
-          const hits = runSearch(store, { ...args, limit: offset + limit }, scope)
-          return send(res, 200, { total: hits.length, offset, items: hits.slice(offset), facets: store.index.facets(filter), scope: scope ?? null })
+          const hits = store.search(args.query, { ...filter, limit: offset + limit })
+          return send(res, 200, { total: hits.length, offset, items: hits.slice(offset), facets: store.facets(filter), scope: scope ?? null })
         }
-        const page = store.index.list({ ...filter, offset, limit })
-        return send(res, 200, { total: page.total, offset, items: page.items, facets: store.index.facets(filter), scope: scope ?? null })
+        const page = store.list({ ...filter, offset, limit })
+        return send(res, 200, { total: page.total, offset, items: page.items, facets: store.facets(filter), scope: scope ?? null })
       }
       if (sub.startsWith('/documents/')) {
         const id = decodeURIComponent(sub.slice('/documents/'.length))
         try {
-          const doc = await readVisible(store, id, scope)
+          const doc = await store.readVisible(id, scope)
           return send(res, 200, { id: doc.id, path: doc.path, meta: doc.meta, body: doc.body })
         } catch (error) {
           return send(res, 404, { error: (error as Error).message })

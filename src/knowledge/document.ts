@@ -7,6 +7,7 @@
  */
 import { parseDocument as parseYaml } from 'yaml'
 import type { DocKind, FrontMatter } from '../types.js'
+import { DOC_KINDS } from '../wire.js'
 
 /** A document that cannot be read; the message names the file and what is wrong with it. */
 export class DocumentError extends Error {
@@ -16,7 +17,7 @@ export class DocumentError extends Error {
   }
 }
 
-const KINDS: readonly DocKind[] = ['raw', 'note', 'distilled', 'manual']
+const KINDS: readonly DocKind[] = DOC_KINDS
 /** Ids are file-name safe: no separators, no dot segments, bounded. */
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*$/
 export const MAX_ID_LENGTH = 128

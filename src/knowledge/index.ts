@@ -5,7 +5,7 @@
  */
 import type { Context } from '@deepseek-ai/cordis'
 import z from '@deepseek-ai/schemastery'
-import { createRedactor, DEFAULT_MASK, RedactConfigError } from './redact.js'
+import { createRedactor, DEFAULT_MASK, RedactConfigError } from '../redact/redactor.js'
 import { KnowledgeStore } from './store.js'
 import { resolveRoot } from './paths.js'
 import { installSettingsSection, settingsNamespace } from '@deepseek-ai/dsh-settings'
@@ -86,5 +86,5 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   ctx.effect(() => () => store.close(), 'knowledge store')
   const scan = store.start().catch((error: unknown) => logger.warn('indexing %s failed: %s', store.root, (error as Error).message))
   await Promise.race([scan, new Promise((resolve) => setTimeout(resolve, BOOT_INDEX_WAIT_MS).unref())])
-  logger.debug('root %s, %d document(s) indexed', store.root, store.index.size)
+  logger.debug('root %s, %d document(s) indexed', store.root, store.size)
 }

@@ -6,6 +6,7 @@
  */
 import { appendFile, mkdir, open, stat } from 'node:fs/promises'
 import { join } from 'node:path'
+import type { RoundStats } from '../wire.js'
 
 export const LEDGER_DIR = '.knowledge'
 
@@ -20,26 +21,8 @@ export type LedgerEntry =
   | { type: 'distill-skipped'; id: string; reason: string }
 
 /** Aggregates shown by `stats` (CLI, routes, page). */
-export interface LedgerStats {
-  kept: number
-  dropped: number
-  /** Top reasons of dropped rounds, most frequent first. */
-  dropReasons: Array<{ reason: string; count: number }>
-  unanswered: Record<string, number>
-  failed: number
-  lastFailure?: string
-  notes: number
-  redacted: number
-  distill: {
-    calls: number
-    failed: number
-    skipped: Record<string, number>
-    tokensIn: number
-    tokensOut: number
-    /** Calls (successful or failed) per UTC day (`YYYY-MM-DD`), for the budget. */
-    perDay: Record<string, number>
-  }
-}
+/** What the ledger folds to (the wire shape of `rounds` in stats). */
+export type LedgerStats = RoundStats
 
 function emptyStats(): LedgerStats {
   return { kept: 0, dropped: 0, dropReasons: [], unanswered: {}, failed: 0, notes: 0, redacted: 0,

@@ -8,7 +8,7 @@
  * @module dsh-knowledge-sync/knowledge/settings
  */
 import z from '@deepseek-ai/schemastery'
-import { compilePatterns } from './redact.js'
+import { compilePatterns } from '../redact/redactor.js'
 
 export const SETTINGS_NAMESPACE = 'knowledge'
 export type SettingsSection = 'redact' | 'capture' | 'recall'

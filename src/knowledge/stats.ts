@@ -19,12 +19,12 @@ export interface KnowledgeStats {
 
 export async function collectStats(store: KnowledgeStore, scope?: string): Promise<KnowledgeStats> {
   await store.start()
-  const facets = store.index.facets({ scope })
+  const facets = store.facets({ scope })
   const rounds = await store.ledger.stats()
   return {
     root: store.root,
     scope: scope ?? null,
-    documents: store.index.count({ scope }),
+    documents: store.count({ scope }),
     byKind: facets.kinds,
     byWorkspace: facets.workspaces,
     redactionEnabled: store.redactionEnabled,

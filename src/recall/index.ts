@@ -11,9 +11,10 @@ import type {} from '@deepseek-ai/dsh-tools'
 import type {} from '../knowledge/index.js'
 import { TEXT_OUTPUT } from '../tool-output.js'
 import { PointerMemo, pointerText } from './pointer.js'
-import { READ_TOOL, readVisible, renderDocument } from './read-tool.js'
-import { MAX_LIMIT, parseSearchArgs, renderHits, runSearch, SEARCH_TOOL } from './search-tool.js'
-import { visibleScope } from './visibility.js'
+import { MAX_LIMIT, parseSearchArgs } from '../knowledge/query.js'
+import { DOC_KINDS } from '../wire.js'
+import { READ_TOOL, renderDocument } from './read-tool.js'
+import { renderHits, SEARCH_TOOL } from './search-tool.js'
 
 export const name = 'knowledge-recall'
 export const inject = ['knowledge', 'tools', 'systemPrompt']
@@ -46,7 +47,7 @@ export function apply(ctx: Context, config: Config): void {
   let current = store.settings.effective('recall', config)
   ctx.effect(() => store.settings.publish('recall', () => config), 'knowledge-recall settings')
   ctx.effect(() => store.settings.onChange(() => { current = store.settings.effective('recall', config) }), 'knowledge-recall settings watcher')
-  const scopeOf = (agent: unknown) => visibleScope(store, sessionOf(agent)?.header?.cwd, current.sameWorkspaceOnly)
+  const scopeOf = (agent: unknown) => store.visibleScope(sessionOf(agent)?.header?.cwd, current.sameWorkspaceOnly)
 
   ctx.tools.register({
     name: SEARCH_TOOL,
@@ -56,7 +57,7 @@ export function apply(ctx: Context, config: Config): void {
       type: 'object',
       properties: {
         query: { type: 'string', description: 'Keywords, an error message, an identifier or a question.' },
-        kind: { type: 'string', enum: ['raw', 'note', 'distilled', 'manual'], description: 'Only documents of this kind.' },
+        kind: { type: 'string', enum: [...DOC_KINDS], description: 'Only documents of this kind.' },
         tag: { type: 'string', description: 'Only documents with this tag.' },
         tool: { type: 'string', description: 'Only rounds that used a tool matching this glob, e.g. "bash*".' },
         limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: 'How many hits (default: the configured search limit).' },
@@ -68,7 +69,7 @@ export function apply(ctx: Context, config: Config): void {
     async execute(args, exec) {
       const parsed = parseSearchArgs(args, current.searchLimit)
       const scope = scopeOf(exec.agent)
-      const hits = runSearch(store, parsed, scope)
+      const hits = store.search(parsed.query, { kind: parsed.kind, tag: parsed.tag, tool: parsed.tool, limit: parsed.limit, scope })
       return { text: renderHits(parsed.query, hits, scope), ids: hits.map((h) => h.id) }
     },
   })
@@ -84,7 +85,7 @@ export function apply(ctx: Context, config: Config): void {
     },
     output: TEXT_OUTPUT,
     async execute(args, exec) {
-      const doc = await readVisible(store, (args as { id?: unknown } | null)?.id, scopeOf(exec.agent))
+      const doc = await store.readVisible((args as { id?: unknown } | null)?.id, scopeOf(exec.agent))
       return { id: doc.id, text: renderDocument(doc) }
     },
   })
@@ -99,7 +100,7 @@ export function apply(ctx: Context, config: Config): void {
         // Fixed at the session's first request: later captures must not change the prompt prefix.
         return memo.get(session.id, () => {
           const scope = scopeOf(assembly.agent)
-          return pointerText(store.index.count({ scope }), scope)
+          return pointerText(store.count({ scope }), scope)
         })
       },
   })

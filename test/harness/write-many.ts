@@ -8,7 +8,7 @@ import { PROJECT_ROOT } from './dsh.ts'
 
 const [root, session, count, big] = process.argv.slice(2)
 const { KnowledgeStore } = await import(pathToFileURL(join(PROJECT_ROOT, 'lib/knowledge/store.js')).href)
-const { createRedactor } = await import(pathToFileURL(join(PROJECT_ROOT, 'lib/knowledge/redact.js')).href)
+const { createRedactor } = await import(pathToFileURL(join(PROJECT_ROOT, 'lib/redact/redactor.js')).href)
 const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: false })
 const filler = big ? 'The cache key includes a timestamp, so every build misses. '.repeat(1000) : 'Because the key includes a timestamp.'
 for (let turn = 1; turn <= Number(count); turn++) {

@@ -12,7 +12,7 @@ import { DISTILL_SYSTEM } from '../../src/capture/distill.js'
 import { parseDocument } from '../../src/knowledge/document.js'
 import { collectStats } from '../../src/knowledge/stats.js'
 import { KnowledgeStore } from '../../src/knowledge/store.js'
-import { createRedactor } from '../../src/knowledge/redact.js'
+import { createRedactor } from '../../src/redact/redactor.js'
 import { createLoop, ScriptedAdapter, type Loop, type LoopRequest, type Reply } from '../harness/loop.ts'
 import { allDocuments, ledgerEntries } from '../harness/files.ts'
 

@@ -49,7 +49,7 @@ describe('the pointer', () => {
     await seed(store, ws, 'Why does the build OOM?', answer)
     await seed(store, ws, 'Which node version?', 'Use Node 22.19 because dsh requires it.', undefined, 2)
     for (let k = 1; k <= 5; k++) await loop!.ask(`turn ${k}: why does the build run out of memory?`, { session: 'session-aaaaaaaa-0000-4000-8000-000000000001', cwd: ws })
-    await until(() => store.index.count({ scope: ws }) === 7)
+    await until(() => store.count({ scope: ws }) === 7)
     const seen = pointers(loop!.adapter.requests)
     expect(seen).toHaveLength(5)
     expect(new Set(seen).size).toBe(1)
@@ -151,7 +151,7 @@ describe('rows are independent', () => {
     })
     const { store } = await boot((root) => [[knowledge, { root }], [note, {}]], script)
     await loop!.ask('note it', { session: 'session-34343434-0000-4000-8000-000000000001', cwd: ws })
-    expect(store.index.list({}).items.map((m) => m.kind)).toEqual(['note'])
+    expect(store.list({}).items.map((m) => m.kind)).toEqual(['note'])
     const tools = loop!.adapter.requests[0].options.tools?.map((t: any) => t.name) ?? []
     expect(tools).toContain('knowledge_note')
     expect(tools).not.toContain('knowledge_search')

@@ -11,7 +11,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
-import { SearchIndex } from '../../src/recall/search-index.js'
+import { SearchIndex } from '../../src/search/search-index.js'
 import type { DocKind, KnowledgeDoc } from '../../src/types.js'
 
 interface SetDoc { id: string; cwd: string; kind: DocKind; title: string; created: string; tags: string[]; tools: string[]; body: string }

@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { KnowledgeStore } from '../../src/knowledge/store.js'
-import { createRedactor } from '../../src/knowledge/redact.js'
+import { createRedactor } from '../../src/redact/redactor.js'
 import { createHandler } from '../../src/http/routes.js'
 import { hostName, refusal } from '../../src/http/loopback.js'
 

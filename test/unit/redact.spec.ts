@@ -4,7 +4,7 @@
  * @module dsh-knowledge-sync/test/unit/redact.spec
  */
 import { describe, expect, it } from 'vitest'
-import { compilePatterns, createRedactor, DEFAULT_MASK, RedactConfigError, type Redactor } from '../../src/knowledge/redact.js'
+import { compilePatterns, createRedactor, DEFAULT_MASK, RedactConfigError, type Redactor } from '../../src/redact/redactor.js'
 import { buildCorpus, type PositiveItem } from '../fixtures/redact-corpus.js'
 
 const corpus = buildCorpus()

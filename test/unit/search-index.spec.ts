@@ -3,7 +3,8 @@
  * @module dsh-knowledge-sync/test/unit/search-index
  */
 import { describe, it, expect, beforeEach, afterEach } from 'vitest'
-import { SearchIndex, scopeRange } from '../../src/recall/search-index.js'
+import { SearchIndex } from '../../src/search/search-index.js'
+import { scopeRange } from '../../src/search/scope.js'
 import type { DocKind, KnowledgeDoc } from '../../src/types.js'
 
 let clock = Date.UTC(2025, 0, 1)
@@ -53,7 +54,7 @@ describe('SearchIndex', () => {
   it('matches identifiers whole and by their parts', () => {
     index.upsert(doc('code', 'pnpm install failed with ERR_PNPM_FETCH_404 on @acme/ui-kit@2.3.1'))
     index.upsert(doc('camel', 'getUserById returns null for soft-deleted users'))
-    index.upsert(doc('path', 'the index lives in src/recall/search-index.ts'))
+    index.upsert(doc('path', 'the index lives in src/search/search-index.ts'))
     index.upsert(doc('other', 'a fetch of user data'))
     expect(ids(index.search('ERR_PNPM_FETCH_404'))[0]).toBe('code')
     expect(ids(index.search('pnpm fetch 404'))[0]).toBe('code')

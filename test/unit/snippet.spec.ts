@@ -4,7 +4,7 @@
  * @module dsh-knowledge-sync/test/unit/snippet
  */
 import { describe, it, expect } from 'vitest'
-import { cleanText, findMatches, snippet } from '../../src/recall/snippet.js'
+import { cleanText, findMatches, snippet } from '../../src/search/snippet.js'
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 const unmarked = (s: string): string => s.replace(/\*\*/g, '')
@@ -84,7 +84,7 @@ describe('snippet', () => {
 
 describe('findMatches', () => {
   it('finds the same matches on its fast path as with a full scan', () => {
-    const text = 'The runner runs: ERR_PNPM_FETCH_404 at src/recall/search-index.ts (v1.2.3) — proxy.corp.local, rerun it; fetchUser() and getUserById.'
+    const text = 'The runner runs: ERR_PNPM_FETCH_404 at src/search/search-index.ts (v1.2.3) — proxy.corp.local, rerun it; fetchUser() and getUserById.'
     const queries = [['running'], ['fetch'], ['err_pnpm_fetch_404'], ['search_index_ts', 'index'], ['proxy', 'corp'], ['user', 'get'], ['v1_2_3']]
     for (const q of queries) {
       // A non-ASCII token forces the full scan; it matches nothing here.

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { KnowledgeStore, type DocumentDraft } from '../../src/knowledge/store.js'
-import { createRedactor } from '../../src/knowledge/redact.js'
+import { createRedactor } from '../../src/redact/redactor.js'
 import { parseDocument } from '../../src/knowledge/document.js'
 import { captureRound } from '../../src/capture/capture.js'
 import { allDocuments, allFiles, ledgerEntries } from '../harness/files.ts'
@@ -88,7 +88,7 @@ describe('writing', () => {
     // A fresh store sweeps what the crash left once it is old, and indexes only whole documents.
     const store = open(root)
     await store.start()
-    expect(store.index.size).toBe(docs.length)
+    expect(store.size).toBe(docs.length)
   }, 60_000)
 
   it('reports an unwritable root with its path, and counts the failure', async () => {

@@ -3,7 +3,7 @@
  * @module dsh-knowledge-sync/test/unit/tokenize
  */
 import { describe, it, expect } from 'vitest'
-import { cjkBigrams, compoundTokens, indexStreams, indexText, indexTokens, MAX_QUERY_TERMS, MAX_QUERY_TOKENS, queryTerms, stem } from '../../src/recall/tokenize.js'
+import { cjkBigrams, compoundTokens, indexStreams, indexText, indexTokens, MAX_QUERY_TERMS, MAX_QUERY_TOKENS, queryTerms, stem } from '../../src/search/tokenize.js'
 
 describe('indexTokens', () => {
   it('lowercases plain words and drops single characters', () => {

@@ -2,7 +2,7 @@
  * Scanning primitives shared by the redaction rules: the span a rule reports, and escape-aware readers for names
  * and values in plain text, shell, YAML and (possibly nested) JSON string text, where a line break may be a literal
  * `\n` and a quote may be `\"` or `\\\"`. Pure functions, no I/O.
- * @module dsh-knowledge-sync/knowledge/redact/scan
+ * @module dsh-knowledge-sync/redact/scan
  */
 
 /** A range of the input to mask, and who asked for it. */

@@ -44,16 +44,16 @@
  * or `/source/flags` with flags from `imsuv`. If the pattern has a capturing group, group 1 is masked (the rest of the
  * match stays as context); otherwise the whole match. They are counted as family `custom` unless a built-in rule
  * found the same span. A custom pattern runs as written: avoid nested unbounded quantifiers.
- * @module dsh-knowledge-sync/knowledge/redact
+ * @module dsh-knowledge-sync/redact/redactor
  */
 import type { Redaction } from '../types.js'
-import { isPlaceholder, isTokenPlaceholder } from './redact/allow.js'
-import { scanContext } from './redact/context.js'
-import { secretlintSpans, type BackstopResult } from './redact/secretlint.js'
-import { PRIORITY, type Span } from './redact/scan.js'
-import { scanTokens } from './redact/tokens.js'
+import { isPlaceholder, isTokenPlaceholder } from './allow.js'
+import { scanContext } from './context.js'
+import { secretlintSpans, type BackstopResult } from './secretlint.js'
+import { PRIORITY, type Span } from './scan.js'
+import { scanTokens } from './tokens.js'
 
-export type { Span } from './redact/scan.js'
+export type { Span } from './scan.js'
 
 /** The default mask text. */
 export const DEFAULT_MASK = '[REDACTED]'

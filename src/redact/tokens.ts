@@ -4,7 +4,7 @@
  * single pass; each candidate's left boundary is checked in code and only then is the rule's sticky regex run at that
  * spot, so a run of repeated prefixes (`ghs_1_ghs_1_…`) costs one attempt per run, not one per prefix. Also PEM /
  * PGP / OpenSSH / PuTTY private-key blocks (including JSON-escaped ones) and AWS key-id + secret pairs.
- * @module dsh-knowledge-sync/knowledge/redact/tokens
+ * @module dsh-knowledge-sync/redact/tokens
  */
 import { isTokenPlaceholder, looksRandom, shannon } from './allow.js'
 import { isEscapeLetter, PRIORITY, type Span } from './scan.js'

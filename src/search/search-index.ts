@@ -17,13 +17,15 @@
  *   one of its wholes, or all of its words, are present), computed with an AND-ed MATCH under the same filters.
  * - bm25 costs about a microsecond per matching row and phrase, so large queries are planned (rarest terms first;
  *   see {@link SearchIndex.search}) to keep every search within a bounded number of scored rows.
- * @module dsh-knowledge-sync/recall/search-index
+ * @module dsh-knowledge-sync/search/search-index
  */
 import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlite'
 import picomatch from 'picomatch'
 import type { DocKind, KnowledgeDoc, SearchFilter, SearchHit } from '../types.js'
+import { DOC_KINDS, type Facets } from '../wire.js'
 import { indexStreams, queryTerms, type QueryTerm } from './tokenize.js'
 import { snippet } from './snippet.js'
+import { scopeRange } from './scope.js'
 
 /** Options of {@link SearchIndex}. */
 export interface SearchIndexOptions {
@@ -63,19 +65,14 @@ export interface IndexedMeta {
   turn?: number
 }
 
-/** Facet counts over the documents a filter selects. Tag keys are lowercased; workspace keys are `cwd` ('' = global). */
-export interface Facets {
-  kinds: Record<string, number>
-  tags: Record<string, number>
-  tools: Record<string, number>
-  workspaces: Record<string, number>
-}
+export type { Facets }
 
 /** Sort orders of {@link SearchIndex.list}: newest first, or by title A→Z (case-insensitive). */
 export type ListSort = 'created' | 'title'
 
-const KINDS: readonly DocKind[] = ['raw', 'note', 'distilled', 'manual']
-const KIND_INDEX: Record<string, number> = { raw: 0, note: 1, distilled: 2, manual: 3 }
+// The kind is stored in a rowid's low two bits, in DOC_KINDS order.
+const KINDS = DOC_KINDS
+const KIND_INDEX: Record<string, number> = Object.fromEntries(DOC_KINDS.map((kind, k) => [kind, k]))
 const DEFAULT_BOOST: Record<DocKind, number> = { raw: 1, note: 1.5, distilled: 1.3, manual: 1.2 }
 export const DEFAULT_SEARCH_LIMIT = 10
 export const DEFAULT_LIST_LIMIT = 50
@@ -807,15 +804,6 @@ export class SearchIndex {
  * The `cwd` range a scope selects: the directory itself and everything below it (`/a/b` and `/a/b/…`, not `/a/bc`).
  * `lo`/`hi` bound the strings that start with `scope + sep` (the separator's successor closes the range).
  */
-export function scopeRange(scope: string): { exact: string; lo: string; hi: string } {
-  const sep = scope.includes('/') || !scope.includes('\\') ? '/' : '\\'
-  let s = scope
-  while (s.length > 1 && s.endsWith(sep)) s = s.slice(0, -1)
-  const prefix = s === sep ? sep : s + sep
-  const hi = prefix.slice(0, -1) + String.fromCharCode(sep.charCodeAt(0) + 1)
-  return { exact: s, lo: prefix, hi }
-}
-
 /**
  * A copy of `s` that shares no memory with the text it was cut from. An id parsed out of a file is a V8 "sliced
  * string" that keeps the whole file text alive; kept as a Map key for every document, that was 140 MB at 100k.

@@ -10,7 +10,7 @@
  *   Wholes join their pieces with `_`, so `search-index`, `search_index` and `search.index` are the same token.
  * - Chinese, Japanese and Korean runs (no spaces between words) become overlapping character bigrams, the classic
  *   CJK n-gram scheme: `安装依赖` → `安装 装依 依赖`.
- * @module dsh-knowledge-sync/recall/tokenize
+ * @module dsh-knowledge-sync/search/tokenize
  */
 
 /** Han (incl. extension B+ and compatibility), kana with `ー`, `々〆〇`, Hangul syllables and jamo. */

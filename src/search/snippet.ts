@@ -6,7 +6,7 @@
  * by `pnpm`, `running` by `run`, `依赖` inside `安装依赖失败`). The window of about `width` characters holding the most
  * distinct query tokens wins; its edges move to word boundaries (never inside a surrogate pair), and each match is
  * wrapped in `**…**` (Markdown bold: knowledge_search output is read by a model and rendered by the page).
- * @module dsh-knowledge-sync/recall/snippet
+ * @module dsh-knowledge-sync/search/snippet
  */
 import { SCAN_SOURCE, stem } from './tokenize.js'
 

@@ -4,7 +4,7 @@
  * `--password=[REDACTED]`). Covers URL userinfo, auth headers, CLI flags (long flags, `mysql -pX`, `sshpass -p`,
  * `redis-cli -a`, `curl -u`), signed-URL and Azure connection-string parts, `.netrc`, `.env`/`export` lines and
  * generic `name: value` / `"name": "value"` / `name = "value"` assignments to secret-like names.
- * @module dsh-knowledge-sync/knowledge/redact/context
+ * @module dsh-knowledge-sync/redact/context
  */
 import { charClasses, isCodeReference, isPathLike, isPlaceholder, isStopword, isWordLike, looksRandom, shannon } from './allow.js'
 import { isEscapeLetter, lineEnd, lineStart, PRIORITY, readValue, skipSpaces, type Span, type ValueMode, type ValueRead } from './scan.js'

@@ -1,7 +1,7 @@
 /**
  * False-positive control shared by every redaction rule: Shannon entropy, "looks random" tests, placeholder and
  * template allowlists, stopwords, and code-reference detection. Pure functions, no I/O.
- * @module dsh-knowledge-sync/knowledge/redact/allow
+ * @module dsh-knowledge-sync/redact/allow
  */
 
 /** Shannon entropy of `s` in bits per character (0 for the empty string). */

@@ -3,7 +3,7 @@
  * comment-filter rule, so a `secretlint-disable` comment in a model's output cannot switch detection off) over the
  * text in bounded chunks with a time budget, and turns its findings into spans of just the secret value. The own
  * rules already cover every preset rule, so this only adds spans when the preset learns something new.
- * @module dsh-knowledge-sync/knowledge/redact/secretlint
+ * @module dsh-knowledge-sync/redact/secretlint
  */
 import { lintSource } from '@secretlint/core'
 import { rules as recommendRules } from '@secretlint/secretlint-rule-preset-recommend'

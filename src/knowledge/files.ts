@@ -1,0 +1,220 @@
+/**
+ * The document files under the root: the start-up scan, the watcher, and the bookkeeping that maps files to ids.
+ * Files are the source of truth; this module feeds what it reads to an {@link IndexSink} (the search index plus the
+ * store's change listeners), one file at a time after the scan (never a rebuild).
+ * @module dsh-knowledge-sync/knowledge/files
+ */
+import { existsSync, readFileSync, rmSync, statSync, watch, type FSWatcher } from 'node:fs'
+import { readdir } from 'node:fs/promises'
+import { basename, join, sep } from 'node:path'
+import type { KnowledgeDoc } from '../types.js'
+import { DocumentError, parseDocument } from './document.js'
+import { insideRoot, toRelative } from './paths.js'
+import type { StoreLogger } from './store.js'
+
+/** Files read per slice of the start-up scan (see {@link DocumentFiles.scan}). */
+const SCAN_SLICE = 1024
+/** Files larger than this are reported, not indexed. */
+export const MAX_FILE_BYTES = 4 * 1024 * 1024
+/** A temporary file older than this was left by a crashed writer. */
+const STALE_TMP_MS = 60 * 60 * 1000
+
+/** Where the files module sends what it reads. */
+export interface IndexSink {
+  upsertMany(docs: KnowledgeDoc[]): void
+  upsert(doc: KnowledgeDoc): void
+  remove(id: string): void
+  /** The indexed mtime of a document, to skip a re-parse when nothing changed. */
+  indexedMtime(id: string): number | undefined
+  /** Holds background index maintenance during a bulk load; returns the release. */
+  holdMerges(): () => void
+  written(doc: KnowledgeDoc): void
+  removed(id: string, path: string): void
+}
+
+export class DocumentFiles {
+  private readonly byPath = new Map<string, string>()
+  /** Document id → its file (the inverse of `byPath`), so duplicate checks need no index query. */
+  private readonly idPaths = new Map<string, string>()
+  private readonly pending = new Map<string, NodeJS.Timeout>()
+  private watcher?: FSWatcher
+  private closed = false
+  /** Files that could not be parsed at the last scan or change, with why. */
+  readonly invalid = new Map<string, string>()
+
+  constructor(
+    private readonly root: string,
+    private readonly sink: IndexSink,
+    private readonly logger: StoreLogger,
+  ) {}
+
+  /** The file of an indexed id. */
+  pathOf(id: string): string | undefined {
+    return this.idPaths.get(id)
+  }
+
+  /** Records a document this process wrote (the index already has it). */
+  noteWritten(doc: KnowledgeDoc): void {
+    this.byPath.set(doc.path, doc.id)
+    this.idPaths.set(doc.id, doc.path)
+  }
+
+  close(): void {
+    this.closed = true
+    this.watcher?.close()
+    for (const timer of this.pending.values()) clearTimeout(timer)
+  }
+
+  /**
+   * Indexes every document under the root. Files are read synchronously in slices of {@link SCAN_SLICE} with a yield
+   * between slices: at boot that is several times faster than one async read per file, and the event loop still
+   * gets a turn every few milliseconds.
+   */
+  async scan(): Promise<void> {
+    if (!existsSync(this.root)) return
+    const files: string[] = []
+    const now = Date.now()
+    const walk = async (dir: string, depth: number) => {
+      if (depth > 8) return
+      let entries
+      try { entries = await readdir(dir, { withFileTypes: true }) } catch { return }
+      for (const entry of entries) {
+        const full = join(dir, entry.name)
+        if (entry.name.startsWith('.')) {
+          // A temporary file left by a writer that crashed mid-write: swept once it is clearly abandoned.
+          if (entry.isFile() && entry.name.endsWith('.tmp')) {
+            try { if (now - statSync(full).mtimeMs > STALE_TMP_MS) rmSync(full, { force: true }) } catch { /* raced */ }
+          }
+          continue
+        }
+        if (entry.name === 'node_modules') continue
+        if (entry.isDirectory()) await walk(full, depth + 1)
+        else if (entry.isFile() && entry.name.endsWith('.md')) files.push(full)
+      }
+    }
+    await walk(this.root, 0)
+    // Oldest first, so the index's insertion order follows time as it does for documents written later.
+    const mtimes = new Map(files.map((f) => { try { return [f, statSync(f).mtimeMs] } catch { return [f, 0] } }))
+    files.sort((a, b) => mtimes.get(a)! - mtimes.get(b)! || (a < b ? -1 : 1))
+    const release = this.sink.holdMerges()
+    try {
+      for (let k = 0; k < files.length && !this.closed; k += SCAN_SLICE) {
+        const batch: KnowledgeDoc[] = []
+        const claimed = new Map<string, string>()
+        for (const full of files.slice(k, k + SCAN_SLICE)) {
+          const doc = this.readDocument(full)
+          if (doc && this.admit(doc, claimed)) batch.push(doc)
+        }
+        this.sink.upsertMany(batch)
+        for (const doc of batch) this.noteWritten(doc)
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+    } finally {
+      release()
+    }
+    if (this.invalid.size) this.logger.warn('%d file(s) under %s could not be read; first: %s', this.invalid.size, this.root, [...this.invalid.values()][0])
+  }
+
+  /** Reads and parses one file; undefined (and the reason in {@link invalid}) when it is not a valid document. */
+  private readDocument(full: string): KnowledgeDoc | undefined {
+    const rel = toRelative(this.root, full)
+    let text: string, mtimeMs: number
+    try {
+      const info = statSync(full)
+      if (!info.isFile()) return undefined
+      if (info.size > MAX_FILE_BYTES) throw new DocumentError(rel, `too large to index (${info.size} bytes; the limit is 4 MiB)`)
+      mtimeMs = info.mtimeMs
+      text = readFileSync(full, 'utf8')
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') { this.forget(rel); return undefined }
+      this.invalid.set(rel, (error as Error).message)
+      return undefined
+    }
+    try {
+      const fallbackId = basename(full, '.md').replace(/[^A-Za-z0-9_.-]/g, '-').replace(/^[-.]+/, '') || 'doc'
+      const { meta, body } = parseDocument(text, rel, fallbackId, mtimeMs)
+      return { id: meta.id, path: rel, meta, body, mtimeMs }
+    } catch (error) {
+      this.invalid.set(rel, (error as Error).message)
+      return undefined
+    }
+  }
+
+  /**
+   * Whether a parsed file may take its id. The file this product wrote (`<id>-<slug>.md`) wins over any other file
+   * claiming the same id; otherwise the first one indexed keeps it. `claimed` holds ids taken earlier in the same
+   * scan slice (not in the index yet).
+   */
+  private admit(doc: KnowledgeDoc, claimed?: Map<string, string>): boolean {
+    const rel = doc.path
+    const holderPath = claimed?.get(doc.id) ?? this.idPaths.get(doc.id)
+    if (holderPath && holderPath !== rel && existsSync(insideRoot(this.root, holderPath))) {
+      const canonical = (p: string) => basename(p).startsWith(`${doc.id}-`)
+      if (!canonical(rel) || canonical(holderPath)) {
+        this.invalid.set(rel, `${rel}: duplicate id ${doc.id} (already used by ${holderPath})`)
+        return false
+      }
+      this.invalid.set(holderPath, `${holderPath}: duplicate id ${doc.id} (already used by ${rel})`)
+      this.byPath.delete(holderPath)
+    }
+    const known = this.byPath.get(rel)
+    if (known && known !== doc.id) this.sink.remove(known)
+    claimed?.set(doc.id, rel)
+    this.invalid.delete(rel)
+    return true
+  }
+
+  /** Re-reads one file after a change on disk (the watcher). */
+  private loadFile(full: string): void {
+    if (this.closed) return
+    const rel = toRelative(this.root, full)
+    const known = this.byPath.get(rel)
+    let mtimeMs: number | undefined
+    try { mtimeMs = statSync(full).mtimeMs } catch { /* gone: readDocument forgets it */ }
+    if (known && mtimeMs !== undefined && this.sink.indexedMtime(known) === mtimeMs) return
+    const doc = this.readDocument(full)
+    if (!doc) {
+      const reason = this.invalid.get(rel)
+      if (reason) this.logger.warn('%s', reason)
+      return
+    }
+    if (!this.admit(doc)) { this.logger.warn('%s', this.invalid.get(rel)); return }
+    this.sink.upsert(doc)
+    this.noteWritten(doc)
+    this.sink.written(doc)
+  }
+
+  /** Drops a file that vanished from the index. */
+  forget(rel: string): void {
+    if (this.closed) return
+    const id = this.byPath.get(rel)
+    if (!id) return
+    this.byPath.delete(rel)
+    if (this.idPaths.get(id) === rel) {
+      this.idPaths.delete(id)
+      this.sink.remove(id)
+      this.sink.removed(id, rel)
+    }
+  }
+
+  /** Starts the recursive watcher once the root exists; later calls are no-ops. */
+  watch(): void {
+    if (this.closed || this.watcher || !existsSync(this.root)) return
+    try {
+      this.watcher = watch(this.root, { recursive: true, persistent: false }, (_event, name) => {
+        if (!name) return
+        const rel = name.toString().split(sep).join('/')
+        if (rel.split('/').some((part) => part.startsWith('.')) || !rel.endsWith('.md')) return
+        // Trigger: a file changed on disk. Why debounce: editors write in several steps. Outcome: one re-parse.
+        clearTimeout(this.pending.get(rel))
+        this.pending.set(rel, setTimeout(() => {
+          this.pending.delete(rel)
+          this.loadFile(join(this.root, rel))
+        }, 30))
+      })
+      this.watcher.on('error', (error) => this.logger.warn('watching %s failed: %s', this.root, error.message))
+    } catch (error) {
+      this.logger.warn('cannot watch %s: %s (hand edits are picked up at the next start)', this.root, (error as Error).message)
+    }
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * The vocabulary shared by the server rows and the browser module: document kinds, round outcomes, and the JSON
+ * shapes the knowledge-http routes return. The client imports this file too (esbuild bundles it), so a kind or a
+ * field is declared once. Values here are plain constants with no imports.
+ * @module dsh-knowledge-sync/wire
+ */
+
+/** What a document is: a captured round, a deliberate note, a distilled round, or a hand-written file. */
+export const DOC_KINDS = ['raw', 'note', 'distilled', 'manual'] as const
+export type DocKind = (typeof DOC_KINDS)[number]
+
+/** How a round ended. Only `completed` rounds are ever written. */
+export const OUTCOMES = ['completed', 'no-answer', 'aborted', 'errored', 'blocked', 'max-tokens', 'interrupted'] as const
+export type Outcome = (typeof OUTCOMES)[number]
+
+/** Facet counts over the documents a filter selects. Tag keys are lowercased; workspace keys are `cwd` ('' = global). */
+export interface Facets {
+  kinds: Record<string, number>
+  tags: Record<string, number>
+  tools: Record<string, number>
+  workspaces: Record<string, number>
+}
+
+/** One row of the document list: a search hit (with `q`) or a metadata row (without). */
+export interface DocumentItem {
+  id: string
+  title: string
+  kind: DocKind
+  cwd: string
+  created: string
+  tags: string[]
+  tools: string[]
+  path: string
+  /** Search hits only. */
+  score?: number
+  snippet?: string
+}
+
+/** `GET <prefix>/documents`. */
+export interface DocumentPage {
+  total: number
+  offset: number
+  items: DocumentItem[]
+  facets: Facets
+  scope: string | null
+}
+
+/** The YAML front matter of one document as the page reads it (every field may be absent in a hand-written file). */
+export interface WireFrontMatter {
+  id?: string
+  title?: string
+  kind?: string
+  created?: string
+  cwd?: string
+  session?: string
+  turn?: number
+  outcome?: string
+  tools?: unknown
+  tags?: unknown
+  salience?: { score?: number; reasons?: unknown }
+  redacted?: number
+  [key: string]: unknown
+}
+
+/** `GET <prefix>/documents/<id>`. */
+export interface DocumentFile {
+  id: string
+  path: string
+  meta: WireFrontMatter
+  body: string
+}
+
+/** What the ledger says of rounds. */
+export interface RoundStats {
+  kept: number
+  dropped: number
+  /** Top reasons of dropped rounds, most frequent first. */
+  dropReasons: Array<{ reason: string; count: number }>
+  unanswered: Record<string, number>
+  failed: number
+  lastFailure?: string
+  notes: number
+  redacted: number
+  distill: {
+    calls: number
+    failed: number
+    skipped: Record<string, number>
+    tokensIn: number
+    tokensOut: number
+    /** Calls (successful or failed) per UTC day (`YYYY-MM-DD`), for the budget. */
+    perDay: Record<string, number>
+  }
+}
+
+/** `GET <prefix>/stats`. */
+export interface Stats {
+  root: string
+  scope: string | null
+  documents: number
+  byKind: Record<string, number>
+  byWorkspace: Record<string, number>
+  redactionEnabled: boolean
+  rounds: RoundStats
+  invalidFiles: Array<{ path: string; error: string }>
+}
+
+/** The sections of the live settings namespace. */
+export const SETTINGS_SECTIONS = ['redact', 'capture', 'recall'] as const
+export type SettingsSection = (typeof SETTINGS_SECTIONS)[number]
+
+export interface ConfigSection {
+  /** The owning row's own config. */
+  inherited: Record<string, unknown>
+  /** With the user's overrides laid over it. */
+  effective: Record<string, unknown>
+  /** The user layer of this section. */
+  overrides: Record<string, unknown>
+}
+
+/** `GET <prefix>/config`. */
+export interface ConfigView {
+  /** A settings service is attached to the store row. */
+  attached: boolean
+  /** Only the sections whose rows are running. */
+  sections: Partial<Record<SettingsSection, ConfigSection>>
+}
