@@ -5,8 +5,21 @@
  * @module dsh-knowledge-sync/client/i18n
  */
 
+import { LIVE_FIELDS, SECTION_DECLS } from '../src/knowledge/fields.js'
+
 /** The two shipped languages. */
 export type Lang = 'en' | 'zh'
+
+/** The Config tab's section titles and field labels and hints, from the one declaration of each setting. */
+function settingsLabels(lang: Lang): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const section of SECTION_DECLS) out[`section_${section.name}`] = section.label[lang]
+  for (const field of LIVE_FIELDS) {
+    out[`f_${field.section}.${field.path}`] = field.label[lang]
+    out[`h_${field.section}.${field.path}`] = field.hint[lang]
+  }
+  return out
+}
 
 const en = {
   nav: 'Knowledge',
@@ -66,33 +79,6 @@ const en = {
   settingsReadOnly: 'The settings document is read-only, so nothing can be changed here. The effective config:',
   configUnreachable: 'The effective config could not be read ({message}).',
   rowNotRunning: 'The {row} row is not running: these settings have no effect until it is.',
-  section_redact: 'Redaction',
-  section_capture: 'Capture',
-  section_recall: 'Recall',
-  'f_redact.enabled': 'Mask credentials',
-  'h_redact.enabled': 'Mask credentials before anything is written to disk.',
-  'f_redact.mask': 'Mask text',
-  'h_redact.mask': 'Replaces each masked value (1–64 characters).',
-  'f_redact.patterns': 'Extra patterns',
-  'h_redact.patterns': 'Regular expressions to mask, one per line. They are added to the row’s own patterns, which always apply.',
-  'f_capture.enabled': 'Capture rounds',
-  'h_capture.enabled': 'Write conversation rounds worth keeping.',
-  'f_capture.salience.minScore': 'Minimum salience score',
-  'h_capture.salience.minScore': 'Rounds scoring below this are not written (0–100).',
-  'f_capture.distill.enabled': 'Distill kept rounds',
-  'h_capture.distill.enabled': 'Condense each kept round with one small model call.',
-  'f_capture.distill.provider': 'Distill provider',
-  'h_capture.distill.provider': 'LLM provider route; empty: the session’s own.',
-  'f_capture.distill.model': 'Distill model',
-  'h_capture.distill.model': 'Model id; empty: the session’s own.',
-  'f_capture.distill.budgetPerDay': 'Distill calls per day',
-  'h_capture.distill.budgetPerDay': 'Distill calls allowed per UTC day.',
-  'f_recall.announce': 'Announce the knowledge base',
-  'h_recall.announce': 'A two-sentence pointer in the system prompt.',
-  'f_recall.sameWorkspaceOnly': 'Same workspace only',
-  'h_recall.sameWorkspaceOnly': 'A session sees only the documents of its own workspace.',
-  'f_recall.searchLimit': 'Search hits',
-  'h_recall.searchLimit': 'Default number of search hits (1–50).',
   rowPatterns: 'Row patterns (always applied): {patterns}',
   inherited: 'Inherited: {value}',
   overridden: 'Overridden',
@@ -110,9 +96,10 @@ const en = {
   crashed: 'The Knowledge page failed: {message}',
 }
 
-export type MessageKey = keyof typeof en
+/** A key of the page's own messages, or of a settings label derived from the field declarations. */
+export type MessageKey = keyof typeof en | `section_${string}` | `f_${string}` | `h_${string}`
 
-const zh: Record<MessageKey, string> = {
+const zh: Record<keyof typeof en, string> = {
   nav: '知识库',
   title: '知识库',
   intro: '值得保留的对话轮次，以 Markdown 文件保存，凭据已遮蔽。之后的会话用 knowledge_search 检索它们。',
@@ -168,33 +155,6 @@ const zh: Record<MessageKey, string> = {
   settingsReadOnly: '设置文件是只读的，此处无法修改。当前生效的配置：',
   configUnreachable: '无法读取当前生效的配置（{message}）。',
   rowNotRunning: '{row} 行没有运行：在它运行之前这些设置不起作用。',
-  section_redact: '遮蔽',
-  section_capture: '记录',
-  section_recall: '召回',
-  'f_redact.enabled': '遮蔽凭据',
-  'h_redact.enabled': '写入磁盘之前遮蔽凭据。',
-  'f_redact.mask': '遮蔽文本',
-  'h_redact.mask': '替换每个被遮蔽的值（1–64 个字符）。',
-  'f_redact.patterns': '额外的模式',
-  'h_redact.patterns': '要遮蔽的正则表达式，每行一个。它们追加在行自身的模式之后，行自身的模式始终生效。',
-  'f_capture.enabled': '记录对话轮次',
-  'h_capture.enabled': '写入值得保留的对话轮次。',
-  'f_capture.salience.minScore': '最低显著性得分',
-  'h_capture.salience.minScore': '得分低于此值的轮次不会写入（0–100）。',
-  'f_capture.distill.enabled': '提炼保留的轮次',
-  'h_capture.distill.enabled': '用一次小模型调用压缩每个保留的轮次。',
-  'f_capture.distill.provider': '提炼所用服务商',
-  'h_capture.distill.provider': 'LLM 服务商路由；留空则使用会话自己的。',
-  'f_capture.distill.model': '提炼所用模型',
-  'h_capture.distill.model': '模型 ID；留空则使用会话自己的。',
-  'f_capture.distill.budgetPerDay': '每日提炼次数',
-  'h_capture.distill.budgetPerDay': '每个 UTC 日允许的提炼调用次数。',
-  'f_recall.announce': '在系统提示中提示知识库',
-  'h_recall.announce': '系统提示中的两句说明。',
-  'f_recall.sameWorkspaceOnly': '仅限同一工作区',
-  'h_recall.sameWorkspaceOnly': '会话只能看到自己工作区的文档。',
-  'f_recall.searchLimit': '搜索结果数',
-  'h_recall.searchLimit': '默认的搜索结果数（1–50）。',
   rowPatterns: '行自身的模式（始终生效）：{patterns}',
   inherited: '继承值：{value}',
   overridden: '已覆盖',
@@ -212,7 +172,7 @@ const zh: Record<MessageKey, string> = {
   crashed: '知识库页面出错：{message}',
 }
 
-const DICTS: Record<Lang, Record<MessageKey, string>> = { en, zh }
+const DICTS: Record<Lang, Record<string, string>> = { en: { ...en, ...settingsLabels('en') }, zh: { ...zh, ...settingsLabels('zh') } }
 
 /** Translates one key with `{name}` parameters. */
 export type Translate = (key: MessageKey, params?: Record<string, unknown>) => string
@@ -221,7 +181,7 @@ export type Translate = (key: MessageKey, params?: Record<string, unknown>) => s
 export function translator(lang: Lang): Translate {
   const dict = DICTS[lang]
   return (key, params) => {
-    const template = dict[key] ?? en[key] ?? key
+    const template = dict[key] ?? DICTS.en[key] ?? key
     if (!params) return template
     return template.replace(/\{(\w+)\}/g, (match, name: string) => (name in params ? String(params[name]) : match))
   }
