@@ -9,6 +9,7 @@ import type { KnowledgeStore } from '../knowledge/store.js'
 import { parseSearchArgs } from '../knowledge/query.js'
 import { mutationRefusal, PageTokens, refusal } from './guard.js'
 import { collectStats } from '../knowledge/stats.js'
+import { healthSummary } from '../knowledge/health.js'
 
 export interface RouteOptions {
   /** The prefix, e.g. `/knowledge`. */
@@ -103,6 +104,7 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Rou
       }
       if (sub === '/stats') return send(res, 200, await collectStats(store, scope))
       if (sub === '/config') return send(res, 200, store.settings.describe())
+      if (sub === '/health') return send(res, 200, await healthSummary(store, scope))
       return send(res, 404, { error: `no route ${url.pathname}`, routes: [`${options.path}/documents`, `${options.path}/documents/<id>`, `${options.path}/stats`, `${options.path}/config`, `${options.path}/token`] })
     } catch (error) {
       return send(res, 400, { error: (error as Error).message })
