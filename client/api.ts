@@ -7,9 +7,9 @@
 /** Where the knowledge-http row serves by default (its `path` config). */
 export const DEFAULT_ROUTE_PREFIX = '/knowledge'
 
-export type { ConfigSection, ConfigView, DocKind, DocumentFile, DocumentItem, DocumentPage, Facets, Stats } from '../src/wire.js'
+export type { ConfigSection, ConfigView, DocKind, DocumentFile, DocumentItem, DocumentPage, Facets, GrowthDay, HealthHistoryPoint, HealthReport, HealthView, Stats } from '../src/wire.js'
 export type { WireFrontMatter as FrontMatter, SettingsSection as SectionName } from '../src/wire.js'
-import type { ConfigView, DocumentFile, DocumentPage, Stats } from '../src/wire.js'
+import type { ConfigView, DocumentFile, DocumentPage, HealthReport, HealthView, Stats } from '../src/wire.js'
 
 /** A refusal of the routes, or a transport failure. */
 export class ApiError extends Error {
@@ -62,6 +62,16 @@ export class KnowledgeApi {
   /** `GET <prefix>/documents/<id>`. */
   document(id: string, signal?: AbortSignal): Promise<DocumentFile> {
     return this.get(`/documents/${encodeURIComponent(id)}`, signal)
+  }
+
+  /** `GET <prefix>/health`: recorded probes and growth, without probing. */
+  health(signal?: AbortSignal): Promise<HealthView> {
+    return this.get('/health', signal)
+  }
+
+  /** `POST <prefix>/health/run`: a new (sampled) probe, recorded. */
+  runHealth(): Promise<HealthReport> {
+    return this.post('/health/run', {})
   }
 
   /** `GET <prefix>/stats`. */

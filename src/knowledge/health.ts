@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { STOPWORDS } from '../search/tokenize.js'
 import type { HealthHistoryPoint, HealthReport, GrowthDay } from '../wire.js'
 import { LEDGER_DIR, type LedgerEntry } from './ledger.js'
-import type { KnowledgeStore } from './store.js'
+import type { IndexedMeta, KnowledgeStore } from './store.js'
 
 export const HEALTH_FILE = 'health.jsonl'
 /** Probe query size: the title plus this many words of the finding. */
@@ -80,7 +80,13 @@ export interface ProbeOptions {
 export async function probeHealth(store: KnowledgeStore, options: ProbeOptions = {}): Promise<HealthReport> {
   const started = Date.now()
   await store.start()
-  const all = store.list({ scope: options.scope, limit: 1_000_000 }).items
+  const all: IndexedMeta[] = []
+  for (let offset = 0; ; ) {
+    const page = store.list({ scope: options.scope, offset, limit: 1000 })
+    all.push(...page.items)
+    offset += page.items.length
+    if (!page.items.length || offset >= page.total) break
+  }
   const step = options.sample && all.length > options.sample ? all.length / options.sample : 1
   const docs = step === 1 ? all : Array.from({ length: options.sample! }, (_, k) => all[Math.floor(k * step)])
   let found = 0, reciprocal = 0
