@@ -11,7 +11,6 @@ import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { createDshHome, type DshHome, type WebProcess } from '../harness/dsh.ts'
 import { launchBrowser, openDsh, openSettingsSection, screenshot, type BrowserSession } from '../harness/browser.ts'
-// @ts-expect-error a plain ES module of the bench, without types
 import { writeRounds } from '../../bench/generate-rounds.mjs'
 
 const DOCS = 10_000
