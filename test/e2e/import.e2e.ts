@@ -104,6 +104,22 @@ describe('dsh-knowledge import', () => {
     expect(summary).toMatchObject({ sessions: 2, dropped: 1, unanswered: 1, kept: 0, failed: 0 })
   }, 60_000)
 
+  it('runs from the dsh profile the bundle was installed into, with the profile\'s own dsh packages', async () => {
+    const bin = join(home.home, 'profiles', home.profile, 'node_modules/dsh-knowledge-sync/lib/cli/bin.js')
+    const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-import-')), 'kb')
+    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [bin, 'import', '--dsh-home', home.home, '--root', root, '--json'], { cwd: tmpdir(), env: { ...process.env, NODE_PATH: '' } })
+      let stdout = '', stderr = ''
+      child.stdout.on('data', (d) => { stdout += d })
+      child.stderr.on('data', (d) => { stderr += d })
+      child.on('error', reject)
+      child.on('close', (code) => resolve({ code, stdout, stderr }))
+    })
+    expect(run.code, run.stderr).toBe(0)
+    expect(JSON.parse(run.stdout)).toMatchObject({ sessions: 3, kept: 2, failed: 0 })
+    expect(allDocuments(root)).toEqual(allDocuments(home.knowledgeRoot))
+  }, 60_000)
+
   it('selects sessions by --session and --since, and names a missing home clearly', async () => {
     const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-import-')), 'kb')
     const future = JSON.parse((await cli(['import', '--dsh-home', home.home, '--root', root, '--since', '2999-01-01', '--json'])).stdout)
