@@ -12,8 +12,13 @@ import { search } from './search.js'
 import { read } from './read.js'
 import { list } from './list.js'
 import { stats } from './stats.js'
+import { note } from './note.js'
+import { supersede } from './supersede.js'
+import { retire } from './retire.js'
+import { restore } from './restore.js'
+import { check } from './check.js'
 
-const COMMANDS: Record<string, Command> = { capture, redact, search, read, list, stats }
+const COMMANDS: Record<string, Command> = { capture, redact, search, read, list, stats, note, supersede, retire, restore, check }
 
 const USAGE = `dsh-knowledge — the dsh-knowledge-sync knowledge base from the command line
 
@@ -24,6 +29,12 @@ Usage:
   dsh-knowledge read <id> [--root DIR] [--cwd DIR] [--json]
   dsh-knowledge list [--root DIR] [--cwd DIR] [--kind K] [--tag T] [--tool GLOB] [--json]
   dsh-knowledge stats [--root DIR] [--cwd DIR] [--json]
+  dsh-knowledge note --title T --finding F [--evidence E] [--scope S] [--tags a,b] [--link ID]... [--supersedes ID]...
+                     [--kind note|preference] [--quote TEXT] [--root DIR] [--cwd DIR] [--json]
+  dsh-knowledge supersede <id> --by <id> [--reason TEXT] [--root DIR] [--cwd DIR] [--json]
+  dsh-knowledge retire <id> --reason TEXT [--root DIR] [--cwd DIR] [--json]
+  dsh-knowledge restore <id> [--root DIR] [--cwd DIR] [--json]
+  dsh-knowledge check [--root DIR] [--cwd DIR] [--json]          (exit code 1 when a problem is found)
 
 The root is --root, else $DSH_KNOWLEDGE_ROOT, else ./knowledge. --cwd applies the workspace rule as if a session
 ran there; without it everything under the root is visible.
@@ -42,6 +53,9 @@ async function main(argv: string[]): Promise<number> {
       root: { type: 'string' }, cwd: { type: 'string' }, json: { type: 'boolean' }, 'dry-run': { type: 'boolean' },
       'min-score': { type: 'string' }, kind: { type: 'string' }, tag: { type: 'string' }, tool: { type: 'string' },
       limit: { type: 'string' }, mask: { type: 'string' }, pattern: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' },
+      title: { type: 'string' }, finding: { type: 'string' }, evidence: { type: 'string' }, scope: { type: 'string' }, tags: { type: 'string' },
+      quote: { type: 'string' }, link: { type: 'string', multiple: true }, supersedes: { type: 'string', multiple: true }, by: { type: 'string' },
+      reason: { type: 'string' }, status: { type: 'string' },
     },
   })
   if (values.help) { process.stdout.write(USAGE); return 0 }
