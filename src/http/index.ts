@@ -7,6 +7,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import z from '@deepseek-ai/schemastery'
 import type {} from '../knowledge/index.js'
 import { createHandler, type RouteHandler } from './routes.js'
+import { statusMutations } from './mutations.js'
 
 /** The slice of `@deepseek-ai/dsh-host-webserver` this row uses (declared here: the row needs no runtime import). */
 declare module '@deepseek-ai/cordis' {
@@ -35,7 +36,7 @@ export const Config: z<Config> = z.object({
 
 export function apply(ctx: Context, config: Config): void {
   if (config.path === '/api' || config.path.startsWith('/api/')) throw new Error('knowledge-http: path must not be under /api, which dsh owns')
-  const handler = createHandler(ctx.knowledge, { path: config.path, trustedHosts: config.trustedHosts, pageSize: config.pageSize })
+  const handler = createHandler(ctx.knowledge, { path: config.path, trustedHosts: config.trustedHosts, pageSize: config.pageSize, mutations: statusMutations(ctx.knowledge) })
   ctx.inject(['webServer'], (web) => {
     web.effect(() => web.webServer.register({ kind: 'prefix', path: config.path, handler }), 'knowledge-http route')
     web.logger('knowledge-http').debug('serving %s', config.path)
