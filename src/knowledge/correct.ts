@@ -7,7 +7,7 @@
 import type { DocStatus } from '../types.js'
 import { isVisible } from '../search/scope.js'
 import { isValidId } from './document.js'
-import { MAX_LINKS, pathsToIds, statusOf } from './relations.js'
+import { MAX_LINKS, NOTICE_MARK, pathsToIds, statusOf } from './relations.js'
 import type { KnowledgeStore } from './store.js'
 
 /** Longest reason kept (after redaction it goes into the front matter and the notice line). */
@@ -113,7 +113,10 @@ export function relationsView(store: KnowledgeStore, id: string, scope: string |
   }
 }
 
-/** A document body with links to other documents' paths written back as ids (what every tool returns). */
+/**
+ * A body as tools and the page show it: links to other documents' paths written back as ids, and the status
+ * notice without its marker comment (which only keeps the notice replaceable on disk, where renderers hide it).
+ */
 export function bodyWithIds(store: KnowledgeStore, doc: { path: string; body: string }): string {
-  return pathsToIds(doc.body, doc.path, (path) => store.idOfPath(path))
+  return pathsToIds(doc.body, doc.path, (path) => store.idOfPath(path)).replace(` ${NOTICE_MARK}\n`, '\n')
 }

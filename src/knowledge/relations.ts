@@ -170,7 +170,8 @@ export class RelationGraph {
   /** Records (or replaces) a document's relations. */
   set(doc: Pick<KnowledgeDoc, 'id' | 'path' | 'meta' | 'body'>): void {
     this.remove(doc.id)
-    const links = [...new Set(parseLinks(doc.body, doc.path).map((l) => (l.target.kind === 'id' ? `id:${l.target.id}` : `path:${l.target.path}`)))]
+    // The status notice's link to a successor is not a link of the document (it is `superseded_by`, shown apart).
+    const links = [...new Set(parseLinks(stripNotice(doc.body), doc.path).map((l) => (l.target.kind === 'id' ? `id:${l.target.id}` : `path:${l.target.path}`)))]
     const supersedes = Array.isArray(doc.meta.supersedes) ? doc.meta.supersedes.filter((x): x is string => typeof x === 'string') : []
     const by = typeof doc.meta.superseded_by === 'string' && doc.meta.superseded_by ? doc.meta.superseded_by : undefined
     this.nodes.set(doc.id, { path: doc.path, status: statusOf(doc.meta), ...(by ? { supersededBy: by } : {}), supersedes, links })
