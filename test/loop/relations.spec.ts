@@ -256,3 +256,37 @@ describe('preferences', () => {
     expect(allDocuments(root)).toHaveLength(0)
   })
 })
+
+describe('disposal', () => {
+  it('disposing the note row removes its four tools and the approval listener; disposing recall removes the preferences section', async () => {
+    const ws = tmp('ws')
+    const root = join(tmp('rel'), 'kb')
+    loop = await createLoop(byPrompt({
+      'From now on': [{ toolCalls: [{ name: 'knowledge_note', arguments: { kind: 'preference', title: 'Tabs, never spaces', finding: 'Indent with tabs.', quote: 'always indent with tabs' } }] }, { text: 'ok' }],
+      'retire again': [{ toolCalls: [{ name: 'knowledge_retire', arguments: { id: 'x', reason: 'y' } }] }, { text: 'ok' }],
+    }, { text: 'ok' }), [[ApprovalService, {}], [knowledge, { root }]])
+    const ctx = loop.ctx as any
+    const asked: string[] = []
+    ctx.on('approval/request', async (req: { toolName: string }) => { asked.push(req.toolName); return 'rejected' })
+    const noteFiber = ctx.plugin(note, {})
+    const recallFiber = ctx.plugin(recall, {})
+    await noteFiber
+    await recallFiber
+    await loop.ask('From now on, always indent with tabs.', { session: S1, cwd: ws })
+    expect(offered(loop.adapter.requests[0])).toEqual(expect.arrayContaining(['knowledge_note', 'knowledge_supersede', 'knowledge_retire', 'knowledge_check', 'knowledge_search']))
+    await loop.ask('hello', { session: S2, cwd: ws })
+    expect(loop.adapter.requests.at(-1)!.system).toContain('Tabs, never spaces')
+    await noteFiber.dispose()
+    await recallFiber.dispose()
+    await loop.ask('hello', { session: S3, cwd: ws })
+    const after = loop.adapter.requests.at(-1)!
+    expect(offered(after).filter((n: string) => n.startsWith('knowledge_'))).toEqual([])
+    expect(after.system).not.toContain('Tabs, never spaces')
+    // A tool of the same name registered later runs without the (disposed) approval listener asking anyone.
+    ctx.tools.register({ name: 'knowledge_retire', description: 'stand-in', parameters: { type: 'object', properties: {} },
+      output: { schema: { type: 'string' }, render: (_a: unknown, v: string) => [{ type: 'text', text: v }] }, async execute() { return 'ran' } })
+    await loop.ask('retire again', { session: S3, cwd: ws })
+    expect(asked).toEqual([])
+    expect(lastResult(loop)).toBe('ran')
+  })
+})
