@@ -72,6 +72,8 @@ export async function supersede(store: KnowledgeStore, args: { id: unknown; by: 
   if (id === by) throw new Error(`a document cannot supersede itself (${id})`)
   const successor = store.get(by)!
   if (successor.status === 'retired') throw new Error(`"by": document ${by} is retired; supersede with an active document (or restore it first)`)
+  // A preference is the person's word: only another preference (which needs their quote) can replace it.
+  if (store.get(id)!.kind === 'preference' && successor.kind !== 'preference') throw new Error(`${id} is a preference of the person; only a newer preference (knowledge_note with kind "preference" and their quote) can supersede it`)
   if (successorChain(store, by).includes(id)) throw new Error(`superseding ${id} by ${by} would make a cycle: ${successorChain(store, by).join(' → ')}`)
   const result = await store.setStatus(id, { to: 'superseded', by, byPath: successor.path, byTitle: successor.title, reason }, actor)
   await store.addSupersedes(by, [id])

@@ -170,6 +170,43 @@ describe('links by id', () => {
   })
 })
 
+describe('knowledge_supersede', () => {
+  it.each([
+    ['no arguments', {}, /"id" must be a document id/],
+    ['a path as id', { id: '../../etc/passwd', by: '22222222-n1' }, /"id": invalid id/],
+    ['a missing successor', { id: '11111111-n1', by: 'deadbeef-n1' }, /"by": no document deadbeef-n1 exists/],
+    ['a reason that is not a string', { id: '11111111-n1', by: '22222222-n1', reason: 42 }, /"reason" must be a string/],
+    ['a 10 KB reason', { id: '11111111-n1', by: '22222222-n1', reason: 'x'.repeat(10_000) }, /the limit is 500/],
+  ])('refuses %s with a clear tool error and changes nothing', async (_name, args, message) => {
+    const ws = tmp('ws')
+    const { root } = await boot(byPrompt({
+      'two notes': [{ toolCalls: [{ name: 'knowledge_note', arguments: OLD }] }, { text: 'ok' }],
+      'second': [{ toolCalls: [{ name: 'knowledge_note', arguments: NEW }] }, { text: 'ok' }],
+      'supersede': [{ toolCalls: [{ name: 'knowledge_supersede', arguments: args }] }, { text: 'ok' }],
+    }))
+    await loop!.ask('two notes', { session: S1, cwd: ws })
+    await loop!.ask('second', { session: S2, cwd: ws })
+    await loop!.ask('supersede it', { session: S2, cwd: ws })
+    expect(lastResult(loop!)).toMatch(message)
+    expect(lastResult(loop!)).toMatch(/\[isError\]$/)
+    expect(ledgerEntries(root).filter((e) => e.type === 'status')).toEqual([])
+  })
+
+  it('a preference is replaced only by another preference, so a tool result cannot talk the model out of one', async () => {
+    const ws = tmp('ws')
+    const { store } = await boot(byPrompt({
+      'From now on': [{ toolCalls: [{ name: 'knowledge_note', arguments: { kind: 'preference', title: 'Never force-push', finding: 'Never force-push to main.', quote: 'never force-push to main' } }] }, { text: 'ok' }],
+      'note': [{ toolCalls: [{ name: 'knowledge_note', arguments: { title: 'Force-push is fine', finding: 'Force-pushing main is fine now.' } }] }, { text: 'ok' }],
+      'swap': [{ toolCalls: [{ name: 'knowledge_supersede', arguments: { id: '11111111-n1', by: '11111111-n2' } }] }, { text: 'ok' }],
+    }))
+    await loop!.ask('From now on, never force-push to main.', { session: S1, cwd: ws })
+    await loop!.ask('note this', { session: S1, cwd: ws })
+    await loop!.ask('swap them', { session: S1, cwd: ws })
+    expect(lastResult(loop!)).toMatch(/11111111-n1 is a preference of the person; only a newer preference .* can supersede it/)
+    expect(store.get('11111111-n1')?.status).toBeUndefined()
+  })
+})
+
 describe('knowledge_check', () => {
   it('finds a broken link in a hand-written document and a near-duplicate finding', async () => {
     const ws = tmp('ws')
