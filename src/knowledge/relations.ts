@@ -255,3 +255,18 @@ export function successorsFirst<T extends { id: string; supersededBy?: string }>
   }
   return out
 }
+
+/** The status keys a rewrite of a document (distillation) must keep. */
+const STATUS_KEYS = ['status', 'superseded_by', 'supersedes', 'retired'] as const
+
+/**
+ * A rewritten document (`replaceId`: distillation) keeps the status of the file it replaces: the status keys of its
+ * front matter and its notice line. Without this a late distillation would silently un-retire a document.
+ */
+export function carryStatus(previous: Pick<KnowledgeDoc, 'meta' | 'body'>, meta: FrontMatter, body: string): { meta: FrontMatter; body: string } {
+  const out: Record<string, unknown> = { ...meta }
+  for (const key of STATUS_KEYS) if (previous.meta[key] !== undefined && out[key] === undefined) out[key] = previous.meta[key]
+  const line = previous.body.split('\n').slice(0, 4).find((l) => l.endsWith(NOTICE_MARK))
+  const notice = line?.replace(/^> /, '').slice(0, -NOTICE_MARK.length).trim()
+  return { meta: out as FrontMatter, body: notice ? withNotice(body, notice) : body }
+}

@@ -23,7 +23,7 @@ import { IdClaims } from './id-claims.js'
 import { Ledger } from './ledger.js'
 import { documentPath, insideRoot, sessionFolder, slugify } from './paths.js'
 import { LiveSettings } from './settings.js'
-import { applyStatus, idsToPaths, RelationGraph, statusOf, successorsFirst, type StatusChange } from './relations.js'
+import { applyStatus, carryStatus, idsToPaths, RelationGraph, statusOf, successorsFirst, type StatusChange } from './relations.js'
 
 export type { DocumentDraft } from './draft.js'
 export { LIMITS } from './draft.js'
@@ -273,7 +273,10 @@ export class KnowledgeStore {
     const slug = slugify(redacted.title, draft.kind === 'note' ? 'note' : 'round')
     const relPath = existing?.path ?? documentPath(sessionFolder(session), id, slug)
     insideRoot(this.root, relPath)
-    const rendered = renderDraft(draft, redacted, id)
+    let rendered = renderDraft(draft, redacted, id)
+    // A rewrite keeps the status of the document it replaces (a late distillation must not un-retire it).
+    const previous = existing ? await this.read(existing.id) : undefined
+    if (previous) rendered = carryStatus(previous, rendered.meta, rendered.body)
     const { meta } = rendered
     // Links by id become paths relative to this file, so it reads well in an editor and on a git forge.
     const body = draft.kind === 'note' || draft.kind === 'preference' ? idsToPaths(rendered.body, relPath, (to) => this.get(to)?.path) : rendered.body

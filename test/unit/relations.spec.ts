@@ -147,6 +147,17 @@ describe('the store\'s status write path', () => {
     expect(readFileSync(join(s.root, a.path), 'utf8')).toBe(text.replace(/^status: retired\nretired: .*\n/m, '').replace(/\n> \*\*Retired\*\*.*\n/, ''))
   })
 
+  it('a rewrite in place (distillation) keeps the status, the reason and the notice of the document it replaces', async () => {
+    const s = open()
+    const raw = await s.write({ kind: 'raw', title: 'Round one', cwd: '/w', session: 'session-aaaa1111-0000-4000-8000-000000000000', turn: 1, outcome: 'completed', sections: [{ heading: 'Answer', text: 'The cause was X.' }] })
+    await retire(s, { id: raw.id, reason: 'wrong cause' }, '/w', 'tool')
+    await s.write({ kind: 'distilled', title: 'Round one', cwd: '/w', session: 'session-aaaa1111-0000-4000-8000-000000000000', turn: 1, replaceId: raw.id, sections: [{ heading: 'Summary', text: 'X.' }] })
+    const parsed = parseDocument(readFileSync(join(s.root, raw.path), 'utf8'), raw.path, 'x', 0)
+    expect(parsed.meta).toMatchObject({ kind: 'distilled', status: 'retired', retired: { reason: 'wrong cause' } })
+    expect(parsed.body).toMatch(/^# Round one\n\n> \*\*Retired\*\* on .*: wrong cause <!-- knowledge:status -->\n\n## Summary/)
+    expect(s.count({ scope: '/w' })).toBe(0)
+  })
+
   it('works from the file as it is now (a hand edit underneath is kept) and refuses cycles and retired successors', async () => {
     const s = open()
     const a = await note(s, 'session-aaaa1111-0000-4000-8000-000000000000', 'First finding')
