@@ -27,9 +27,11 @@ interface Filters {
   tag: string
   tool: string
   cwd: string
+  /** '' = active and superseded (retired documents are left out, as in search); or one status, or `all`. */
+  status: string
 }
 
-const NO_FILTERS: Filters = { kind: '', tag: '', tool: '', cwd: '' }
+const NO_FILTERS: Filters = { kind: '', tag: '', tool: '', cwd: '', status: '' }
 
 /** The Documents tab. */
 export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
@@ -110,6 +112,8 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
           options={facetEntries(page?.facets.tools, filters.tool).map(([k, n]) => [k, `${k} (${n})`])} />
         <Filter label={t('filterWorkspace')} all={t('allWorkspaces')} value={filters.cwd} onChange={setFilter('cwd')}
           options={facetEntries(page?.facets.workspaces, filters.cwd).filter(([k]) => k !== '').map(([k, n]) => [k, `${shortPath(k)} (${n})`])} />
+        <Filter label={t('filterStatus')} all={t('statusCurrent')} value={filters.status} onChange={setFilter('status')}
+          options={(['active', 'superseded', 'retired', 'all'] as const).map((k) => [k, t(`status_${k}`)])} />
         {filtered && <button type="button" style={s.button} onClick={() => { setText(''); setQuery(''); setFilters(NO_FILTERS) }}>{t('clear')}</button>}
       </div>
       <p style={s.hint}>{t('readOnlyHint', { root: stats?.root ?? 'the knowledge root' })}</p>

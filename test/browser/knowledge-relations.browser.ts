@@ -70,8 +70,12 @@ describe('correcting knowledge on the Knowledge page', () => {
     // Back in the list, the retired document is gone (it stays on disk).
     await page.getByRole('button', { name: /All documents/ }).click()
     await poll(() => page.getByTestId('knowledge-doc').count()).toBe(1)
-    await page.locator(`[data-testid="knowledge-doc"][data-id="${oldId}"]`).getByRole('button').first().click()
-    await page.getByTestId('knowledge-supersededBy').getByRole('button').click()
+    // The Status filter shows retired documents on purpose; restore from there.
+    await page.getByRole('combobox', { name: 'Status' }).selectOption('retired')
+    const retiredRow = page.locator(`[data-testid="knowledge-doc"][data-id="${newId}"]`)
+    await poll(() => page.getByTestId('knowledge-doc').count()).toBe(1)
+    expect(await retiredRow.getByTestId('knowledge-status').innerText()).toBe('retired')
+    await retiredRow.getByRole('button', { name: 'Builds need Node 22' }).click()
     await poll(() => page.getByTestId('knowledge-document').getAttribute('data-id')).toBe(newId)
     await page.getByTestId('knowledge-document').getByRole('button', { name: 'Restore' }).click()
     await poll(() => page.getByTestId('knowledge-document').getByTestId('knowledge-status').count()).toBe(0)
@@ -79,5 +83,8 @@ describe('correcting knowledge on the Knowledge page', () => {
       { id: newId, status: 'retired', reason: 'We moved to Bun; Node is no longer used.' },
       { id: newId, status: 'active' },
     ])
+    await page.getByRole('button', { name: /All documents/ }).click()
+    await page.getByRole('combobox', { name: 'Status' }).selectOption('')
+    await poll(() => page.getByTestId('knowledge-doc').count()).toBe(2)
   })
 })
