@@ -158,26 +158,47 @@ interface Node {
   links: string[]
 }
 
-/** The link and supersede graph of the indexed documents, kept current by the store; backlinks come from here. */
+/** Where the graph looks up documents it holds no node for (most documents have no relations). */
+export interface GraphLookup {
+  /** The id of the document at a root-relative path. */
+  idAt(path: string): string | undefined
+  /** The path of an indexed id. */
+  pathOf(id: string): string | undefined
+}
+
+/**
+ * A copy of `s` that shares no memory with the text it was cut from: ids and link targets parsed out of a file are
+ * V8 sliced strings that would keep the whole file text alive (see the search index's `ownString`).
+ */
+const own = (s: string): string => Buffer.from(s, 'utf8').toString('utf8')
+
+/**
+ * The link and supersede graph of the indexed documents, kept current by the store; backlinks come from here. Only
+ * documents with relations (links, a status, supersedes) get a node, so the graph costs nothing for the many captured
+ * rounds that have none.
+ */
 export class RelationGraph {
   private readonly nodes = new Map<string, Node>()
-  private readonly byPath = new Map<string, string>()
   /** Link key → ids of documents holding such a link. */
   private readonly incoming = new Map<string, Set<string>>()
   /** Successor id → ids that name it in `superseded_by`. */
   private readonly successors = new Map<string, Set<string>>()
 
+  constructor(private readonly lookup: GraphLookup) {}
+
   /** Records (or replaces) a document's relations. */
   set(doc: Pick<KnowledgeDoc, 'id' | 'path' | 'meta' | 'body'>): void {
     this.remove(doc.id)
     // The status notice's link to a successor is not a link of the document (it is `superseded_by`, shown apart).
-    const links = [...new Set(parseLinks(stripNotice(doc.body), doc.path).map((l) => (l.target.kind === 'id' ? `id:${l.target.id}` : `path:${l.target.path}`)))]
-    const supersedes = Array.isArray(doc.meta.supersedes) ? doc.meta.supersedes.filter((x): x is string => typeof x === 'string') : []
-    const by = typeof doc.meta.superseded_by === 'string' && doc.meta.superseded_by ? doc.meta.superseded_by : undefined
-    this.nodes.set(doc.id, { path: doc.path, status: statusOf(doc.meta), ...(by ? { supersededBy: by } : {}), supersedes, links })
-    this.byPath.set(doc.path, doc.id)
-    for (const key of links) add(this.incoming, key, doc.id)
-    if (by) add(this.successors, by, doc.id)
+    const links = [...new Set(parseLinks(stripNotice(doc.body), doc.path).map((l) => (l.target.kind === 'id' ? `id:${l.target.id}` : `path:${l.target.path}`)))].map(own)
+    const supersedes = Array.isArray(doc.meta.supersedes) ? doc.meta.supersedes.filter((x): x is string => typeof x === 'string').map(own) : []
+    const by = typeof doc.meta.superseded_by === 'string' && doc.meta.superseded_by ? own(doc.meta.superseded_by) : undefined
+    const status = statusOf(doc.meta)
+    if (!links.length && !supersedes.length && !by && status === 'active') return
+    const id = own(doc.id)
+    this.nodes.set(id, { path: own(doc.path), status, ...(by ? { supersededBy: by } : {}), supersedes, links })
+    for (const key of links) add(this.incoming, key, id)
+    if (by) add(this.successors, by, id)
   }
 
   /** Forgets a document. */
@@ -185,22 +206,21 @@ export class RelationGraph {
     const node = this.nodes.get(id)
     if (!node) return
     this.nodes.delete(id)
-    if (this.byPath.get(node.path) === id) this.byPath.delete(node.path)
     for (const key of node.links) drop(this.incoming, key, id)
     if (node.supersededBy) drop(this.successors, node.supersededBy, id)
   }
 
   /** The id of the document at a root-relative path. */
-  idOfPath(path: string): string | undefined { return this.byPath.get(path) }
+  idOfPath(path: string): string | undefined { return this.lookup.idAt(path) }
 
-  /** One document's relations. */
+  /** One document's relations; undefined for a document without any (active, no links, no supersedes). */
   get(id: string): Readonly<Node> | undefined { return this.nodes.get(id) }
 
   /** Ids of documents that link to `id` (by id or by path), sorted. */
   linkedFrom(id: string): string[] {
-    const node = this.nodes.get(id)
     const out = new Set(this.incoming.get(`id:${id}`) ?? [])
-    if (node) for (const from of this.incoming.get(`path:${node.path}`) ?? []) out.add(from)
+    const path = this.lookup.pathOf(id)
+    if (path) for (const from of this.incoming.get(`path:${path}`) ?? []) out.add(from)
     out.delete(id)
     return [...out].sort()
   }
@@ -213,18 +233,17 @@ export class RelationGraph {
     return [...out].sort()
   }
 
-  /** Every document id with its relations (for the check). */
+  /** Every document with relations (for the check). */
   entries(): IterableIterator<[string, Readonly<Node>]> { return this.nodes.entries() }
 
   /** The resolved target of one link key: an id, or undefined when it names no document. */
   resolve(key: string): string | undefined {
-    if (key.startsWith('id:')) return this.nodes.has(key.slice(3)) ? key.slice(3) : undefined
-    return this.byPath.get(key.slice(5))
+    if (key.startsWith('id:')) return this.lookup.pathOf(key.slice(3)) ? key.slice(3) : undefined
+    return this.lookup.idAt(key.slice(5))
   }
 
-  clear(): void {
-    this.nodes.clear(); this.byPath.clear(); this.incoming.clear(); this.successors.clear()
-  }
+  /** How many documents have relations. */
+  get size(): number { return this.nodes.size }
 }
 
 function add(map: Map<string, Set<string>>, key: string, value: string): void {

@@ -74,7 +74,7 @@ export class KnowledgeStore {
   private readonly files: DocumentFiles
   private readonly ids: IdClaims
   /** Links and supersede relations of the indexed documents; backlinks are computed from it. */
-  private readonly graph = new RelationGraph()
+  private readonly graph: RelationGraph
   private redactor: Redactor
   private readonly logger: StoreLogger
   private readonly watchEnabled: boolean
@@ -93,6 +93,7 @@ export class KnowledgeStore {
     this.index = new SearchIndex(options.index)
     this.ledger = new Ledger(this.root)
     this.ids = new IdClaims(this.root)
+    this.graph = new RelationGraph({ idAt: (path) => this.files.idAt(path), pathOf: (id) => this.files.pathOf(id) })
     this.files = new DocumentFiles(this.root, {
       upsertMany: (docs) => { this.index.upsertMany(docs); for (const doc of docs) { this.ids.noteIndexed(doc.id, doc.meta.session); this.graph.set(doc) } },
       upsert: (doc) => { this.index.upsert(doc); this.ids.noteIndexed(doc.id, doc.meta.session); this.graph.set(doc) },

@@ -43,15 +43,21 @@ describe('links', () => {
   })
 
   it('computes backlinks by id and by path, and forgets a removed document', () => {
-    const graph = new RelationGraph()
+    const paths = new Map([['a', 's/a.md'], ['b', 's/b.md'], ['c', 't/c.md'], ['d', 's/d.md']])
+    const graph = new RelationGraph({ pathOf: (id) => paths.get(id), idAt: (path) => [...paths].find(([, p]) => p === path)?.[0] })
     const doc = (id: string, path: string, body: string, meta: Record<string, unknown> = {}) => ({ id, path, body, meta: { id, title: id, kind: 'note', created: '', cwd: '', tools: [], tags: [], ...meta } as KnowledgeDoc['meta'] })
     graph.set(doc('a', 's/a.md', BODY))
+    // A document without relations gets no node: the graph costs nothing for plain captured rounds.
+    expect(graph.size).toBe(0)
     graph.set(doc('b', 's/b.md', 'see [a](a)'))
     graph.set(doc('c', 't/c.md', 'see [a](../s/a.md) and [ghost](../s/ghost.md)'))
     graph.set(doc('d', 's/d.md', withNotice(BODY, '**Superseded** by [a](./a.md)'), { status: 'superseded', superseded_by: 'a' }))
     expect(graph.linkedFrom('a')).toEqual(['b', 'c'])
     expect(graph.supersededOnes('a')).toEqual(['d'])
     expect(graph.resolve('path:s/ghost.md')).toBeUndefined()
+    expect(graph.resolve('path:s/a.md')).toBe('a')
+    expect(graph.resolve('id:zzz')).toBeUndefined()
+    expect(graph.size).toBe(3)
     graph.remove('b')
     expect(graph.linkedFrom('a')).toEqual(['c'])
   })
