@@ -15,7 +15,7 @@ import { MAX_LIMIT, parseSearchArgs } from '../knowledge/query.js'
 import { DOC_KINDS } from '../wire.js'
 import { READ_TOOL, renderDocument } from './read-tool.js'
 import { renderHits, SEARCH_TOOL } from './search-tool.js'
-import { MAX_PREFERENCES, preferencesText } from './preferences.js'
+import { MAX_PREFERENCES, preferencesText, quoteOf } from './preferences.js'
 import { STATUS_FILTERS } from '../knowledge/query.js'
 import { bodyWithIds, relationsView } from '../knowledge/correct.js'
 
@@ -122,7 +122,7 @@ export function apply(ctx: Context, config: Config): void {
       // Fixed at the session's first request, like the pointer: a preference noted now reaches the next session.
       return preferences.get(session.id, () => {
         const { total, items } = store.list({ kind: 'preference', status: 'active', scope: scopeOf(assembly.agent), limit: MAX_PREFERENCES })
-        return preferencesText(items, total)
+        return preferencesText(items.map((m) => ({ id: m.id, title: m.title, quote: quoteOf(store.text(m.id)) })), total)
       })
     },
   })

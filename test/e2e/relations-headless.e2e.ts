@@ -50,7 +50,7 @@ describe('correcting knowledge with the real dsh CLI (headless)', () => {
     const second = await home.run('What is the port of the dev server?', { cwd: workspace })
     expect(second.code, second.log).toBe(0)
     const system = systemText(chat().at(-1)!.body)
-    expect(system).toMatch(/Preferences the person stated in earlier sessions of this workspace[^\n]*\n- \S+-n1: Answer in British English/)
+    expect(system).toMatch(/Preferences the person stated in earlier sessions of this workspace[^\n]*\n- \S+-n1: Answer in British English \(the person: "always use British spelling"\)/)
   }, 120_000)
 
   it('a later run supersedes a note with a new one; the next run\'s search lists the new one first, the old one marked', async () => {

@@ -271,7 +271,7 @@ describe('preferences', () => {
     await loop!.ask('what next again?', { session: S2, cwd: ws })
     const [a, b] = loop!.adapter.requests.slice(-2).map((r) => r.system)
     expect(a).toContain('Preferences the person stated in earlier sessions of this workspace')
-    expect(a).toContain('- 11111111-n1: Use pnpm, never npm, in this repository')
+    expect(a).toContain('- 11111111-n1: Use pnpm, never npm, in this repository (the person: "always use pnpm here, never npm")')
     expect(b).toBe(a)
   })
 
