@@ -460,12 +460,15 @@ export class SearchIndex {
       if (k === undefined) none = true
       else { clauses.push(`(${alias}.rowid & 7) = ?`); params.push(k) }
     }
-    // Retired documents leave search, lists and counts unless the filter names a status (or `all`).
+    // Retired documents leave search, lists and counts unless the filter names a status (or `all`); while none is
+    // indexed the default filter adds no clause at all.
+    let defaultClause = false
     if (f.status !== 'all') {
       const s = f.status === undefined || f.status === null ? undefined : STATUS_INDEX[f.status as string]
       if (f.status !== undefined && f.status !== null && s === undefined) none = true
-      else if (s === undefined) clauses.push(`((${alias}.rowid >> 3) & 3) <> ${STATUS_INDEX.retired}`)
-      else { clauses.push(`((${alias}.rowid >> 3) & 3) = ?`); params.push(s) }
+      else if (s === undefined) {
+        if (this.retired > 0) { clauses.push(`((${alias}.rowid >> 3) & 3) <> ${STATUS_INDEX.retired}`); defaultClause = true }
+      } else { clauses.push(`((${alias}.rowid >> 3) & 3) = ?`); params.push(s) }
     }
     if (typeof f.tag === 'string' && f.tag.trim()) {
       const tag = this.tagIds.get(f.tag.trim().toLowerCase())
@@ -492,7 +495,7 @@ export class SearchIndex {
       clauses.push(`(doc.cwd = '' OR doc.cwd = ? OR (doc.cwd >= ? AND doc.cwd < ?))`)
       params.push(exact, lo, hi)
     }
-    const defaultOnly = clauses.length === 1 && f.status !== 'all' && (f.status === undefined || f.status === null)
+    const defaultOnly = defaultClause && clauses.length === 1
     return { sql: clauses.length ? ' AND ' + clauses.join(' AND ') : '', params, none, needsDoc, defaultOnly }
   }
 
