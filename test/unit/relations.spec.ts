@@ -63,6 +63,20 @@ describe('links', () => {
   })
 })
 
+describe('hostile bodies', () => {
+  it('parses crafted link soup in linear time and bounds what it keeps', () => {
+    // A hand-written file may be up to 4 MB: a quadratic regex would hang the start-up scan on one of these.
+    const soup = '['.repeat(1_000_000) + '](' + 'a'.repeat(100_000) + ')' + '[x]('.repeat(100_000) + `[${'b'.repeat(499)}](`.repeat(2_000)
+    const many = Array.from({ length: 10_000 }, (_, k) => `[n${k}](id-${k})`).join(' ')
+    const started = performance.now()
+    expect(parseLinks(soup, 's/x.md')).toEqual([])
+    expect(parseLinks(many, 's/x.md')).toHaveLength(10_000)
+    expect(idsToPaths(soup, 's/x.md', () => 'y/z.md')).toBe(soup)
+    expect(stripNotice(withNotice(soup, 'x'))).toBe(soup)
+    expect(performance.now() - started).toBeLessThan(2000)
+  })
+})
+
 describe('the status notice', () => {
   it('adds one line under the title, replaces it, and removes it leaving the body byte-identical', () => {
     const once = withNotice(BODY, '**Retired** on 2026-12-01: wrong')
