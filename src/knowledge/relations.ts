@@ -89,6 +89,7 @@ export function unresolvedIds(body: string, known: (id: string) => boolean): str
 
 /** A body without its status notice (the round's own text, exactly as it was written). */
 export function stripNotice(body: string): string {
+  if (!body.includes(NOTICE_MARK)) return body
   const lines = body.split('\n')
   const at = lines.findIndex((line) => line.endsWith(NOTICE_MARK))
   if (at < 0 || at > 3) return body
@@ -191,7 +192,7 @@ export class RelationGraph {
   set(doc: Pick<KnowledgeDoc, 'id' | 'path' | 'meta' | 'body'>): void {
     this.remove(doc.id)
     // The status notice's link to a successor is not a link of the document (it is `superseded_by`, shown apart).
-    const links = [...new Set(parseLinks(stripNotice(doc.body), doc.path).map((l) => (l.target.kind === 'id' ? `id:${l.target.id}` : `path:${l.target.path}`)))].map(own)
+    const links = !doc.body.includes('](') ? [] : [...new Set(parseLinks(stripNotice(doc.body), doc.path).map((l) => (l.target.kind === 'id' ? `id:${l.target.id}` : `path:${l.target.path}`)))].map(own)
     const supersedes = Array.isArray(doc.meta.supersedes) ? doc.meta.supersedes.filter((x): x is string => typeof x === 'string').map(own) : []
     const by = typeof doc.meta.superseded_by === 'string' && doc.meta.superseded_by ? own(doc.meta.superseded_by) : undefined
     const status = statusOf(doc.meta)
