@@ -11,7 +11,7 @@
  */
 import { readFile, stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
-import type { FrontMatter, KnowledgeDoc, Redaction, SearchFilter, SearchHit } from '../types.js'
+import type { DocStatus, FrontMatter, KnowledgeDoc, Redaction, SearchFilter, SearchHit } from '../types.js'
 import type { Redactor } from '../redact/redactor.js'
 import { isVisible, workspaceOf } from '../search/scope.js'
 import { SearchIndex, type Facets, type IndexedMeta, type ListSort, type SearchIndexOptions } from '../search/search-index.js'
@@ -23,6 +23,7 @@ import { IdClaims } from './id-claims.js'
 import { Ledger } from './ledger.js'
 import { documentPath, insideRoot, sessionFolder, slugify } from './paths.js'
 import { LiveSettings } from './settings.js'
+import { applyStatus, carryStatus, idsToPaths, RelationGraph, statusOf, successorsFirst, type StatusChange } from './relations.js'
 
 export type { DocumentDraft } from './draft.js'
 export { LIMITS } from './draft.js'
@@ -72,6 +73,8 @@ export class KnowledgeStore {
   private readonly index: SearchIndex
   private readonly files: DocumentFiles
   private readonly ids: IdClaims
+  /** Links and supersede relations of the indexed documents; backlinks are computed from it. */
+  private readonly graph: RelationGraph
   private redactor: Redactor
   private readonly logger: StoreLogger
   private readonly watchEnabled: boolean
@@ -90,10 +93,11 @@ export class KnowledgeStore {
     this.index = new SearchIndex(options.index)
     this.ledger = new Ledger(this.root)
     this.ids = new IdClaims(this.root)
+    this.graph = new RelationGraph({ idAt: (path) => this.files.idAt(path), pathOf: (id) => this.files.pathOf(id) })
     this.files = new DocumentFiles(this.root, {
-      upsertMany: (docs) => { this.index.upsertMany(docs); for (const doc of docs) this.ids.noteIndexed(doc.id, doc.meta.session) },
-      upsert: (doc) => { this.index.upsert(doc); this.ids.noteIndexed(doc.id, doc.meta.session) },
-      remove: (id) => { this.index.remove(id) },
+      upsertMany: (docs) => { this.index.upsertMany(docs); for (const doc of docs) { this.ids.noteIndexed(doc.id, doc.meta.session); this.graph.set(doc) } },
+      upsert: (doc) => { this.index.upsert(doc); this.ids.noteIndexed(doc.id, doc.meta.session); this.graph.set(doc) },
+      remove: (id) => { this.index.remove(id); this.graph.remove(id) },
       indexedMtime: (id) => this.index.get(id)?.mtimeMs,
       holdMerges: () => this.index.holdMerges(),
       written: (doc) => this.emit({ type: 'written', id: doc.id, path: doc.path, kind: doc.meta.kind, cwd: doc.meta.cwd }),
@@ -202,9 +206,9 @@ export class KnowledgeStore {
     return doc
   }
 
-  /** BM25 search over the documents the filter selects. */
+  /** BM25 search over the documents the filter selects; a superseded hit never ranks above its successor. */
   search(query: string, filter: SearchFilter = {}): SearchHit[] {
-    return this.index.search(query, filter)
+    return successorsFirst(this.index.search(query, filter))
   }
 
   /** A page of document metadata, newest first (or by title). */
@@ -221,6 +225,23 @@ export class KnowledgeStore {
   facets(filter: SearchFilter = {}): Facets {
     return this.index.facets(filter)
   }
+
+  /** The indexed body of a document (what search sees), without reading the file. */
+  text(id: string): string | undefined {
+    return isValidId(id) ? this.index.body(id) : undefined
+  }
+
+  /** Ids of the documents that link to `id` (computed from every document's links, never written). */
+  linkedFrom(id: string): string[] { return this.graph.linkedFrom(id) }
+
+  /** Ids of the documents `id` replaces (their `superseded_by`, or its own `supersedes`). */
+  supersededOnes(id: string): string[] { return this.graph.supersededOnes(id) }
+
+  /** The id of the document at a root-relative path. */
+  idOfPath(path: string): string | undefined { return this.graph.idOfPath(path) }
+
+  /** The relation graph, read-only (for the check). */
+  get relations(): Pick<RelationGraph, 'entries' | 'get' | 'resolve'> { return this.graph }
 
   /** The workspace a session in `cwd` sees (see {@link workspaceOf}). */
   scopeFor(cwd: string): string {
@@ -253,7 +274,13 @@ export class KnowledgeStore {
     const slug = slugify(redacted.title, draft.kind === 'note' ? 'note' : 'round')
     const relPath = existing?.path ?? documentPath(sessionFolder(session), id, slug)
     insideRoot(this.root, relPath)
-    const { meta, body } = renderDraft(draft, redacted, id)
+    let rendered = renderDraft(draft, redacted, id)
+    // A rewrite keeps the status of the document it replaces (a late distillation must not un-retire it).
+    const previous = existing ? await this.read(existing.id) : undefined
+    if (previous) rendered = carryStatus(previous, rendered.meta, rendered.body)
+    const { meta } = rendered
+    // Links by id become paths relative to this file, so it reads well in an editor and on a git forge.
+    const body = draft.kind === 'note' || draft.kind === 'preference' ? idsToPaths(rendered.body, relPath, (to) => this.get(to)?.path) : rendered.body
     return { id, path: relPath, meta, body, text: formatDocument(meta, body), redaction: redacted.redaction }
   }
 
@@ -268,15 +295,59 @@ export class KnowledgeStore {
   private async writeNow(draft: DocumentDraft): Promise<WrittenDocument> {
     if (this.closed) throw new Error('knowledge store is closed')
     const { id, path: relPath, meta, body, text, redaction } = await this.prepare(draft)
+    await this.commit(id, relPath, meta, body, text)
+    return { id, path: relPath, meta, redaction }
+  }
+
+  /** The one atomic write: file, index, relations, change listeners. */
+  private async commit(id: string, relPath: string, meta: FrontMatter, body: string, text: string): Promise<void> {
     const full = insideRoot(this.root, relPath)
     await writeFileAtomic(full, text)
     const info = await stat(full)
     const doc = { id, path: relPath, meta, body, mtimeMs: info.mtimeMs }
     this.index.upsert(doc)
     this.ids.noteIndexed(id, meta.session)
+    this.graph.set(doc)
     this.files.noteWritten(doc)
     if (this.watchEnabled) this.files.watch()
     this.emit({ type: 'written', id, path: relPath, kind: meta.kind, cwd: meta.cwd })
-    return { id, path: relPath, meta, redaction }
+  }
+
+  /**
+   * Changes a document's status: front matter (`status`, `superseded_by`, `retired`) and a one-line notice under its
+   * title; the round's own sections are never rewritten. The reason is redacted; the change is recorded in the
+   * ledger with who asked (`actor`: tool, cli, page). Serialized with every other write.
+   */
+  setStatus(id: string, change: StatusChange, actor: string): Promise<{ id: string; status: DocStatus }> {
+    const run = this.chain.then(async () => {
+      if (this.closed) throw new Error('knowledge store is closed')
+      const doc = await this.read(id)
+      if (!doc) throw new Error(`no document ${id}`)
+      const reason = 'reason' in change && change.reason ? (await this.redactor.redact(change.reason.slice(0, 1000))).text : undefined
+      const redacted = { ...change, ...(reason !== undefined ? { reason } : {}) } as StatusChange
+      const at = new Date().toISOString()
+      const { meta, body } = applyStatus(doc, redacted, at)
+      await this.commit(doc.id, doc.path, meta, body, formatDocument(meta, body))
+      const status = statusOf(meta)
+      await this.ledger.record({ type: 'status', id: doc.id, status, ...(change.to === 'superseded' ? { by: change.by } : {}), ...(reason ? { reason } : {}), actor })
+      return { id: doc.id, status }
+    })
+    this.chain = run.catch(() => {})
+    return run
+  }
+
+  /** Adds `oldIds` to a document's `supersedes` list (front matter only; the body stays as it is). */
+  addSupersedes(id: string, oldIds: string[]): Promise<void> {
+    const run = this.chain.then(async () => {
+      const doc = await this.read(id)
+      if (!doc) throw new Error(`no document ${id}`)
+      const before = Array.isArray(doc.meta.supersedes) ? doc.meta.supersedes.map(String) : []
+      const next = [...new Set([...before, ...oldIds])]
+      if (next.length === before.length) return
+      const meta = { ...doc.meta, supersedes: next }
+      await this.commit(doc.id, doc.path, meta, doc.body, formatDocument(meta, doc.body))
+    })
+    this.chain = run.catch(() => {})
+    return run
   }
 }

@@ -1,14 +1,40 @@
 /**
  * `knowledge_read`: one visible document in full. Hostile ids (`../`, absolute paths, NUL) never reach the disk
- * (the store's `readVisible` checks them).
+ * (the store's `readVisible` checks them). The output is built here, in one place, from named slots, so other
+ * features add their lines (a revision, a changed-since-read note) without a second renderer.
  * @module dsh-knowledge-sync/recall/read-tool
  */
 import { formatDocument } from '../knowledge/document.js'
-import type { KnowledgeDoc } from '../types.js'
+import type { DocStatus, KnowledgeDoc } from '../types.js'
 
 export const READ_TOOL = 'knowledge_read'
 
-/** The whole document, front matter included, so the model sees kind, date, tags and provenance. */
-export function renderDocument(doc: KnowledgeDoc): string {
-  return `${doc.path}\n\n${formatDocument(doc.meta, doc.body)}`
+/** A related document as one line of the read output. */
+export interface ReadLink { id: string; title: string; status?: DocStatus }
+
+/** What the read output carries besides the document. Every slot is optional; absent slots add nothing. */
+export interface ReadSlots {
+  /** Lines right after the path (the place for a revision tag or a changed-since-read note). */
+  notes?: string[]
+  /** The successor of a superseded document: shown before the document, so it is not missed. */
+  supersededBy?: ReadLink
+  /** Documents this one replaces. */
+  supersedes?: ReadLink[]
+  /** Computed backlinks: documents that link here. */
+  linkedFrom?: ReadLink[]
+  /** The body to show instead of the file's (links written back as ids). */
+  body?: string
+}
+
+const line = (l: ReadLink): string => `${l.id} — ${l.title.replace(/\s+/g, ' ')}${l.status && l.status !== 'active' ? ` (${l.status})` : ''}`
+
+/** The whole document, front matter included, so the model sees kind, date, tags and provenance; then the slots. */
+export function renderDocument(doc: KnowledgeDoc, slots: ReadSlots = {}): string {
+  const head = [doc.path, ...(slots.notes ?? [])]
+  if (slots.supersededBy) head.push(`Superseded by: ${line(slots.supersededBy)} (read that one first)`)
+  const tail: string[] = []
+  if (slots.supersedes?.length) tail.push(`Supersedes: ${slots.supersedes.map(line).join('; ')}`)
+  if (slots.linkedFrom?.length) tail.push(`Linked from: ${slots.linkedFrom.map(line).join('; ')}`)
+  const text = `${head.join('\n')}\n\n${formatDocument(doc.meta, slots.body ?? doc.body)}`
+  return tail.length ? `${text}\n${tail.join('\n')}` : text
 }

@@ -19,7 +19,8 @@ export function renderHits(query: string, hits: SearchHit[], scope: string | und
   hits.forEach((hit, k) => {
     const tags = hit.tags.length ? ` · tags: ${hit.tags.join(', ')}` : ''
     const ws = hit.cwd ? ` · ${hit.cwd}` : ''
-    lines.push('', `${k + 1}. ${hit.id} — ${hit.title}`, `   ${hit.kind} · ${hit.created.slice(0, 10)}${ws}${tags} · score ${formatScore(hit.score)}`)
+    const status = hit.status === 'superseded' ? ` · superseded by ${hit.supersededBy ?? '?'}` : hit.status === 'retired' ? ' · retired' : ''
+    lines.push('', `${k + 1}. ${hit.id} — ${hit.title}`, `   ${hit.kind} · ${hit.created.slice(0, 10)}${ws}${tags} · score ${formatScore(hit.score)}${status}`)
     if (hit.snippet) lines.push(`   ${hit.snippet}`)
   })
   return lines.join('\n')
