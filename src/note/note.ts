@@ -30,11 +30,13 @@ export function parseNoteArgs(raw: unknown): NoteArgs {
   if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string')) throw new Error('"tags" must be an array of strings')
   if (tags.length > NOTE_LIMITS.tags) throw new Error(`at most ${NOTE_LIMITS.tags} tags`)
   return {
-    title: text(args, 'title', true)!.replace(/\s+/g, ' '),
+    // No transformation before redaction (the store collapses whitespace, lowercases tags and cuts afterwards): a
+    // lowercased AKIA key id or a PEM header folded onto one line would no longer be recognised.
+    title: text(args, 'title', true)!,
     finding: text(args, 'finding', true)!,
     evidence: text(args, 'evidence', false),
     scope: text(args, 'scope', false),
-    tags: (tags as string[]).map((t) => t.trim().toLowerCase().slice(0, NOTE_LIMITS.tag)).filter(Boolean),
+    tags: (tags as string[]).map((t) => t.trim()).filter(Boolean),
   }
 }
 
