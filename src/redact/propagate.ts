@@ -99,9 +99,9 @@ export class ValueMatcher {
   private readonly own: Array<{ literal: number; encoded: number }> = [{ literal: -1, encoded: -1 }]
   /** Code units that start some pattern: state 0 skips every other character in one test. */
   private readonly starts = new Uint8Array(65536)
-  private readonly patterns: Array<{ length: number; value: number }> = []
+  /** Every pattern: its length, the value it stands for, and (base64 middles) the bytes a decoded run must hold. */
+  private readonly patterns: Array<{ length: number; value: number; needle?: string }> = []
   private readonly values: MaskedValue[] = []
-  private readonly bytes: string[] = []
 
   constructor(values: Iterable<MaskedValue>, mask = '') {
     const seen = new Set<string>()
@@ -109,9 +109,12 @@ export class ValueMatcher {
       if (seen.has(v.value) || !propagatable(v.value, mask)) continue
       seen.add(v.value)
       const index = this.values.push(v) - 1
-      this.bytes.push(Buffer.from(v.value, 'utf8').toString('latin1'))
-      for (const form of variantsOf(v.value)) this.add(form, index, 'literal')
-      for (const form of base64Middles(v.value)) this.add(form, index, 'encoded')
+      for (const form of variantsOf(v.value)) {
+        this.add(form, index, 'literal')
+        // base64 of a decoded form (a value found JSON-escaped travels base64-encoded unescaped).
+        const needle = Buffer.from(form, 'utf8').toString('latin1')
+        for (const middle of base64Middles(form)) this.add(middle, index, 'encoded', needle)
+      }
     }
     this.build()
   }
@@ -119,7 +122,7 @@ export class ValueMatcher {
   /** Number of distinct values propagated. */
   get size(): number { return this.values.length }
 
-  private add(pattern: string, value: number, kind: 'literal' | 'encoded'): void {
+  private add(pattern: string, value: number, kind: 'literal' | 'encoded', needle?: string): void {
     let state = 0
     for (let i = 0; i < pattern.length; i++) {
       const c = pattern.charCodeAt(i)
@@ -132,7 +135,7 @@ export class ValueMatcher {
       state = to
     }
     this.starts[pattern.charCodeAt(0)] = 1
-    const id = this.patterns.push({ length: pattern.length, value }) - 1
+    const id = this.patterns.push({ length: pattern.length, value, needle }) - 1
     const slot = this.own[state]
     if (kind === 'literal') { if (slot.literal < 0) slot.literal = id } else if (slot.encoded < 0) slot.encoded = id
   }
@@ -190,19 +193,19 @@ export class ValueMatcher {
       while (end < text.length && isB64(text.charCodeAt(end))) end++
       for (let pad = 0; pad < 2 && end < text.length && text.charCodeAt(end) === 61; pad++) end++ // `=` padding
       covered = end
-      if (this.carries(text.slice(start, end), p.value)) out.push({ start, end, family: this.values[p.value].family, priority: REPEAT_PRIORITY })
+      if (carries(text.slice(start, end), p.needle!)) out.push({ start, end, family: this.values[p.value].family, priority: REPEAT_PRIORITY })
     }
     return out
   }
 
-  /** Whether the base64 run decodes (at some starting offset) to bytes that contain value `index`. */
-  private carries(run: string, index: number): boolean {
-    const needle = this.bytes[index]
-    for (let offset = 0; offset < 4 && offset < run.length; offset++) {
-      if (Buffer.from(run.slice(offset), 'base64').toString('latin1').includes(needle)) return true
-    }
-    return false
+}
+
+/** Whether the base64 run decodes (from one of its first four characters) to bytes that contain `needle`. */
+function carries(run: string, needle: string): boolean {
+  for (let offset = 0; offset < 4 && offset < run.length; offset++) {
+    if (Buffer.from(run.slice(offset), 'base64').toString('latin1').includes(needle)) return true
   }
+  return false
 }
 
 /** Spans masking every further occurrence of `values` in `text` (one scan). */
