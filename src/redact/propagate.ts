@@ -12,7 +12,7 @@
  * are patterns too, and a hit is confirmed by decoding the base64 run around it. Pure, no I/O.
  * @module dsh-knowledge-sync/redact/propagate
  */
-import { isStopword, isWordLike } from './allow.js'
+import { isStopword, isWordLike, shannon } from './allow.js'
 import type { Span } from './scan.js'
 
 /** A value a rule masked, and the family of the rule (propagated occurrences count under the same family). */
@@ -37,6 +37,9 @@ export function propagatable(value: string, mask: string): boolean {
   if (/^\s|\s$/.test(value)) return false
   if (/^[A-Za-z]+$/.test(value) && (isWordLike(value) || isStopword(value))) return false
   if (/^[0-9]{1,7}$/.test(value)) return false
+  // A value made of a few repeated characters (`aaaaaab`, `abcabc…`) is no generated secret, and would make every
+  // stretch of repeats a near-miss to confirm.
+  if (shannon(value.slice(0, 64)) < 2.5) return false
   return true
 }
 
@@ -85,23 +88,36 @@ for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+
 const isB64 = (code: number) => code < 128 && B64_CHAR[code] === 1
 
 /**
+ * Only this much of each pattern goes into the automaton; a hit on it is confirmed against the whole pattern. Keeps
+ * the automaton small (a PEM block is 3 KB) without changing what matches.
+ */
+const ANCHOR = 32
+
+/** One pattern: a literal form of a value, or a base64 middle of one (then `needle` is what a decoded run must hold). */
+interface Pattern { full: string; anchor: number; value: number; needle?: string }
+
+/**
  * One automaton over every variant of a set of masked values. `spans(text)` reports each occurrence (literal forms)
  * and each base64 run that decodes to something containing a value, as {@link Span}s of the value's family.
  */
 export class ValueMatcher {
-  /** Transitions per state (UTF-16 code unit → state). */
-  private readonly next: Array<Map<number, number>> = [new Map()]
-  private fail: Int32Array = new Int32Array(1)
-  /** Per state: the longest literal pattern ending here (through the failure chain), or -1. */
-  private literal: Int32Array = new Int32Array(1)
-  /** Per state: a base64-middle pattern ending here, or -1. */
-  private encoded: Int32Array = new Int32Array(1)
-  private readonly own: Array<{ literal: number; encoded: number }> = [{ literal: -1, encoded: -1 }]
-  /** Code units that start some pattern: state 0 skips every other character in one test. */
-  private readonly starts = new Uint8Array(65536)
-  /** Every pattern: its length, the value it stands for, and (base64 middles) the bytes a decoded run must hold. */
-  private readonly patterns: Array<{ length: number; value: number; needle?: string }> = []
   private readonly values: MaskedValue[] = []
+  private readonly patterns: Pattern[] = []
+  // The automaton: most states have one child (a chain), so that is stored flat; states with more get a Map.
+  private readonly oneChar: number[] = [-1]
+  private readonly oneNext: number[] = [0]
+  private readonly many: Array<Map<number, number> | undefined> = [undefined]
+  /** Patterns whose anchor ends at each state. */
+  private readonly ends: Array<number[] | undefined> = [undefined]
+  private fail: Int32Array = new Int32Array(1)
+  /** Nearest state on the failure chain (not itself) where some anchor ends; 0 when none. */
+  private outLink: Int32Array = new Int32Array(1)
+  /** The root's transitions, dense: the state most characters pass through costs one array read. */
+  private readonly root = new Int32Array(65536)
+  /** ASCII pairs that start some pattern: at the root, a character whose pair with the next starts none is skipped. */
+  private readonly pairs = new Uint8Array(128 * 128)
+  private chars = new Int32Array(0)
+  private nexts = new Int32Array(0)
 
   constructor(values: Iterable<MaskedValue>, mask = '') {
     const seen = new Set<string>()
@@ -109,11 +125,12 @@ export class ValueMatcher {
       if (seen.has(v.value) || !propagatable(v.value, mask)) continue
       seen.add(v.value)
       const index = this.values.push(v) - 1
-      for (const form of variantsOf(v.value)) {
-        this.add(form, index, 'literal')
-        // base64 of a decoded form (a value found JSON-escaped travels base64-encoded unescaped).
+      const forms = variantsOf(v.value)
+      for (const form of forms) this.add({ full: form, anchor: Math.min(form.length, ANCHOR), value: index })
+      // base64 of the decoded forms (a value found JSON-escaped travels base64-encoded unescaped).
+      for (const form of forms.filter((f) => f === v.value || !v.value.includes(f) && f.length <= v.value.length)) {
         const needle = Buffer.from(form, 'utf8').toString('latin1')
-        for (const middle of base64Middles(form)) this.add(middle, index, 'encoded', needle)
+        for (const middle of base64Middles(form)) this.add({ full: middle, anchor: Math.min(middle.length, ANCHOR), value: index, needle })
       }
     }
     this.build()
@@ -122,72 +139,112 @@ export class ValueMatcher {
   /** Number of distinct values propagated. */
   get size(): number { return this.values.length }
 
-  private add(pattern: string, value: number, kind: 'literal' | 'encoded', needle?: string): void {
+  private step(state: number, c: number): number | undefined {
+    if (this.oneChar[state] === c) return this.oneNext[state]
+    return this.many[state]?.get(c)
+  }
+
+
+  private add(pattern: Pattern): void {
     let state = 0
-    for (let i = 0; i < pattern.length; i++) {
-      const c = pattern.charCodeAt(i)
-      let to = this.next[state].get(c)
+    for (let i = 0; i < pattern.anchor; i++) {
+      const c = pattern.full.charCodeAt(i)
+      let to = this.step(state, c)
       if (to === undefined) {
-        to = this.next.push(new Map()) - 1
-        this.own.push({ literal: -1, encoded: -1 })
-        this.next[state].set(c, to)
+        to = this.oneChar.push(-1) - 1
+        this.oneNext.push(0)
+        this.many.push(undefined)
+        this.ends.push(undefined)
+        if (this.oneChar[state] === -1 && !this.many[state]) { this.oneChar[state] = c; this.oneNext[state] = to } else (this.many[state] ??= new Map()).set(c, to)
       }
       state = to
     }
-    this.starts[pattern.charCodeAt(0)] = 1
-    const id = this.patterns.push({ length: pattern.length, value, needle }) - 1
-    const slot = this.own[state]
-    if (kind === 'literal') { if (slot.literal < 0) slot.literal = id } else if (slot.encoded < 0) slot.encoded = id
+    const id = this.patterns.push(pattern) - 1
+    ;(this.ends[state] ??= []).push(id)
+    const a = pattern.full.charCodeAt(0), b = pattern.full.charCodeAt(1)
+    if (a < 128 && b < 128) this.pairs[a * 128 + b] = 1
+    else this.pairs.fill(1) // a non-ASCII start: no skipping (rare; values are mostly ASCII)
   }
 
-  /** Breadth-first failure links; each state inherits the longest output of its failure state when it has none. */
+  private children(state: number): Array<[number, number]> {
+    const out: Array<[number, number]> = []
+    if (this.oneChar[state] !== -1) out.push([this.oneChar[state], this.oneNext[state]])
+    if (this.many[state]) out.push(...this.many[state]!)
+    return out
+  }
+
+  /** Breadth-first failure and output links. */
   private build(): void {
-    const n = this.next.length
+    const n = this.oneChar.length
     this.fail = new Int32Array(n)
-    this.literal = new Int32Array(n).fill(-1)
-    this.encoded = new Int32Array(n).fill(-1)
+    this.outLink = new Int32Array(n)
     const queue: number[] = []
-    for (const to of this.next[0].values()) queue.push(to)
-    for (const s of queue) { this.literal[s] = this.own[s].literal; this.encoded[s] = this.own[s].encoded }
+    for (const [c, to] of this.children(0)) { this.root[c] = to; queue.push(to) }
     for (let head = 0; head < queue.length; head++) {
       const s = queue[head]
-      for (const [c, to] of this.next[s]) {
+      for (const [c, to] of this.children(s)) {
         let f = this.fail[s]
-        while (f !== 0 && !this.next[f].has(c)) f = this.fail[f]
-        const target = this.next[f].get(c)
-        this.fail[to] = target !== undefined && target !== to ? target : 0
-        this.literal[to] = this.own[to].literal >= 0 ? this.own[to].literal : this.literal[this.fail[to]]
-        this.encoded[to] = this.own[to].encoded >= 0 ? this.own[to].encoded : this.encoded[this.fail[to]]
+        let target = f === 0 ? this.root[c] : this.step(f, c)
+        while (target === undefined && f !== 0) { f = this.fail[f]; target = f === 0 ? this.root[c] : this.step(f, c) }
+        this.fail[to] = target && target !== to ? target : 0
+        const g = this.fail[to]
+        this.outLink[to] = this.ends[g] ? g : this.outLink[g]
         queue.push(to)
       }
     }
+    this.chars = Int32Array.from(this.oneChar)
+    this.nexts = Int32Array.from(this.oneNext)
   }
 
   /** Every occurrence of a value (any variant) in `text`, and every base64 run that carries one. */
   spans(text: string): Span[] {
     const out: Span[] = []
     if (this.values.length === 0) return out
-    const hits: Array<{ end: number; pattern: number }> = []
-    const { next, fail, literal, encoded, starts, patterns } = this
+    const encodedHits: Array<{ end: number; pattern: number }> = []
+    const { root, fail, ends, outLink, patterns, pairs, chars, nexts, many } = this
+    const last = text.length - 1
+    // Confirming a hit compares the rest of its pattern; past this budget an anchor hit is masked unconfirmed, so a
+    // crafted text of near-misses stays linear (over-masking is the safe side).
+    let budget = 8 * text.length + 1_000_000
     let state = 0
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i)
-      if (state === 0 && starts[c] === 0) continue
-      let to = next[state].get(c)
-      while (to === undefined && state !== 0) { state = fail[state]; to = next[state].get(c) }
-      state = to ?? 0
-      const lit = literal[state]
-      if (lit >= 0) {
-        const p = patterns[lit]
-        out.push({ start: i + 1 - p.length, end: i + 1, family: this.values[p.value].family, priority: REPEAT_PRIORITY })
+      if (state === 0) {
+        // Every pattern is 6+ characters: no match starts at i unless text[i..i+1] starts one.
+        if (c < 128 && i < last) { const d = text.charCodeAt(i + 1); if (d < 128 && pairs[c * 128 + d] === 0) continue }
+        state = root[c]
+        if (state === 0) continue
+      } else {
+        let to = chars[state] === c ? nexts[state] : many[state]?.get(c)
+        while (to === undefined) {
+          state = fail[state]
+          if (state === 0) { to = root[c]; break }
+          to = chars[state] === c ? nexts[state] : many[state]?.get(c)
+        }
+        state = to
+        if (state === 0) continue
       }
-      if (encoded[state] >= 0) hits.push({ end: i + 1, pattern: encoded[state] })
+      for (let t = ends[state] ? state : outLink[state]; t !== 0; t = outLink[t]) {
+        for (const id of ends[t]!) {
+          const p = patterns[id]
+          const start = i + 1 - p.anchor
+          if (p.needle !== undefined) { encodedHits.push({ end: i + 1, pattern: id }); continue }
+          let end = start + p.full.length
+          if (p.full.length > p.anchor) {
+            if (budget > 0) {
+              budget -= p.full.length
+              if (!text.startsWith(p.full, start)) continue
+            } else end = i + 1
+          }
+          out.push({ start, end, family: this.values[p.value].family, priority: REPEAT_PRIORITY })
+        }
+      }
     }
     let covered = -1
-    for (const hit of hits) {
+    for (const hit of encodedHits) {
       if (hit.end <= covered) continue
       const p = patterns[hit.pattern]
-      let start = hit.end - p.length
+      let start = hit.end - p.anchor
       let end = hit.end
       while (start > 0 && isB64(text.charCodeAt(start - 1))) start--
       while (end < text.length && isB64(text.charCodeAt(end))) end++
@@ -197,7 +254,6 @@ export class ValueMatcher {
     }
     return out
   }
-
 }
 
 /** Whether the base64 run decodes (from one of its first four characters) to bytes that contain `needle`. */
