@@ -146,7 +146,8 @@ export async function redactFields(redactor: Redactor, fields: FieldInput[], opt
     return { texts: prepared.map((p, i) => cutRedacted(p.source, fields[i].limit, '', fields[i].cut, Math.max(p.length - fields[i].limit, 1))), redaction: total }
   }
   const redacted: Redaction[] = []
-  for (const p of prepared) redacted.push(await redactor.redact(p.source))
+  // Propagation is left to the one pass below, which covers each field's own values as well as the others'.
+  for (const p of prepared) redacted.push(await redactor.redact(p.source, { propagate: false }))
   // One matcher over every value any field gave up; each field is scanned once more.
   const values: MaskedValue[] = redacted.flatMap((r) => r.values ?? [])
   const matcher = values.length ? new ValueMatcher(values, mask) : undefined

@@ -24,6 +24,12 @@ export interface MaskedValue {
 /** Shorter values are not propagated: a 4-character password would mask every word that contains it. */
 export const PROPAGATE_MIN_LENGTH = 6
 
+/**
+ * At most this many distinct values are propagated per text or document (the automaton costs about a microsecond per
+ * character of pattern to build): a round with more keeps each masked where a rule found it.
+ */
+export const MAX_VALUES = 4000
+
 /** Below every rule's priority: a propagated occurrence never renames the family of a rule's span it overlaps. */
 const REPEAT_PRIORITY = 5
 
@@ -92,6 +98,8 @@ const isB64 = (code: number) => code < 128 && B64_CHAR[code] === 1
  * the automaton small (a PEM block is 3 KB) without changing what matches.
  */
 const ANCHOR = 32
+/** A base64 hit is confirmed by decoding its run anyway: 16 characters (96 bits of the value) find it. */
+const ANCHOR_B64 = 16
 
 /** One pattern: a literal form of a value, or a base64 middle of one (then `needle` is what a decoded run must hold). */
 interface Pattern { full: string; anchor: number; value: number; needle?: string }
@@ -122,6 +130,7 @@ export class ValueMatcher {
   constructor(values: Iterable<MaskedValue>, mask = '') {
     const seen = new Set<string>()
     for (const v of values) {
+      if (this.values.length >= MAX_VALUES) break
       if (seen.has(v.value) || !propagatable(v.value, mask)) continue
       seen.add(v.value)
       const index = this.values.push(v) - 1
@@ -130,7 +139,7 @@ export class ValueMatcher {
       // base64 of the decoded forms (a value found JSON-escaped travels base64-encoded unescaped).
       for (const form of forms.filter((f) => f === v.value || !v.value.includes(f) && f.length <= v.value.length)) {
         const needle = Buffer.from(form, 'utf8').toString('latin1')
-        for (const middle of base64Middles(form)) this.add({ full: middle, anchor: Math.min(middle.length, ANCHOR), value: index, needle })
+        for (const middle of base64Middles(form)) this.add({ full: middle, anchor: Math.min(middle.length, ANCHOR_B64), value: index, needle })
       }
     }
     this.build()
@@ -144,33 +153,34 @@ export class ValueMatcher {
     return this.many[state]?.get(c)
   }
 
-
   private add(pattern: Pattern): void {
+    const { oneChar, oneNext, many, ends } = this
     let state = 0
     for (let i = 0; i < pattern.anchor; i++) {
       const c = pattern.full.charCodeAt(i)
-      let to = this.step(state, c)
+      let to = oneChar[state] === c ? oneNext[state] : many[state]?.get(c)
       if (to === undefined) {
-        to = this.oneChar.push(-1) - 1
-        this.oneNext.push(0)
-        this.many.push(undefined)
-        this.ends.push(undefined)
-        if (this.oneChar[state] === -1 && !this.many[state]) { this.oneChar[state] = c; this.oneNext[state] = to } else (this.many[state] ??= new Map()).set(c, to)
+        to = oneChar.length
+        oneChar.push(-1); oneNext.push(0); many.push(undefined); ends.push(undefined)
+        if (oneChar[state] === -1 && many[state] === undefined) { oneChar[state] = c; oneNext[state] = to } else (many[state] ??= new Map()).set(c, to)
       }
       state = to
     }
     const id = this.patterns.push(pattern) - 1
-    ;(this.ends[state] ??= []).push(id)
+    ;(ends[state] ??= []).push(id)
     const a = pattern.full.charCodeAt(0), b = pattern.full.charCodeAt(1)
     if (a < 128 && b < 128) this.pairs[a * 128 + b] = 1
     else this.pairs.fill(1) // a non-ASCII start: no skipping (rare; values are mostly ASCII)
   }
 
-  private children(state: number): Array<[number, number]> {
-    const out: Array<[number, number]> = []
-    if (this.oneChar[state] !== -1) out.push([this.oneChar[state], this.oneNext[state]])
-    if (this.many[state]) out.push(...this.many[state]!)
-    return out
+  /** The failure state of child `to` (reached from `s` on `c`), and its output link. */
+  private link(s: number, c: number, to: number): void {
+    let f = this.fail[s]
+    let target = f === 0 ? this.root[c] : this.step(f, c)
+    while (target === undefined && f !== 0) { f = this.fail[f]; target = f === 0 ? this.root[c] : this.step(f, c) }
+    const g = target && target !== to ? target : 0
+    this.fail[to] = g
+    this.outLink[to] = this.ends[g] ? g : this.outLink[g]
   }
 
   /** Breadth-first failure and output links. */
@@ -178,19 +188,15 @@ export class ValueMatcher {
     const n = this.oneChar.length
     this.fail = new Int32Array(n)
     this.outLink = new Int32Array(n)
-    const queue: number[] = []
-    for (const [c, to] of this.children(0)) { this.root[c] = to; queue.push(to) }
-    for (let head = 0; head < queue.length; head++) {
+    const queue = new Int32Array(n)
+    let tail = 0
+    if (this.oneChar[0] !== -1) { this.root[this.oneChar[0]] = this.oneNext[0]; queue[tail++] = this.oneNext[0] }
+    for (const [c, to] of this.many[0] ?? []) { this.root[c] = to; queue[tail++] = to }
+    for (let head = 0; head < tail; head++) {
       const s = queue[head]
-      for (const [c, to] of this.children(s)) {
-        let f = this.fail[s]
-        let target = f === 0 ? this.root[c] : this.step(f, c)
-        while (target === undefined && f !== 0) { f = this.fail[f]; target = f === 0 ? this.root[c] : this.step(f, c) }
-        this.fail[to] = target && target !== to ? target : 0
-        const g = this.fail[to]
-        this.outLink[to] = this.ends[g] ? g : this.outLink[g]
-        queue.push(to)
-      }
+      if (this.oneChar[s] !== -1) { this.link(s, this.oneChar[s], this.oneNext[s]); queue[tail++] = this.oneNext[s] }
+      const more = this.many[s]
+      if (more) for (const [c, to] of more) { this.link(s, c, to); queue[tail++] = to }
     }
     this.chars = Int32Array.from(this.oneChar)
     this.nexts = Int32Array.from(this.oneNext)

@@ -106,13 +106,18 @@ export function compilePatterns(patterns: string[]): RegExp[] {
   })
 }
 
+/** Per call: `propagate: false` leaves propagation to the caller (the store does one pass over all fields). */
+export interface RedactCallOptions {
+  propagate?: boolean
+}
+
 /** Masks text. `redactSync` runs the own rules only; `redact` adds the secretlint backstop (at least as strong). */
 export interface Redactor {
   readonly enabled: boolean
   /** The text that replaces a masked value. */
   readonly mask: string
-  redact(text: string): Promise<Redaction>
-  redactSync(text: string): Redaction
+  redact(text: string, options?: RedactCallOptions): Promise<Redaction>
+  redactSync(text: string, options?: RedactCallOptions): Redaction
 }
 
 /** Spans of user patterns: group 1 when the pattern has a capturing group, else the whole match. */
@@ -252,17 +257,18 @@ export function createRedactor(options: RedactOptions, tuning: RedactorTuning = 
   return {
     enabled,
     mask,
-    redactSync(input: string): Redaction {
+    redactSync(input: string, call?: RedactCallOptions): Redaction {
       const text = asText(input)
       if (!enabled || text.length === 0) return unchanged(text)
-      return finish(text, scanSpans(text, mask, patterns), mask, propagate)
+      return finish(text, scanSpans(text, mask, patterns), mask, propagate && call?.propagate !== false)
     },
-    async redact(input: string): Promise<Redaction> {
+    async redact(input: string, call?: RedactCallOptions): Promise<Redaction> {
       const text = asText(input)
       if (!enabled || text.length === 0) return unchanged(text)
       const own = scanSpans(text, mask, patterns)
       // No preset rule matches without a run of 12+ non-space characters; short fields skip its per-call setup.
-      if (!useBackstop || !LONG_RUN_RE.test(text)) return finish(text, own, mask, propagate)
+      const spread = propagate && call?.propagate !== false
+      if (!useBackstop || !LONG_RUN_RE.test(text)) return finish(text, own, mask, spread)
       let extra: Span[] = []
       try {
         const result = await secretlintSpans(text, tuning.secretlintBudgetMs?.(text.length))
@@ -271,7 +277,7 @@ export function createRedactor(options: RedactOptions, tuning: RedactorTuning = 
       } catch {
         // The backstop is best effort; the own rules' result stands.
       }
-      return finish(text, extra.length ? own.concat(extra) : own, mask, propagate)
+      return finish(text, extra.length ? own.concat(extra) : own, mask, spread)
     },
   }
 }
