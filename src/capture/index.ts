@@ -143,7 +143,9 @@ export function apply(ctx: Context, config: Config): void {
       result = await captureRound(store, round, { minScore: current.salience.minScore, keepFailedResults: current.keepFailedResults })
     } catch (error) {
       // Trigger: folding or scoring threw on a hostile round. Outcome: counted `failed` with the reason, never lost silently.
-      const reason = String((error as Error)?.message ?? error).slice(0, 300)
+      // The reason goes to disk (the ledger): redacted like everything else, then cut.
+      const raw = String((error as Error)?.message ?? error)
+      const reason = (await store.redactFields([{ text: raw, limit: 300, cut: 'ellipsis' }]).catch(() => ({ texts: ['(reason withheld: redaction failed)'] }))).texts[0]
       const number = Number((turn.events[0] as TurnEvent | undefined)?.data?.turn) || 0
       logger.error('round %s t%d could not be captured: %s', turn.session, number, reason)
       await store.ledger.record({ type: 'failed', session: turn.session, turn: number, error: reason })

@@ -6,7 +6,7 @@
  */
 import type { DocKind, FrontMatter, Outcome, Redaction, Salience, ToolCall } from '../types.js'
 import type { Redactor } from '../redact/redactor.js'
-import { cutRedacted, type FieldInput, redactFields } from '../redact/fields.js'
+import { countOf, cutRedacted, type FieldInput, redactFields } from '../redact/fields.js'
 
 /** Bounds for what one document may hold, so a 10 MB tool argument still yields a readable file. */
 export const LIMITS = {
@@ -79,7 +79,7 @@ export async function redactDraft(draft: DocumentDraft, redactor: Redactor): Pro
   const tags = (draft.tags ?? []).slice(0, LIMITS.tags)
   const derived = typeof draft.title === 'string' ? undefined : draft.title
   const fields: FieldInput[] = [
-    derived ? { text: derived.source, limit: LIMITS.titleSource, cut: 'none' } : { text: draft.title as string, limit: LIMITS.titleSource, cut: 'none' },
+    { text: derived ? derived.source : (draft.title as string), limit: LIMITS.titleSource, cut: 'none', uncounted: true },
     ...draft.sections.map((s): FieldInput => ({ text: s.text, limit: LIMITS.section })),
     ...tools.map((t): FieldInput => ({ text: t.arguments, limit: LIMITS.toolArguments, json: true })),
     ...tools.map((t): FieldInput => ({ text: draft.keepFailedResults && t.isError && t.result ? t.result : '', limit: LIMITS.toolResultExcerpt })),
@@ -91,6 +91,9 @@ export async function redactDraft(draft: DocumentDraft, redactor: Redactor): Pro
   let i = 0
   const source = texts[i++]
   const title = cutRedacted(flat(derived ? derived.derive(source, mask) : source), LIMITS.title, mask, 'ellipsis') || 'Untitled'
+  // The title counts the masks it shows (once, though front matter and heading both hold it), less any the input had.
+  const shown = countOf(title, mask)
+  redaction.count += Math.max(0, shown - Math.min(shown, countOf(String(derived ? derived.source : draft.title).slice(0, LIMITS.titleSource), mask)))
   const sections = draft.sections.map((s) => ({ heading: s.heading, text: texts[i++] }))
   const args = tools.map(() => texts[i++])
   const results = tools.map(() => flat(texts[i++]))

@@ -28,6 +28,8 @@ export interface FieldInput {
   cut?: 'note' | 'ellipsis' | 'none'
   /** The text is JSON (tool arguments): shown compact, nesting and size bounded, before it is redacted. */
   json?: boolean
+  /** Left out of `redaction` (the caller derives something smaller from it and counts that: a title). */
+  uncounted?: boolean
 }
 
 /** The fields redacted, propagated and cut, in input order, and what redaction did to all of them. */
@@ -112,7 +114,8 @@ export function compactJson(raw: string, chars: number): string {
   }
 }
 
-function countOf(text: string, mask: string): number {
+/** Occurrences of `mask` in `text`. */
+export function countOf(text: string, mask: string): number {
   if (!mask) return 0
   let n = 0
   for (let at = text.indexOf(mask); at >= 0; at = text.indexOf(mask, at + mask.length)) n++
@@ -174,8 +177,10 @@ export async function redactFields(redactor: Redactor, fields: FieldInput[], opt
       count = Math.max(0, countOf(kept, mask) - countOf(input.slice(0, kept.length), mask))
       text = cutRedacted(text, limit, mask, cut, Math.max(length - kept.length, 1))
     }
-    total.count += count
-    addFamilies(total.families, families)
+    if (!fields[i].uncounted) {
+      total.count += count
+      addFamilies(total.families, families)
+    }
     return text
   })
   return { texts, redaction: total }

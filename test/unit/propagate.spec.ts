@@ -79,6 +79,15 @@ describe('every field of a round', () => {
     expect(result.redacted).toBe(5)
   })
 
+  it('counts a secret on the second line of the question once: the title (from the first line) does not show it', async () => {
+    const store = open()
+    const result = await captureRound(store, { ...round, question: `Why does the API answer 401?\nexport API_TOKEN=${VALUE}`, tools: [] }, { minScore: 0, dryRun: true })
+    const { meta, body } = parseDocument(result.document!, 'x.md', 'x', 0)
+    expect(meta.title).toBe('Why does the API answer 401?')
+    expect(masks(body)).toBe(2) // question and answer
+    expect(meta.redacted).toBe(2)
+  })
+
   it('writes the same to disk and to the ledger', async () => {
     const store = open()
     const written = await captureRound(store, round, { minScore: 0, keepFailedResults: true })
