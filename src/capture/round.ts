@@ -131,5 +131,7 @@ export function titleFrom(question: string, max = 80, mask = ''): string {
     const at = flat.lastIndexOf(mask, end - 1)
     if (at >= 0 && at + mask.length > end) end = at
   }
+  const code = flat.charCodeAt(end - 1)
+  if (code >= 0xd800 && code <= 0xdbff) end-- // never split a surrogate pair
   return `${flat.slice(0, end).trimEnd()}…`
 }
