@@ -105,6 +105,9 @@ export function cutRedacted(text: string, limit: number, mask: string, style: Fi
   return `${kept}… [${Math.max(omitted ?? text.length - end, 1)} more characters]`
 }
 
+/** A JSON `\uXXXX` escape of a printable ASCII character. */
+const ASCII_ESCAPE = /\\u00([2-7][0-9a-fA-F])/g
+
 /** Tool arguments as compact one-line JSON, depth- and size-bounded; a non-JSON string is shown as a JSON string. */
 export function compactJson(raw: string, chars: number): string {
   try {
@@ -143,7 +146,9 @@ export async function redactFields(redactor: Redactor, fields: FieldInput[], opt
     }
     const { text, edgeMasked } = windowOf(raw, size, mask)
     const source = cleanText(text)
-    return { source: field.json ? JSON.stringify(source) : source, edgeMasked, length: raw.length }
+    // Too long to parse: shown as a JSON string of its window, with `\uXXXX` escapes of printable ASCII decoded first
+    // (written escaped, `\u0067hp_…` would carry a token the redactor never saw).
+    return { source: field.json ? JSON.stringify(source.replace(ASCII_ESCAPE, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))) : source, edgeMasked, length: raw.length }
   })
   if (!redactor.enabled) {
     return { texts: prepared.map((p, i) => cutRedacted(p.source, fields[i].limit, '', fields[i].cut, Math.max(p.length - fields[i].limit, 1))), redaction: total }

@@ -233,6 +233,10 @@ describe('the cuts themselves', () => {
     const doc = await documentOf(store, round({ tools: [{ name: 'bash', arguments: `{"command":"curl -H 'X-Token: ${escaped}' https://api.example.com"}` }] }))
     expect(leaked(doc, [GH])).toBeUndefined()
     expect(doc).toContain(MASK)
+    // Over the 64 KiB parse window the arguments are shown as a string of their window: decoded there too.
+    const long = `{"command":"curl -H 'X-Token: ${escaped}' https://api.example.com","data":"${'x '.repeat(40_000)}"}`
+    const doc2 = await documentOf(store, round({ tools: [{ name: 'bash', arguments: long }] }))
+    expect(leaked(doc2, [GH.slice(4)])).toBeUndefined()
   })
 
   it("redacts a note's tags before they are lowercased and cut: an AWS key id and a token across the 40-character cut", async () => {
