@@ -107,6 +107,9 @@ export function cutRedacted(text: string, limit: number, mask: string, style: Fi
 
 /** A JSON `\uXXXX` escape of a printable ASCII character. */
 const ASCII_ESCAPE = /\\u00([2-7][0-9a-fA-F])/g
+const ASCII_ESCAPE_TEST = /\\u00[2-7][0-9a-fA-F]/
+/** `text` with `\uXXXX` escapes of printable ASCII decoded. */
+const decodeEscapes = (text: string): string => text.replace(ASCII_ESCAPE, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
 
 /** Tool arguments as compact one-line JSON, depth- and size-bounded; a non-JSON string is shown as a JSON string. */
 export function compactJson(raw: string, chars: number): string {
@@ -148,14 +151,24 @@ export async function redactFields(redactor: Redactor, fields: FieldInput[], opt
     const source = cleanText(text)
     // Too long to parse: shown as a JSON string of its window, with `\uXXXX` escapes of printable ASCII decoded first
     // (written escaped, `\u0067hp_…` would carry a token the redactor never saw).
-    return { source: field.json ? JSON.stringify(source.replace(ASCII_ESCAPE, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))) : source, edgeMasked, length: raw.length }
+    return { source: field.json ? JSON.stringify(decodeEscapes(source)) : source, edgeMasked, length: raw.length }
   })
   if (!redactor.enabled) {
     return { texts: prepared.map((p, i) => cutRedacted(p.source, fields[i].limit, '', fields[i].cut, Math.max(p.length - fields[i].limit, 1))), redaction: total }
   }
   const redacted: Redaction[] = []
   // Propagation is left to the one pass below, which covers each field's own values as well as the others'.
-  for (const p of prepared) redacted.push(await redactor.redact(p.source, { propagate: false }))
+  for (const p of prepared) {
+    let r = await redactor.redact(p.source, { propagate: false })
+    // `\u0067hp_…` written as is carries a token the rules cannot see: when decoding such escapes reveals more
+    // secrets, the decoded text is what is written (otherwise the text stays as its author wrote it).
+    if (ASCII_ESCAPE_TEST.test(p.source)) {
+      const plain = decodeEscapes(p.source)
+      const decoded = await redactor.redact(plain, { propagate: false })
+      if (decoded.count > r.count) { r = decoded; p.source = plain }
+    }
+    redacted.push(r)
+  }
   // One matcher over every value any field gave up; each field is scanned once more.
   const values: MaskedValue[] = redacted.flatMap((r) => r.values ?? [])
   const matcher = values.length ? new ValueMatcher(values, mask) : undefined

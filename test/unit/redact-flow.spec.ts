@@ -237,6 +237,12 @@ describe('the cuts themselves', () => {
     const long = `{"command":"curl -H 'X-Token: ${escaped}' https://api.example.com","data":"${'x '.repeat(40_000)}"}`
     const doc2 = await documentOf(store, round({ tools: [{ name: 'bash', arguments: long }] }))
     expect(leaked(doc2, [GH.slice(4)])).toBeUndefined()
+    // In a failure excerpt (results are not compacted) and in the answer: decoded when that reveals a secret.
+    const doc3 = await documentOf(store, round({ answer: `The header was X-Token: ${escaped} and it expired.`, tools: [{ name: 'bash', arguments: '{}', result: `{"error":"bad token ${escaped}"}`, isError: true }] }), true)
+    expect(leaked(doc3, [GH.slice(4)])).toBeUndefined()
+    // Text whose escapes hide nothing stays as written.
+    const doc4 = await documentOf(store, round({ answer: 'The cause: JSON escapes such as \\u0041 were double-encoded; fixed the serializer.' }))
+    expect(doc4).toContain('\\u0041')
   })
 
   it("redacts a note's tags before they are lowercased and cut: an AWS key id and a token across the 40-character cut", async () => {
