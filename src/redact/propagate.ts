@@ -240,7 +240,7 @@ export class ValueMatcher {
             if (budget > 0) {
               budget -= p.full.length
               if (!text.startsWith(p.full, start)) continue
-            } else end = i + 1
+            } else end = Math.min(text.length, end) // unconfirmed: mask the whole length it would have
           }
           out.push({ start, end, family: this.values[p.value].family, priority: REPEAT_PRIORITY })
         }

@@ -164,6 +164,22 @@ describe('what is not propagated, and the cost', () => {
     expect(matcher.spans(Buffer.from('some other text entirely').toString('base64'))).toEqual([])
   })
 
+  it('stays linear on crafted near-misses of a periodic value (past a confirmation budget it over-masks instead)', () => {
+    const value = 'abcdef'.repeat(40) + 'Z9'
+    expect(propagatable(value, MASK)).toBe(true)
+    const matcher = new ValueMatcher([{ value, family: 'test' }])
+    const time = (n: number) => {
+      const text = 'abcdef'.repeat(n)
+      const t0 = performance.now()
+      const spans = matcher.spans(text)
+      return { ms: performance.now() - t0, spans: spans.length }
+    }
+    time(10_000)
+    const small = time(200_000), big = time(800_000)
+    expect(big.ms / Math.max(small.ms, 1)).toBeLessThan(8) // 4× the text: linear, not 16×
+    expect(big.spans).toBeGreaterThan(0) // over-masked once the budget is spent
+  })
+
   it('scans in linear time: 5,000 masked values over 2 MB and 4 MB of text', () => {
     const values = Array.from({ length: 5000 }, (_, k) => ({ value: `Zx${k.toString(36)}Q9${(k * 7919).toString(36)}vT`, family: 'test' }))
     const matcher = new ValueMatcher(values)
