@@ -95,6 +95,11 @@ export interface Redaction {
   count: number
   /** Masked values per credential family, e.g. `{ aws: 2, github: 1 }`. */
   families: Record<string, number>
+  /**
+   * The distinct values that were masked, with their family, so other fields of the same document can mask them too
+   * (see redact/propagate). Non-enumerable where the redactor sets it, so it never reaches JSON output or a log.
+   */
+  values?: Array<{ value: string; family: string }>
 }
 
 /** Filters shared by `knowledge_search`, the CLI and the HTTP routes. */

@@ -13,6 +13,7 @@ import { readFile, stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import type { DocStatus, FrontMatter, KnowledgeDoc, Redaction, SearchFilter, SearchHit } from '../types.js'
 import type { Redactor } from '../redact/redactor.js'
+import { type FieldInput, type RedactedFields, redactFields } from '../redact/fields.js'
 import { isVisible, workspaceOf } from '../search/scope.js'
 import { SearchIndex, type Facets, type IndexedMeta, type ListSort, type SearchIndexOptions } from '../search/search-index.js'
 import { writeFileAtomic } from './atomic.js'
@@ -26,6 +27,7 @@ import { LiveSettings } from './settings.js'
 import { applyStatus, carryStatus, idsToPaths, RelationGraph, statusOf, successorsFirst, type StatusChange } from './relations.js'
 
 export type { DocumentDraft } from './draft.js'
+export type { FieldInput, RedactedFields } from '../redact/fields.js'
 export { LIMITS } from './draft.js'
 export type { Facets, IndexedMeta, ListSort } from '../search/search-index.js'
 
@@ -105,9 +107,17 @@ export class KnowledgeStore {
     }, this.logger)
   }
 
+  /**
+   * Redacts texts that leave the process other than as a document (a distill request) exactly as a document's fields
+   * are: windowed, every masked value masked in all of them, then cut. Uses the live redactor.
+   */
+  redactFields(fields: FieldInput[]): Promise<RedactedFields> { return redactFields(this.redactor, fields) }
+
   /** Replaces the redactor (live settings). Later writes use it. */
   setRedactor(redactor: Redactor): void { this.redactor = redactor }
   get redactionEnabled(): boolean { return this.redactor.enabled }
+  /** The text that replaces a masked value ('' when redaction is off). */
+  get redactionMask(): string { return this.redactor.enabled ? this.redactor.mask : '' }
 
   /** Files that could not be read as documents, with why. */
   get invalid(): ReadonlyMap<string, string> { return this.files.invalid }

@@ -45,14 +45,16 @@ export function parseNoteArgs(raw: unknown): NoteArgs {
   if (kind === 'note' && quote) throw new Error('"quote" is only for kind "preference"')
   return {
     kind,
-    ...(quote ? { quote: quote.replace(/\s+/g, ' ') } : {}),
+    ...(quote ? { quote } : {}),
     links: args.links,
     supersedes: args.supersedes,
-    title: text(args, 'title', true)!.replace(/\s+/g, ' '),
+    // No transformation before redaction (the store collapses whitespace, lowercases tags and cuts afterwards): a
+    // lowercased AKIA key id or a PEM header folded onto one line would no longer be recognised.
+    title: text(args, 'title', true)!,
     finding: text(args, 'finding', true)!,
     evidence: text(args, 'evidence', false),
     scope: text(args, 'scope', false),
-    tags: (tags as string[]).map((t) => t.trim().toLowerCase().slice(0, NOTE_LIMITS.tag)).filter(Boolean),
+    tags: (tags as string[]).map((t) => t.trim()).filter(Boolean),
   }
 }
 
@@ -63,7 +65,7 @@ export function parseNoteArgs(raw: unknown): NoteArgs {
  */
 export function noteDraft(note: NoteArgs, where: { session: string; cwd: string; suffix: string; links?: Array<{ id: string; title: string }>; supersedes?: string[] }): DocumentDraft {
   const sections = note.kind === 'preference'
-    ? [{ heading: 'Preference', text: note.finding }, { heading: 'Quote', text: note.quote ? `> ${note.quote}` : '' }, { heading: 'Scope', text: note.scope ?? '' }]
+    ? [{ heading: 'Preference', text: note.finding }, { heading: 'Quote', text: note.quote ? note.quote.split('\n').map((line) => `> ${line}`).join('\n') : '' }, { heading: 'Scope', text: note.scope ?? '' }]
     : [
         { heading: 'Finding', text: note.finding },
         { heading: 'Evidence', text: note.evidence ?? '' },
