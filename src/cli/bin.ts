@@ -12,8 +12,10 @@ import { search } from './search.js'
 import { read } from './read.js'
 import { list } from './list.js'
 import { stats } from './stats.js'
+import { audit, discoverCommand, promote, regenerateMd, status, sync } from './sync.js'
 
-const COMMANDS: Record<string, Command> = { capture, redact, search, read, list, stats }
+const COMMANDS: Record<string, Command> = { capture, redact, search, read, list, stats,
+  sync, status, discover: discoverCommand, audit, promote, 'regenerate-md': regenerateMd }
 
 const USAGE = `dsh-knowledge — the dsh-knowledge-sync knowledge base from the command line
 
@@ -24,6 +26,9 @@ Usage:
   dsh-knowledge read <id> [--root DIR] [--cwd DIR] [--json]
   dsh-knowledge list [--root DIR] [--cwd DIR] [--kind K] [--tag T] [--tool GLOB] [--json]
   dsh-knowledge stats [--root DIR] [--cwd DIR] [--json]
+  dsh-knowledge sync [--root DIR] [--dry-run] [--source NAME] [--json]   (status = sync --dry-run)
+  dsh-knowledge status|discover|audit|regenerate-md [--root DIR] [--json]
+  dsh-knowledge promote --url U --file F --section S [--reason TEXT] [--root DIR] [--json]
 
 The root is --root, else $DSH_KNOWLEDGE_ROOT, else ./knowledge. --cwd applies the workspace rule as if a session
 ran there; without it everything under the root is visible.
@@ -42,6 +47,7 @@ async function main(argv: string[]): Promise<number> {
       root: { type: 'string' }, cwd: { type: 'string' }, json: { type: 'boolean' }, 'dry-run': { type: 'boolean' },
       'min-score': { type: 'string' }, kind: { type: 'string' }, tag: { type: 'string' }, tool: { type: 'string' },
       limit: { type: 'string' }, mask: { type: 'string' }, pattern: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' },
+      source: { type: 'string' }, url: { type: 'string' }, file: { type: 'string' }, section: { type: 'string' }, reason: { type: 'string' },
     },
   })
   if (values.help) { process.stdout.write(USAGE); return 0 }

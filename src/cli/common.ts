@@ -10,7 +10,8 @@ export class UsageError extends Error {}
 
 export interface Invocation {
   values: { root?: string; cwd?: string; json?: boolean; 'dry-run'?: boolean; 'min-score'?: string; kind?: string; tag?: string;
-    tool?: string; limit?: string; mask?: string; pattern?: string[] }
+    tool?: string; limit?: string; mask?: string; pattern?: string[]
+    source?: string; url?: string; file?: string; section?: string; reason?: string }
   positionals: string[]
 }
 
