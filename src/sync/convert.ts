@@ -25,23 +25,31 @@ export function decodeBody(body: Buffer, contentType: string | undefined): strin
 }
 
 /** HTML to Markdown; `selector` picks the subtrees to keep, falling back to the whole document when nothing matches. */
-export function htmlToMarkdown(html: string, selector?: string): { markdown: string; selected: boolean } {
+export function htmlToMarkdown(html: string, selector?: string, baseUrl?: string): { markdown: string; selected: boolean } {
   const root = parseHtml(html, { comment: false, blockTextElements: { script: true, style: true, pre: true, noscript: true } })
   let picked: HTMLElement[] = []
   if (selector) { try { picked = root.querySelectorAll(selector) } catch { picked = [] } }
   const scope = picked.length ? picked : [root.querySelector('body') ?? root]
   const parts = scope.map((element) => {
     for (const junk of element.querySelectorAll(NOT_CONTENT)) junk.remove()
+    // Links and images resolved against the page, so they still point somewhere from inside the knowledge base.
+    if (baseUrl) {
+      for (const [tag, attr] of [['a', 'href'], ['img', 'src']] as const) {
+        for (const el of element.querySelectorAll(`${tag}[${attr}]`)) {
+          try { el.setAttribute(attr, new URL(el.getAttribute(attr) ?? '', baseUrl).href) } catch { el.removeAttribute(attr) }
+        }
+      }
+    }
     return markdown.translate(element.toString()).trim()
   })
   return { markdown: parts.filter(Boolean).join('\n\n'), selected: picked.length > 0 }
 }
 
 /** A fetched body as section text. Throws {@link UnsupportedType} for any type but Markdown, plain text, HTML, XHTML. */
-export function toSectionText(body: Buffer, contentType: string | undefined, selector?: string): string {
+export function toSectionText(body: Buffer, contentType: string | undefined, selector?: string, baseUrl?: string): string {
   const type = mediaType(contentType)
   const text = decodeBody(body, contentType)
   if (type === 'text/markdown' || type === 'text/x-markdown' || type === 'text/plain') return text
-  if (type === 'text/html' || type === 'application/xhtml+xml') return htmlToMarkdown(text, selector).markdown
+  if (type === 'text/html' || type === 'application/xhtml+xml') return htmlToMarkdown(text, selector, baseUrl).markdown
   throw new UnsupportedType(`content type ${type || '(none)'} is not Markdown, plain text or HTML`)
 }

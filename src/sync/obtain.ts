@@ -39,8 +39,8 @@ async function readLocal(source: LocalSource): Promise<Obtained> {
   }
 }
 
-function convert(entry: Pick<CacheEntry, 'body' | 'contentType'>, source: HttpSource, fromCache: boolean): Obtained {
-  try { return { ok: true, text: toSectionText(Buffer.from(entry.body, 'utf8'), entry.contentType, source.selector), fromCache } } catch (error) {
+function convert(entry: Pick<CacheEntry, 'body' | 'contentType' | 'finalUrl'>, source: HttpSource, fromCache: boolean): Obtained {
+  try { return { ok: true, text: toSectionText(Buffer.from(entry.body, 'utf8'), entry.contentType, source.selector, entry.finalUrl || source.url), fromCache } } catch (error) {
     return fail('fetch-error', (error as Error).message)
   }
 }
@@ -73,7 +73,7 @@ async function fetchHttp(root: string, source: HttpSource, fetcher: SafeFetcher)
     body: decodeBody(answer.body, contentType),
   }
   if (source.cacheTtl > 0) await writeCache(root, { ...entry, contentType: `${mediaType(contentType)}; charset=utf-8` }).catch(() => {})
-  return convert({ body: entry.body, contentType: `${mediaType(contentType)}; charset=utf-8` }, source, false)
+  return convert({ body: entry.body, contentType: `${mediaType(contentType)}; charset=utf-8`, finalUrl: answer.url }, source, false)
 }
 
 /** The text of one source, or the status that explains why there is none. */
