@@ -6,7 +6,9 @@
 import type { Context } from '@deepseek-ai/cordis'
 import z from '@deepseek-ai/schemastery'
 import type {} from '../knowledge/index.js'
+import type { KnowledgeSync } from '../sync/index.js'
 import { createHandler, type RouteHandler } from './routes.js'
+import { sourceRoutes } from './sources.js'
 
 /** The slice of `@deepseek-ai/dsh-host-webserver` this row uses (declared here: the row needs no runtime import). */
 declare module '@deepseek-ai/cordis' {
@@ -35,7 +37,11 @@ export const Config: z<Config> = z.object({
 
 export function apply(ctx: Context, config: Config): void {
   if (config.path === '/api' || config.path.startsWith('/api/')) throw new Error('knowledge-http: path must not be under /api, which dsh owns')
-  const handler = createHandler(ctx.knowledge, { path: config.path, trustedHosts: config.trustedHosts, pageSize: config.pageSize })
+  // The Sources routes answer when the knowledge-sync row runs (rows never import each other: it is a service).
+  let sync: KnowledgeSync | undefined
+  ctx.inject(['knowledgeSync'], (c) => { sync = c.knowledgeSync; c.effect(() => () => { sync = undefined }, 'knowledge-http sources') })
+  const sources = sourceRoutes(() => sync)
+  const handler = createHandler(ctx.knowledge, { path: config.path, trustedHosts: config.trustedHosts, pageSize: config.pageSize, mutations: sources.mutations, reads: sources.reads })
   ctx.inject(['webServer'], (web) => {
     web.effect(() => web.webServer.register({ kind: 'prefix', path: config.path, handler }), 'knowledge-http route')
     web.logger('knowledge-http').debug('serving %s', config.path)
