@@ -4,7 +4,8 @@
  * exactly one result; one bad source never stops the others. A dry run writes no document (it may fill the cache).
  * @module dsh-knowledge-sync/sync/run
  */
-import { readFile } from 'node:fs/promises'
+import { lstat, readFile, realpath } from 'node:fs/promises'
+import { sep } from 'node:path'
 import { join } from 'node:path'
 import { createTwoFilesPatch } from 'diff'
 import { splitFrontMatter } from '../knowledge/document.js'
@@ -93,6 +94,13 @@ async function applyToFile(store: KnowledgeStore, file: string, items: Array<{ s
   const out: SyncResult[] = []
   let full: string
   try { full = insideRoot(store.root, file) } catch (error) { return items.map(({ source }) => result(source, 'invalid-target', (error as Error).message)) }
+  // A target must be a regular file really inside the root: a symlink (or a symlinked folder) could pull another
+  // file's text into the knowledge base.
+  try {
+    const [info, real, realRoot] = await Promise.all([lstat(full), realpath(full), realpath(store.root)])
+    if (info.isSymbolicLink() || !info.isFile()) return items.map(({ source }) => result(source, 'invalid-target', `${file} is a symbolic link or not a regular file`))
+    if (!real.startsWith(realRoot + sep)) return items.map(({ source }) => result(source, 'invalid-target', `${file} resolves outside the knowledge root`))
+  } catch { /* missing: reported just below */ }
   let text: string
   try { text = await readFile(full, 'utf8') } catch (error) {
     const code = (error as NodeJS.ErrnoException).code

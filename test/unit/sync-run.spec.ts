@@ -4,7 +4,7 @@
  * ttl 0), dry runs with diffs, and one bad source never failing the others.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { KnowledgeStore } from '../../src/knowledge/store.js'
@@ -148,6 +148,25 @@ describe('the cache', () => {
     expect(conditional.headers['if-none-match']).toBe('"v1"')
     expect(conditional.headers['if-modified-since']).toBe('Tue, 01 Dec 2026 00:00:00 GMT')
   }, 20_000)
+})
+
+describe('hostile targets', () => {
+  it('refuses a symlinked target and a target under a symlinked folder, and writes nothing outside the root', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'dsh-ks-outside-'))
+    const secret = doc('secret', section('a'))
+    writeFileSync(join(outside, 'secret.md'), secret)
+    const yml = `sources:
+  - { name: link, type: local, path: /dev/null, target: { file: link.md, section: a } }
+  - { name: dir, type: local, path: /dev/null, target: { file: linked/secret.md, section: a } }
+`
+    const { root, sync } = setup(yml, {})
+    symlinkSync(join(outside, 'secret.md'), join(root, 'link.md'))
+    symlinkSync(outside, join(root, 'linked'))
+    const r = byName(await sync.run())
+    expect(r.link).toMatchObject({ status: 'invalid-target', reason: expect.stringMatching(/symbolic link/) })
+    expect(r.dir).toMatchObject({ status: 'invalid-target', reason: expect.stringMatching(/outside the knowledge root/) })
+    expect(readFileSync(join(outside, 'secret.md'), 'utf8')).toBe(secret)
+  })
 })
 
 describe('dry runs and selection', () => {
