@@ -12,6 +12,10 @@ import type {} from '../knowledge/index.js'
 import { TEXT_OUTPUT } from '../tool-output.js'
 import { CURATE_PARAMETERS, CURATE_TOOL, curate } from './curate.js'
 import { KnowledgeSync } from './service.js'
+import { declaresRoots } from './sources.js'
+import { DECISIONS_FILE } from './decisions.js'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import type { SyncReport } from '../wire.js'
 
 export { KnowledgeSync } from './service.js'
@@ -32,14 +36,14 @@ export interface Config {
   onStart: boolean
   /** Sync every this many minutes; 0 = never on a timer. */
   intervalMinutes: number
-  /** Offer the knowledge_curate tool to the agent. */
+  /** Offer the knowledge_curate tool when sources.yml declares discovery roots or decisions.json exists (at start). */
   curate: boolean
 }
 
 export const Config: z<Config> = z.object({
   onStart: z.boolean().default(false).description('Sync once shortly after start.'),
   intervalMinutes: z.natural().max(7 * 24 * 60).default(0).description('Sync every this many minutes; 0 = never on a timer.'),
-  curate: z.boolean().default(true).description('Offer the knowledge_curate tool to the agent.'),
+  curate: z.boolean().default(true).description('Offer knowledge_curate when sources.yml declares discovery roots or decisions exist (checked at start).'),
 }) as z<Config>
 
 /** One-line summary of a run for the log. */
@@ -70,7 +74,11 @@ export function apply(ctx: Context, config: Config): void {
   }
 
   if (config.curate) {
+    // Decided once at start, so the tool list (and the prompt prefix) stays stable: ~280 tokens per request are
+    // spent only where curation is set up.
+    const wanted = declaresRoots(ctx.knowledge.root) || existsSync(join(ctx.knowledge.root, DECISIONS_FILE))
     ctx.inject(['tools'], (tools) => {
+      if (!wanted) { logger.debug('knowledge_curate not offered: no discovery roots and no decisions under %s', ctx.knowledge.root); return }
       tools.effect(() => tools.tools.register({
         name: CURATE_TOOL,
         description: 'Curate web pages found by knowledge discovery: list pending URLs, or decide one ("in-use" keeps it '

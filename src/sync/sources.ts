@@ -3,6 +3,7 @@
  * malformed one becomes an `invalid-target` result with its reason and never stops the others.
  * @module dsh-knowledge-sync/sync/sources
  */
+import { existsSync, readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { dirname, isAbsolute, join, normalize, resolve, sep } from 'node:path'
 import { parse as parseHtml } from 'node-html-parser'
@@ -139,4 +140,14 @@ export async function loadSources(root: string): Promise<SourcesFile> {
     else out.roots.push(parsed)
   })
   return out
+}
+
+/** True when sources.yml declares at least one discovery root (read synchronously: used once at row start). */
+export function declaresRoots(root: string): boolean {
+  try {
+    const path = join(root, SOURCES_FILE)
+    if (!existsSync(path)) return false
+    const data = parseYaml(readFileSync(path, 'utf8'), { maxAliasCount: 50 }) as unknown
+    return isRecord(data) && Array.isArray(data.roots) && data.roots.length > 0
+  } catch { return false }
 }

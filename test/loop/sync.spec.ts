@@ -25,11 +25,11 @@ beforeAll(async () => {
 afterAll(async () => { delete process.env[ALLOW_HOSTS_ENV]; await server.close() })
 afterEach(async () => { await loop?.dispose(); loop = undefined; server.seen.length = 0 })
 
-function prepareRoot(): string {
+function prepareRoot(roots = false): string {
   const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-syncloop-')), 'kb')
   mkdirSync(root, { recursive: true })
   writeFileSync(join(root, 'vendor.md'), '---\nid: vendor\ntitle: Vendor limits\n---\nOur summary.\n<!-- upstream:start name="limits" -->\n<!-- upstream:end -->\n')
-  writeFileSync(join(root, 'sources.yml'), `sources:\n  - { name: vendor, type: http, url: "${server.url}/vendor", target: { file: vendor.md, section: limits } }\n`)
+  writeFileSync(join(root, 'sources.yml'), `sources:\n  - { name: vendor, type: http, url: "${server.url}/vendor", target: { file: vendor.md, section: limits } }\n${roots ? `roots:\n  - { name: docs, url: "${server.url}/docs/" }\n` : ''}`)
   return root
 }
 
@@ -70,7 +70,7 @@ describe('synced text through knowledge_read', () => {
 
 describe('knowledge_curate', () => {
   it('lists pending URLs and records the agent\'s verdicts, but cannot overwrite a locked human verdict', async () => {
-    const root = prepareRoot()
+    const root = prepareRoot(true)
     const kept = `${server.url}/guide`, locked = `${server.url}/old`
     const script = byPrompt({
       'curate': [
@@ -92,6 +92,20 @@ describe('knowledge_curate', () => {
     const decisions = JSON.parse(readFileSync(join(root, '.knowledge/decisions.json'), 'utf8')).decisions
     expect(decisions.find((d: any) => d.url === kept)).toMatchObject({ status: 'in-use', decided_by: 'agent', locked: false, reason: 'the canonical guide' })
     expect(decisions.find((d: any) => d.url === locked)).toMatchObject({ status: 'rejected', decided_by: 'human', locked: true })
+  })
+})
+
+describe('the tool list', () => {
+  it('offers knowledge_curate only where curation is set up (roots or decisions), decided at start', async () => {
+    const tools = (request: LoopRequest) => ((request.options as any).tools ?? []).map((t: any) => t.name ?? t.function?.name)
+    await boot(prepareRoot(false), byPrompt({}, { text: 'ok' }))
+    await loop!.ask('hello', { session: 'session-7c7c7c7c-0000-4000-8000-000000000001', cwd: tmpdir() })
+    expect(tools(loop!.adapter.requests[0])).toContain('knowledge_read')
+    expect(tools(loop!.adapter.requests[0])).not.toContain('knowledge_curate')
+    await loop!.dispose()
+    await boot(prepareRoot(true), byPrompt({}, { text: 'ok' }))
+    await loop!.ask('hello', { session: 'session-7c7c7c7c-0000-4000-8000-000000000002', cwd: tmpdir() })
+    expect(tools(loop!.adapter.requests[0])).toContain('knowledge_curate')
   })
 })
 
