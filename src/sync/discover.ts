@@ -7,9 +7,9 @@
  * @module dsh-knowledge-sync/sync/discover
  */
 import { XMLParser } from 'fast-xml-parser'
-import { parse as parseHtml } from 'node-html-parser'
 import { createRequire } from 'node:module'
 import { decodeBody, mediaType } from './convert.js'
+import { runHtmlJob } from './html.js'
 import type { Decisions } from './decisions.js'
 import { FetchFailure, USER_AGENT, type SafeFetcher } from './fetcher.js'
 import type { DiscoveryRoot } from './sources.js'
@@ -89,6 +89,7 @@ const normalize = (href: string, base: string): string | undefined => {
   try {
     const url = new URL(href, base)
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined
+    if (url.username || url.password) return undefined
     url.hash = ''
     return url.href
   } catch { return undefined }
@@ -133,10 +134,13 @@ async function crawl(root: DiscoveryRoot, fetcher: SafeFetcher, robots: RobotsCa
       found.push(url)
       const type = mediaType(String(answer.headers['content-type'] ?? ''))
       if (depth === root.maxDepth || (type !== 'text/html' && type !== 'application/xhtml+xml')) continue
-      const page = parseHtml(decodeBody(answer.body, String(answer.headers['content-type'] ?? '')))
-      const base = page.querySelector('base[href]')?.getAttribute('href')
-      for (const a of page.querySelectorAll('a[href]')) {
-        const link = normalize(a.getAttribute('href') ?? '', normalize(base ?? '', answer.url) ?? answer.url)
+      let hrefs: string[]
+      try { hrefs = (await runHtmlJob({ op: 'links', html: decodeBody(answer.body, String(answer.headers['content-type'] ?? '')), baseUrl: answer.url })).links ?? [] } catch (error) {
+        errors.push(`${url}: ${(error as Error).message}`)
+        continue
+      }
+      for (const href of hrefs) {
+        const link = normalize(href, answer.url)
         if (!link || !link.startsWith(prefix) || seen.has(link)) continue
         seen.add(link)
         next.push(link)

@@ -144,22 +144,29 @@ export class SafeFetcher {
     return candidates[0]
   }
 
-  /** Waits until this host may be asked again, in call order. */
-  private slot(host: string): Promise<void> {
+  /**
+   * Waits until this host may be asked again, in call order, and returns the release to call when the request is
+   * over: requests to one host are serialized, each starting at least the interval after the previous one ended.
+   */
+  private async slot(host: string): Promise<() => void> {
     const previous = this.queue.get(host) ?? Promise.resolve()
-    const mine = previous.then(async () => {
-      const wait = (this.lastAt.get(host) ?? -Infinity) + this.interval - Date.now()
-      if (wait > 0) await sleep(wait)
-      this.lastAt.set(host, Date.now())
-    })
-    this.queue.set(host, mine.catch(() => {}))
-    return mine
+    let release!: () => void
+    const done = new Promise<void>((resolve) => { release = () => { this.lastAt.set(host, Date.now()); resolve() } })
+    this.queue.set(host, previous.then(() => done))
+    await previous
+    const wait = (this.lastAt.get(host) ?? -Infinity) + this.interval - Date.now()
+    if (wait > 0) await sleep(wait)
+    return release
   }
 
   /** One request. Its timeout starts after the host's spacing wait, so a queue of polite waits never times out. */
   private async hop(url: URL, written: string | undefined, extra: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer; location?: string }> {
     const target = await this.resolve(url, written)
-    await this.slot(url.hostname.toLowerCase())
+    const release = await this.slot(url.hostname.toLowerCase())
+    try { return await this.request(url, target, extra) } finally { release() }
+  }
+
+  private request(url: URL, target: { address: string; family: number }, extra: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer; location?: string }> {
     const left = this.timeoutMs
     this.requests++
     const lookup: LookupFunction = (_host, options, callback) => {

@@ -31,7 +31,7 @@ async function readLocal(source: LocalSource): Promise<Obtained> {
     const body = await handle.readFile()
     if (body.length > MAX_BODY_BYTES) return fail('too-large', `${source.path} grew past ${MAX_BODY_BYTES} bytes while read`)
     // Unknown extensions (an ADR named `0001-decision`) are plain text.
-    return { ok: true, text: toSectionText(body, LOCAL_TYPES[extname(source.path).toLowerCase()] ?? 'text/plain'), fromCache: false }
+    return { ok: true, text: await toSectionText(body, LOCAL_TYPES[extname(source.path).toLowerCase()] ?? 'text/plain'), fromCache: false }
   } catch (error) {
     return fail('fetch-error', `cannot read ${source.path}: ${(error as Error).message}`)
   } finally {
@@ -39,8 +39,8 @@ async function readLocal(source: LocalSource): Promise<Obtained> {
   }
 }
 
-function convert(entry: Pick<CacheEntry, 'body' | 'contentType' | 'finalUrl'>, source: HttpSource, fromCache: boolean): Obtained {
-  try { return { ok: true, text: toSectionText(Buffer.from(entry.body, 'utf8'), entry.contentType, source.selector, entry.finalUrl || source.url), fromCache } } catch (error) {
+async function convert(entry: Pick<CacheEntry, 'body' | 'contentType' | 'finalUrl'>, source: HttpSource, fromCache: boolean): Promise<Obtained> {
+  try { return { ok: true, text: await toSectionText(Buffer.from(entry.body, 'utf8'), entry.contentType, source.selector, entry.finalUrl || source.url), fromCache } } catch (error) {
     return fail('fetch-error', (error as Error).message)
   }
 }

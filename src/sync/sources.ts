@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { dirname, isAbsolute, join, normalize, resolve, sep } from 'node:path'
-import { parse as parseHtml } from 'node-html-parser'
+import { compile } from 'css-select'
 import { parse as parseYaml } from 'yaml'
 
 export const SOURCES_FILE = 'sources.yml'
@@ -63,7 +63,7 @@ export function checkTarget(root: string, raw: unknown): Target | string {
 function checkSelector(selector: unknown): string | undefined | Error {
   if (selector === undefined || selector === null) return undefined
   if (typeof selector !== 'string' || !selector.trim() || selector.length > 500) return new Error('selector must be a CSS selector string')
-  try { parseHtml('<p></p>').querySelector(selector) } catch (error) { return new Error(`selector ${JSON.stringify(selector)} is not valid CSS: ${(error as Error).message}`) }
+  try { compile(selector) } catch (error) { return new Error(`selector ${JSON.stringify(selector)} is not valid CSS: ${(error as Error).message}`) }
   return selector
 }
 
