@@ -73,7 +73,16 @@ export async function gatherSources(root: string): Promise<{ file: SourcesFile; 
     try { type = new URL(d.url).protocol === 'https:' ? 'https' : 'http' } catch { continue }
     sources.push({ type, name: d.url, url: d.url, cacheTtl: DEFAULT_CACHE_TTL, origin: 'decision', target: { file: d.target_file, section: d.target_section } })
   }
-  return { file, sources, early, decisions }
+  // Two sources writing one section would overwrite each other on every run: the first one keeps it.
+  const owners = new Map<string, string>()
+  const unique = sources.filter((source) => {
+    const key = `${source.target.file}#${source.target.section}`
+    const owner = owners.get(key)
+    if (owner === undefined) { owners.set(key, source.name); return true }
+    early.push({ name: source.name, type: source.type, source: source.type === 'local' ? source.path : source.url, target: source.target, status: 'invalid-target', reason: `section "${source.target.section}" of ${source.target.file} is already the target of source ${JSON.stringify(owner)}` })
+    return false
+  })
+  return { file, sources: unique, early, decisions }
 }
 
 const sourceOf = (s: Source) => (s.type === 'local' ? s.path : s.url)

@@ -53,11 +53,11 @@ sources:
   - { name: api, type: http, url: "${u}/md", target: { file: guide.md, section: api } }
   - { name: install, type: http, url: "${u}/page", selector: "#doc", target: { file: web.md, section: install } }
   - { name: whole, type: http, url: "${u}/nomatch", selector: ".absent", target: { file: web.md, section: whole } }
-  - { name: json, type: http, url: "${u}/json", target: { file: web.md, section: install } }
-  - { name: gone, type: http, url: "${u}/missing", target: { file: web.md, section: install } }
-  - { name: boom, type: http, url: "${u}/boom", target: { file: web.md, section: install } }
-  - { name: huge, type: http, url: "${u}/huge", target: { file: web.md, section: install } }
-  - { name: nolocal, type: local, path: /nonexistent/file.md, target: { file: web.md, section: install } }
+  - { name: json, type: http, url: "${u}/json", target: { file: web.md, section: json } }
+  - { name: gone, type: http, url: "${u}/missing", target: { file: web.md, section: gone } }
+  - { name: boom, type: http, url: "${u}/boom", target: { file: web.md, section: boom } }
+  - { name: huge, type: http, url: "${u}/huge", target: { file: web.md, section: huge } }
+  - { name: nolocal, type: local, path: /nonexistent/file.md, target: { file: web.md, section: nolocal } }
   - { name: nosection, type: local, path: adr/0001-use-pnpm.md, target: { file: guide.md, section: nope } }
   - { name: notarget, type: local, path: adr/0001-use-pnpm.md, target: { file: absent.md, section: a } }
   - { name: broken, type: local, path: adr/0001-use-pnpm.md, target: { file: broken.md, section: a } }
@@ -68,7 +68,7 @@ sources:
     const guide = doc('guide', `# Guide\r\nHand-written intro ✓ 中文\r\n${section('adr')}${section('api')}Outro with no final newline`, '\r\n')
     const { base, root, store, sync } = setup(yml, {
       'guide.md': guide,
-      'web.md': doc('web', section('install') + section('whole')),
+      'web.md': doc('web', ['install', 'whole', 'json', 'gone', 'boom', 'huge', 'nolocal'].map((n) => section(n)).join('')),
       'broken.md': doc('broken', '<!-- upstream:start name="a" -->\nno end\n'),
     })
     mkdirSync(join(base, 'adr'))
@@ -197,13 +197,15 @@ describe('curation feeds sync', () => {
     const yml = `sources:
   - { name: declined, type: http, url: "${server.url}/declined", target: { file: d.md, section: x } }
 `
-    const { sync } = setup(yml, { 'd.md': doc('d', section('x') + section('y')) })
+    const twins = `  - { name: first, type: local, path: /dev/null, target: { file: d.md, section: z } }\n  - { name: twin, type: local, path: /dev/null, target: { file: d.md, section: z } }\n`
+    const { sync } = setup(yml + twins, { 'd.md': doc('d', section('x') + section('y') + section('z')) })
     await sync.decisions.addPending([`${server.url}/kept`, `${server.url}/declined`], 'docs')
     await sync.decisions.decide({ url: `${server.url}/declined`, status: 'rejected', by: 'human', reason: 'outdated' })
     await expect(sync.decisions.decide({ url: `${server.url}/declined`, status: 'in-use', by: 'agent', target: { file: 'd.md', section: 'x' } })).rejects.toThrow(/locked/)
     await sync.decisions.decide({ url: `${server.url}/kept`, status: 'in-use', by: 'agent', target: { file: 'd.md', section: 'y' }, reason: 'the API reference' })
     const r = byName(await sync.run())
     expect(r.declined.status).toBe('conflict-suppressed')
+    expect(r.twin).toMatchObject({ status: 'invalid-target', reason: expect.stringMatching(/already the target of source "first"/) })
     expect(r[`${server.url}/kept`].status).toBe('changed')
     expect(server.seen.map((s) => s.path)).toEqual(['/kept'])
     const audit = await sync.audit()
