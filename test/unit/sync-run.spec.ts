@@ -169,6 +169,29 @@ describe('hostile targets', () => {
   })
 })
 
+describe('broken state and races', () => {
+  it('keeps syncing declared sources when decisions.json is corrupt, and never overwrites it', async () => {
+    const yml = `sources:\n  - { name: adr, type: local, path: adr.md, target: { file: d.md, section: a } }\n`
+    const { base, root, sync } = setup(yml, { 'd.md': doc('d', section('a')) })
+    writeFileSync(join(base, 'adr.md'), 'We decided.\n')
+    mkdirSync(join(root, '.knowledge'), { recursive: true })
+    writeFileSync(join(root, '.knowledge/decisions.json'), '{ not json')
+    const r = byName(await sync.run())
+    expect(r['decisions.json']).toMatchObject({ status: 'invalid-target', reason: expect.stringMatching(/cannot be read/) })
+    expect(r.adr.status).toBe('changed')
+    await expect(sync.decisions.decide({ url: 'https://x.example/', status: 'rejected', by: 'human' })).rejects.toThrow()
+    expect(readFileSync(join(root, '.knowledge/decisions.json'), 'utf8')).toBe('{ not json')
+  })
+
+  it('refuses to splice a document that changed on disk since it was read', async () => {
+    const { root, store } = setup('sources: []\n', { 'd.md': doc('d', section('a')) })
+    const read = readFileSync(join(root, 'd.md'), 'utf8')
+    writeFileSync(join(root, 'd.md'), read + 'a person typed this\n')
+    await expect(store.splice('d.md', read, [{ start: 0, end: 0, text: 'x' }])).rejects.toThrow(/changed on disk/)
+    expect(readFileSync(join(root, 'd.md'), 'utf8')).toBe(read + 'a person typed this\n')
+  })
+})
+
 describe('dry runs and selection', () => {
   it('reports would-change with a diff and writes nothing; --source runs one source only', async () => {
     server.routes.set('/a', text('new text for a'))
