@@ -35,9 +35,10 @@ describe('crafted pages', () => {
     await expect(runHtmlJob({ op: 'markdown', html: deep, selector: 'div' }, 1500)).rejects.toThrow(HtmlWorkError)
     const took = Date.now() - started
     clearInterval(timer)
-    expect(took).toBeLessThan(4000)
-    // The event loop kept turning while the worker churned.
-    expect(ticks).toBeGreaterThanOrEqual(Math.floor(took / 50) - 8)
+    expect(took).toBeLessThan(8000)
+    // The event loop kept turning while the worker churned (a blocked loop would tick once or not at all; the bound
+    // is loose because this machine is shared).
+    expect(ticks).toBeGreaterThanOrEqual(Math.max(5, Math.floor(took / 50 / 4)))
     expect((await htmlToMarkdown('<p>after</p>')).markdown).toBe('after')
   }, 20_000)
 
