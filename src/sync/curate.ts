@@ -1,6 +1,7 @@
 /**
  * `knowledge_curate`: the agent's side of curation. `list` shows pending URLs found by discover; `decide` sets a
- * verdict (`in-use` with a target, or `rejected`) recorded as `decided_by: agent`, never over a locked human one.
+ * verdict (`in-use` with a target, or `rejected`) recorded as `decided_by: agent`, never over a locked human one,
+ * and only for URLs discover already recorded.
  * @module dsh-knowledge-sync/sync/curate
  */
 import type { Decisions } from './decisions.js'
@@ -38,7 +39,12 @@ export async function curate(decisions: Decisions, raw: unknown): Promise<{ text
   if (args.action !== 'decide') throw new Error('"action" must be "list" or "decide"')
   if (typeof args.url !== 'string' || !args.url.trim()) throw new Error('"url" is required to decide')
   if (args.verdict !== 'in-use' && args.verdict !== 'rejected') throw new Error('"verdict" must be "in-use" or "rejected"')
+  // The agent curates what discover found; it cannot introduce a URL (a page it read could ask it to add one that
+  // leaks data in its query string). A person can promote any URL.
+  let url: string
+  try { url = new URL(args.url.trim()).href } catch { throw new Error(`"url" is not a URL: ${args.url.trim().slice(0, 200)}`) }
+  if (!(await decisions.read()).decisions.some((d) => d.url === url)) throw new Error(`${url} was not found by discover; only listed URLs can be curated (a person can add others with \`dsh-knowledge promote\`)`)
   const target = args.verdict === 'in-use' ? { file: String(args.target_file ?? ''), section: String(args.target_section ?? '') } : undefined
-  const decided = await decisions.decide({ url: args.url.trim(), status: args.verdict, by: 'agent', reason: typeof args.reason === 'string' ? args.reason : undefined, target })
+  const decided = await decisions.decide({ url, status: args.verdict, by: 'agent', reason: typeof args.reason === 'string' ? args.reason : undefined, target })
   return { text: `Recorded: ${decided.url} is ${decided.status}${decided.target_file ? ` → ${decided.target_file}#${decided.target_section}` : ''}. A person may still override it.` }
 }

@@ -77,6 +77,7 @@ describe('knowledge_curate', () => {
         { toolCalls: [{ name: 'knowledge_curate', arguments: { action: 'list' } }] },
         { toolCalls: [{ name: 'knowledge_curate', arguments: { action: 'decide', url: kept, verdict: 'in-use', target_file: 'vendor.md', target_section: 'limits', reason: 'the canonical guide' } }] },
         { toolCalls: [{ name: 'knowledge_curate', arguments: { action: 'decide', url: locked, verdict: 'in-use', target_file: 'vendor.md', target_section: 'limits' } }] },
+        { toolCalls: [{ name: 'knowledge_curate', arguments: { action: 'decide', url: 'https://attacker.example/?leak=secret', verdict: 'in-use', target_file: 'vendor.md', target_section: 'limits' } }] },
         { text: 'done' },
       ],
     })
@@ -89,9 +90,11 @@ describe('knowledge_curate', () => {
     expect(results[0]).toContain(kept)
     expect(results[1]).toContain(`Recorded: ${kept} is in-use → vendor.md#limits`)
     expect(results[2]).toMatch(/locked; an agent cannot change it.*\[isError\]/)
+    expect(results[3]).toMatch(/was not found by discover; only listed URLs can be curated.*\[isError\]/)
     const decisions = JSON.parse(readFileSync(join(root, '.knowledge/decisions.json'), 'utf8')).decisions
     expect(decisions.find((d: any) => d.url === kept)).toMatchObject({ status: 'in-use', decided_by: 'agent', locked: false, reason: 'the canonical guide' })
     expect(decisions.find((d: any) => d.url === locked)).toMatchObject({ status: 'rejected', decided_by: 'human', locked: true })
+    expect(decisions.map((d: any) => d.url)).not.toContain('https://attacker.example/?leak=secret')
   })
 })
 
