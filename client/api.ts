@@ -9,7 +9,8 @@ export const DEFAULT_ROUTE_PREFIX = '/knowledge'
 
 export type { ConfigSection, ConfigView, DocKind, DocumentFile, DocumentItem, DocumentPage, Facets, GrowthDay, HealthHistoryPoint, HealthReport, HealthView, Stats } from '../src/wire.js'
 export type { WireFrontMatter as FrontMatter, SettingsSection as SectionName } from '../src/wire.js'
-import type { ConfigView, DocumentFile, DocumentPage, HealthReport, HealthView, Stats } from '../src/wire.js'
+import type { ConfigView, DocumentFile, DocumentPage, HealthReport, HealthView, SourcesView, Stats, SyncReport } from '../src/wire.js'
+export type { SourceRow, SourcesView, SyncReport, SyncResult, SyncStatus } from '../src/wire.js'
 
 /** A refusal of the routes, or a transport failure. */
 export class ApiError extends Error {
@@ -107,6 +108,16 @@ export class KnowledgeApi {
       if (!response.ok) throw new ApiError(answer.error ?? `HTTP ${response.status}`, response.status)
       return answer
     }
+  }
+
+  /** `GET <prefix>/sources`: every sync source with its last result and cache state. */
+  sources(signal?: AbortSignal): Promise<SourcesView> {
+    return this.get('/sources', signal)
+  }
+
+  /** `POST <prefix>/sources/dry-run` (`sync` false) or `POST <prefix>/sources/sync` ("Sync now"). */
+  sync(dryRun: boolean, source?: string): Promise<SyncReport> {
+    return this.post(dryRun ? '/sources/dry-run' : '/sources/sync', source ? { source } : {})
   }
 
   /** `GET <prefix>/config`. */

@@ -191,3 +191,43 @@ export interface HealthView {
   history: HealthHistoryPoint[]
   growth: GrowthDay[]
 }
+
+/** Per-source results of knowledge sync (`dsh-knowledge sync`, the Sources tab). */
+export const SYNC_STATUSES = ['unchanged', 'changed', 'would-change', 'source-missing', 'fetch-error', 'too-large', 'missing-section',
+  'target-missing', 'invalid-target', 'marker-error', 'write-error', 'conflict-suppressed'] as const
+export type SyncStatus = (typeof SYNC_STATUSES)[number]
+
+/** What happened to one source in one run. */
+export interface SyncResult {
+  name: string
+  /** `local`, `http`, `https`, or `sources.yml` for a whole-file problem. */
+  type: string
+  /** The URL or the local path. */
+  source: string
+  target: { file: string; section: string } | null
+  status: SyncStatus
+  /** One line saying why. */
+  reason: string
+  /** Served without any network round trip (a 304 revalidation is not). */
+  from_cache?: boolean
+  /** Dry runs: a unified diff of the target document. */
+  diff?: string
+}
+
+/** `dry-run` or `sync` over the routes, and the CLI's `--json`. */
+export interface SyncReport { at: string; dryRun: boolean; results: SyncResult[] }
+
+/** One row of the Sources tab. */
+export interface SourceRow {
+  name: string
+  type: string
+  source: string
+  target: { file: string; section: string } | null
+  origin: 'declared' | 'decision' | 'invalid'
+  last?: { status: SyncStatus; reason: string; at: string; from_cache?: boolean }
+  /** Cache state of an http source: when fetched, whether still within cache_ttl. */
+  cache?: { fetchedAt: string; fresh: boolean; etag: boolean; lastModified: boolean; bytes: number } | null
+}
+
+/** `GET <prefix>/sources`. */
+export interface SourcesView { available: boolean; file: string; exists: boolean; error?: string; lastRun?: string; sources: SourceRow[] }

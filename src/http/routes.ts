@@ -19,6 +19,8 @@ export interface RouteOptions {
   pageSize: number
   /** State-changing routes (POST), matched against the sub-path after the prefix. */
   mutations?: Mutation[]
+  /** Further read-only routes by exact sub-path (e.g. `/sources` when the sync row runs). */
+  reads?: Record<string, () => Promise<unknown>>
 }
 
 /** One state-changing route: `pattern` matches the sub-path; `run` gets the match and the parsed JSON body. */
@@ -106,6 +108,8 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Rou
       if (sub === '/stats') return send(res, 200, await collectStats(store, scope))
       if (sub === '/config') return send(res, 200, store.settings.describe())
       if (sub === '/health') return send(res, 200, await healthSummary(store, scope))
+      const read = options.reads && Object.hasOwn(options.reads, sub) ? options.reads[sub] : undefined
+      if (read) return send(res, 200, await read())
       return send(res, 404, { error: `no route ${url.pathname}`, routes: [`${options.path}/documents`, `${options.path}/documents/<id>`, `${options.path}/stats`, `${options.path}/config`, `${options.path}/token`] })
     } catch (error) {
       return send(res, 400, { error: (error as Error).message })

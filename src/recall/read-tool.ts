@@ -5,6 +5,7 @@
  * @module dsh-knowledge-sync/recall/read-tool
  */
 import { formatDocument } from '../knowledge/document.js'
+import { frameSections } from '../knowledge/upstream.js'
 import type { DocStatus, KnowledgeDoc } from '../types.js'
 
 export const READ_TOOL = 'knowledge_read'
@@ -28,13 +29,16 @@ export interface ReadSlots {
 
 const line = (l: ReadLink): string => `${l.id} — ${l.title.replace(/\s+/g, ' ')}${l.status && l.status !== 'active' ? ` (${l.status})` : ''}`
 
-/** The whole document, front matter included, so the model sees kind, date, tags and provenance; then the slots. */
+/**
+ * The whole document, front matter included, so the model sees kind, date, tags and provenance; then the slots.
+ * Synced upstream sections are framed as data quoted from their URL, not instructions.
+ */
 export function renderDocument(doc: KnowledgeDoc, slots: ReadSlots = {}): string {
   const head = [doc.path, ...(slots.notes ?? [])]
   if (slots.supersededBy) head.push(`Superseded by: ${line(slots.supersededBy)} (read that one first)`)
   const tail: string[] = []
   if (slots.supersedes?.length) tail.push(`Supersedes: ${slots.supersedes.map(line).join('; ')}`)
   if (slots.linkedFrom?.length) tail.push(`Linked from: ${slots.linkedFrom.map(line).join('; ')}`)
-  const text = `${head.join('\n')}\n\n${formatDocument(doc.meta, slots.body ?? doc.body)}`
+  const text = `${head.join('\n')}\n\n${formatDocument(doc.meta, frameSections(slots.body ?? doc.body))}`
   return tail.length ? `${text}\n${tail.join('\n')}` : text
 }
