@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { KnowledgeStore } from '../knowledge/store.js'
 import { parseSearchArgs } from '../knowledge/query.js'
+import { recentRounds } from '../knowledge/stats.js'
 import { mutationRefusal, PageTokens, refusal } from './guard.js'
 import { collectStats } from '../knowledge/stats.js'
 import { healthSummary } from '../knowledge/health.js'
@@ -25,6 +26,9 @@ export interface Mutation {
   pattern: RegExp
   run(match: RegExpExecArray, body: unknown, scope: string | undefined): Promise<unknown>
 }
+
+/** How deep into a ranking the page can page (the index's own window). */
+const MAX_SEARCH_WINDOW = 1000
 
 /** The largest JSON body a state-changing route reads. */
 const MAX_BODY_BYTES = 64 * 1024
@@ -87,8 +91,12 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Rou
         const args = parseSearchArgs({ query: q.get('q') ?? '', kind: q.get('kind') || undefined, tag: q.get('tag') || undefined, tool: q.get('tool') || undefined }, limit)
         const filter = { kind: args.kind, tag: args.tag, tool: args.tool, scope }
         if (args.query.trim()) {
-          const hits = store.search(args.query, { ...filter, limit: offset + limit })
-          return send(res, 200, { total: hits.length, offset, items: hits.slice(offset), facets: store.facets(filter), scope: scope ?? null })
+          // Ranked hits cost a score each, so the page reads ahead one page: the total is exact when the ranking ends
+          // within that window, else a lower bound (`more`), and paging goes on to the ranking's end (MAX_SEARCH_WINDOW).
+          const window = Math.min(offset + 2 * limit, MAX_SEARCH_WINDOW)
+          const hits = store.search(args.query, { ...filter, limit: window })
+          const more = hits.length >= window && window < MAX_SEARCH_WINDOW
+          return send(res, 200, { total: hits.length, more, offset, items: hits.slice(offset, offset + limit), facets: store.facets(filter), scope: scope ?? null })
         }
         const page = store.list({ ...filter, offset, limit })
         return send(res, 200, { total: page.total, offset, items: page.items, facets: store.facets(filter), scope: scope ?? null })
@@ -104,6 +112,7 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Rou
       }
       if (sub === '/stats') return send(res, 200, await collectStats(store, scope))
       if (sub === '/config') return send(res, 200, store.settings.describe())
+      if (sub === '/rounds') return send(res, 200, await recentRounds(store, Math.min(Math.max(Number(q.get('limit')) || 200, 1), 1000)))
       if (sub === '/health') return send(res, 200, await healthSummary(store, scope))
       return send(res, 404, { error: `no route ${url.pathname}`, routes: [`${options.path}/documents`, `${options.path}/documents/<id>`, `${options.path}/stats`, `${options.path}/config`, `${options.path}/token`] })
     } catch (error) {
