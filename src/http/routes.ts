@@ -61,6 +61,9 @@ export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => Promis
 /** The handler for every request under the prefix. */
 export function createHandler(store: KnowledgeStore, options: RouteOptions): RouteHandler {
   const tokens = new PageTokens()
+  // Bumped on every document written or removed (here or on disk): the page polls it to stay live cheaply.
+  let revision = 0
+  store.onChange(() => { revision++ })
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const refused = refusal(req, options.trustedHosts)
     if (refused) return send(res, 403, { error: `forbidden: ${refused}` })
@@ -84,6 +87,7 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Rou
     try {
       const scope = store.visibleScope(cwd, true)
       // The per-page token: only a same-origin page can read this answer (no CORS), and the Host check stops rebinding.
+      if (sub === '/revision') return send(res, 200, { revision })
       if (sub === '/token') return send(res, 200, { token: tokens.issue(), header: 'x-knowledge-token' })
       if (sub === '/documents') {
         const limit = Math.min(Math.max(Number(q.get('limit')) || options.pageSize, 1), 200)
@@ -93,8 +97,11 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Rou
         if (args.query.trim()) {
           // Ranked hits cost a score each, so the page reads ahead one page: the total is exact when the ranking ends
           // within that window, else a lower bound (`more`), and paging goes on to the ranking's end (MAX_SEARCH_WINDOW).
-          const window = Math.min(offset + 2 * limit, MAX_SEARCH_WINDOW)
+          // Sorted by date, the whole ranking window is read (so pages follow one order), and the total is exact.
+          const byDate = q.get('sort') === 'created'
+          const window = byDate ? MAX_SEARCH_WINDOW : Math.min(offset + 2 * limit, MAX_SEARCH_WINDOW)
           const hits = store.search(args.query, { ...filter, limit: window })
+          if (byDate) hits.sort((a, b) => b.created.localeCompare(a.created))
           const more = hits.length >= window && window < MAX_SEARCH_WINDOW
           return send(res, 200, { total: hits.length, more, offset, items: hits.slice(offset, offset + limit), facets: store.facets(filter), scope: scope ?? null })
         }
@@ -114,7 +121,7 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Rou
       if (sub === '/config') return send(res, 200, store.settings.describe())
       if (sub === '/rounds') return send(res, 200, await recentRounds(store, Math.min(Math.max(Number(q.get('limit')) || 200, 1), 1000)))
       if (sub === '/health') return send(res, 200, await healthSummary(store, scope))
-      return send(res, 404, { error: `no route ${url.pathname}`, routes: [`${options.path}/documents`, `${options.path}/documents/<id>`, `${options.path}/stats`, `${options.path}/config`, `${options.path}/token`] })
+      return send(res, 404, { error: `no route ${url.pathname}`, routes: [`${options.path}/documents`, `${options.path}/documents/<id>`, `${options.path}/stats`, `${options.path}/config`, `${options.path}/token`, `${options.path}/revision`, `${options.path}/rounds`, `${options.path}/health`] })
     } catch (error) {
       return send(res, 400, { error: (error as Error).message })
     }
