@@ -7,9 +7,9 @@
 /** Where the knowledge-http row serves by default (its `path` config). */
 export const DEFAULT_ROUTE_PREFIX = '/knowledge'
 
-export type { ConfigSection, ConfigView, DocKind, DocumentFile, DocumentItem, DocumentPage, Facets, GrowthDay, HealthHistoryPoint, HealthReport, HealthView, Stats } from '../src/wire.js'
+export type { ConfigSection, ConfigView, DocKind, DocumentFile, DocumentItem, DocumentPage, Facets, GrowthDay, HealthHistoryPoint, HealthReport, HealthView, RecentRounds, Stats } from '../src/wire.js'
 export type { WireFrontMatter as FrontMatter, SettingsSection as SectionName } from '../src/wire.js'
-import type { ConfigView, DocumentFile, DocumentPage, HealthReport, HealthView, SourcesView, Stats, SyncReport } from '../src/wire.js'
+import type { ConfigView, DocumentFile, DocumentPage, HealthReport, HealthView, RecentRounds, SourcesView, Stats, SyncReport } from '../src/wire.js'
 export type { SourceRow, SourcesView, SyncReport, SyncResult, SyncStatus } from '../src/wire.js'
 
 /** A refusal of the routes, or a transport failure. */
@@ -23,6 +23,8 @@ export class ApiError extends Error {
 /** The query of the document list. */
 export interface DocumentQuery {
   q?: string
+  /** Search hits by relevance (default) or newest first. */
+  sort?: 'relevance' | 'created'
   kind?: string
   tag?: string
   tool?: string
@@ -75,6 +77,16 @@ export class KnowledgeApi {
   /** `POST <prefix>/health/run`: a new (sampled) probe, recorded. */
   runHealth(): Promise<HealthReport> {
     return this.post('/health/run', {})
+  }
+
+  /** `GET <prefix>/revision`: a counter of document changes, polled to stay live. */
+  revision(signal?: AbortSignal): Promise<{ revision: number }> {
+    return this.get('/revision', signal)
+  }
+
+  /** `GET <prefix>/rounds`: recent rounds' salience and the bar in force. */
+  rounds(signal?: AbortSignal): Promise<RecentRounds> {
+    return this.get('/rounds', signal)
   }
 
   /** `GET <prefix>/stats`. */

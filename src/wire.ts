@@ -46,7 +46,9 @@ export interface DocumentItem {
 
 /** `GET <prefix>/documents`. */
 export interface DocumentPage {
+  /** Matching documents; with `more`, a lower bound (search reads one page ahead, not the whole ranking). */
   total: number
+  more?: boolean
   offset: number
   items: DocumentItem[]
   facets: Facets
@@ -231,3 +233,11 @@ export interface SourceRow {
 
 /** `GET <prefix>/sources`. */
 export interface SourcesView { available: boolean; file: string; exists: boolean; error?: string; lastRun?: string; sources: SourceRow[] }
+
+/** `GET <prefix>/rounds`: the recent rounds' salience, for the page's chart of what the bar keeps. */
+export interface RecentRounds {
+  /** The bar in force (capture's effective `salience.minScore`), or null when the capture row is not running. */
+  minScore: number | null
+  /** Newest last. Titles are redacted; dropped rounds carry their first drop reason. */
+  rounds: Array<{ at: string; kept: boolean; score: number; title: string; reason?: string; id?: string }>
+}

@@ -12,7 +12,7 @@ export const LEDGER_DIR = '.knowledge'
 
 export type LedgerEntry =
   | { type: 'kept'; session: string; turn: number; id: string; score: number; redacted: number }
-  | { type: 'dropped'; session: string; turn: number; score: number; reasons: string[] }
+  | { type: 'dropped'; session: string; turn: number; score: number; reasons: string[]; title?: string }
   | { type: 'unanswered'; session: string; turn: number; outcome: string }
   | { type: 'failed'; session?: string; turn?: number; path?: string; error: string }
   | { type: 'note'; session?: string; id: string; redacted: number }

@@ -330,6 +330,15 @@ export class KnowledgeStore {
     return run
   }
 
+  /**
+   * One line of text as it may be recorded outside a document (the ledger's title of a dropped round): redacted
+   * first, then cut to `max` characters on one line.
+   */
+  async redactLine(text: string, max = 80): Promise<string> {
+    const redacted = (await this.redactor.redact(text.replace(/\s+/g, ' ').trim())).text
+    return redacted.length > max ? `${redacted.slice(0, max - 1)}…` : redacted
+  }
+
   /** Next free note number in a session: `n1`, `n2`, … */
   nextNoteSuffix(session: string): string {
     return this.ids.nextNoteSuffix(session, (id) => {
