@@ -2,8 +2,6 @@
  * `dsh-knowledge read`: one document, with the same checks as `knowledge_read`.
  * @module dsh-knowledge-sync/cli/read
  */
-import { readFile } from 'node:fs/promises'
-import { insideRoot } from '../knowledge/paths.js'
 import { type Command, openStore, print, printJson, scopeOf, UsageError } from './common.js'
 
 export const read: Command = async (invocation) => {
@@ -11,9 +9,10 @@ export const read: Command = async (invocation) => {
   if (!id) throw new UsageError('read needs a document id')
   const store = await openStore(invocation)
   try {
-    const doc = await store.readVisible(id, scopeOf(store, invocation))
+    // The file's own text, read with the store's checks (no link followed, the index's size bound).
+    const { doc, text } = await store.readText(id, scopeOf(store, invocation))
     if (invocation.values.json) printJson({ id: doc.id, path: doc.path, meta: doc.meta, body: doc.body })
-    else print(await readFile(insideRoot(store.root, doc.path), 'utf8'))
+    else print(text)
     return 0
   } finally {
     await store.close()

@@ -4,9 +4,9 @@
  * store's change listeners), one file at a time after the scan (never a rebuild).
  * @module dsh-knowledge-sync/knowledge/files
  */
-import { existsSync, readFileSync, rmSync, statSync, watch, type FSWatcher } from 'node:fs'
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readFileSync, realpathSync, rmSync, statSync, watch, type FSWatcher } from 'node:fs'
 import { readdir } from 'node:fs/promises'
-import { basename, join, sep } from 'node:path'
+import { basename, dirname, join, sep } from 'node:path'
 import type { KnowledgeDoc } from '../types.js'
 import { DocumentError, parseDocument } from './document.js'
 import { insideRoot, toRelative } from './paths.js'
@@ -18,6 +18,48 @@ const SCAN_SLICE = 1024
 export const MAX_FILE_BYTES = 4 * 1024 * 1024
 /** A temporary file older than this was left by a crashed writer. */
 const STALE_TMP_MS = 60 * 60 * 1000
+/** How often a missing root is looked for (one `stat`), so documents written after start appear without a restart. */
+export const ROOT_POLL_MS = 1000
+// Opening with O_NOFOLLOW refuses a symbolic link in the last path component atomically (no check-then-open race).
+const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0
+
+/**
+ * Reads one file under the root without following any symbolic link: not the file itself (O_NOFOLLOW), not a folder
+ * on the way (its real path must be the expected one under the root's real path). A hard link is a regular file of
+ * the root and is read: the kernel only lets someone link a file they could read and copy anyway
+ * (`fs.protected_hardlinks`), and backup tools create them. Files over {@link MAX_FILE_BYTES} are refused.
+ * Throws {@link DocumentError} naming the file, or the file system's error (ENOENT when it is gone).
+ */
+export function readRootFile(realRoot: string, rel: string, full: string, dirCache?: Map<string, string>): { text: string; mtimeMs: number } {
+  const dir = dirname(rel)
+  const expected = dir === '.' ? realRoot : join(realRoot, dir)
+  let real = dirCache?.get(dir)
+  if (real === undefined) {
+    real = realpathSync.native(dirname(full))
+    dirCache?.set(dir, real)
+  }
+  if (real !== expected) throw new DocumentError(rel, 'a folder on its path is a symbolic link; links are never followed')
+  let fd: number
+  try {
+    fd = openSync(full, constants.O_RDONLY | O_NOFOLLOW)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ELOOP' || code === 'EMLINK' || (code !== 'ENOENT' && lstatSafe(full)?.isSymbolicLink())) throw new DocumentError(rel, 'is a symbolic link; links are never followed')
+    throw error
+  }
+  try {
+    const info = fstatSync(fd)
+    if (!info.isFile()) throw new DocumentError(rel, 'is not a regular file')
+    if (info.size > MAX_FILE_BYTES) throw new DocumentError(rel, `too large to index (${info.size} bytes; the limit is 4 MiB)`)
+    return { text: readFileSync(fd, 'utf8'), mtimeMs: info.mtimeMs }
+  } finally {
+    closeSync(fd)
+  }
+}
+
+function lstatSafe(full: string) {
+  try { return lstatSync(full) } catch { return undefined }
+}
 
 /** Where the files module sends what it reads. */
 export interface IndexSink {
@@ -38,6 +80,8 @@ export class DocumentFiles {
   private readonly idPaths = new Map<string, string>()
   private readonly pending = new Map<string, NodeJS.Timeout>()
   private watcher?: FSWatcher
+  private rootPoll?: NodeJS.Timeout
+  private realRootPath?: string
   private closed = false
   /** Files that could not be parsed at the last scan or change, with why. */
   readonly invalid = new Map<string, string>()
@@ -62,7 +106,54 @@ export class DocumentFiles {
   close(): void {
     this.closed = true
     this.watcher?.close()
+    clearInterval(this.rootPoll)
     for (const timer of this.pending.values()) clearTimeout(timer)
+  }
+
+  /**
+   * The root's real path, resolved once it exists. A root that is itself a symbolic link (`knowledge -> /data/kb`)
+   * is followed, once, on purpose: it is the configuration, not a file inside it. Links inside it never are.
+   */
+  realRoot(): string {
+    this.realRootPath ??= realpathSync.native(this.root)
+    return this.realRootPath
+  }
+
+  /** Reads an indexed document's file the safe way ({@link readRootFile}); a file that fails leaves the index. */
+  readText(rel: string, full: string): { text: string; mtimeMs: number } {
+    try {
+      return readRootFile(this.realRoot(), rel, full)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') this.forget(rel)
+      else if (error instanceof DocumentError) this.evict(rel, error.message)
+      throw error
+    }
+  }
+
+  /** Refuses a write whose folder under the root is reached through a symbolic link (it would land outside). */
+  assertWritable(rel: string): void {
+    const dir = dirname(rel)
+    if (dir === '.' || !existsSync(this.root)) return
+    let real: string
+    try { real = realpathSync.native(join(this.root, dir)) } catch { return /* created by the write */ }
+    if (real !== join(this.realRoot(), dir)) throw Object.assign(new Error(`cannot write ${rel}: its folder is a symbolic link; links are never followed`), { path: rel })
+  }
+
+  /**
+   * Takes a file out of the index because it can no longer be read as a document (broken front matter, too large,
+   * replaced by a link), and reports it in {@link invalid}. Why at once: a stale entry would stay searchable while
+   * `read` fails, or serve content the file no longer has.
+   */
+  evict(rel: string, reason: string): void {
+    this.invalid.set(rel, reason)
+    const id = this.byPath.get(rel)
+    if (!id || this.closed) return
+    this.byPath.delete(rel)
+    if (this.idPaths.get(id) === rel) {
+      this.idPaths.delete(id)
+      this.sink.remove(id)
+      this.sink.removed(id, rel)
+    }
   }
 
   /**
@@ -88,6 +179,11 @@ export class DocumentFiles {
           continue
         }
         if (entry.name === 'node_modules') continue
+        if (entry.isSymbolicLink()) {
+          // Never followed (see readRootFile); a linked document is reported so nobody wonders where it went.
+          if (entry.name.endsWith('.md')) this.invalid.set(toRelative(this.root, full), `${toRelative(this.root, full)}: is a symbolic link; links are never followed`)
+          continue
+        }
         if (entry.isDirectory()) await walk(full, depth + 1)
         else if (entry.isFile() && entry.name.endsWith('.md')) files.push(full)
       }
@@ -97,12 +193,14 @@ export class DocumentFiles {
     const mtimes = new Map(files.map((f) => { try { return [f, statSync(f).mtimeMs] } catch { return [f, 0] } }))
     files.sort((a, b) => mtimes.get(a)! - mtimes.get(b)! || (a < b ? -1 : 1))
     const release = this.sink.holdMerges()
+    // Real paths of folders, once per folder for this scan (the walk never entered a linked folder).
+    const dirs = new Map<string, string>()
     try {
       for (let k = 0; k < files.length && !this.closed; k += SCAN_SLICE) {
         const batch: KnowledgeDoc[] = []
         const claimed = new Map<string, string>()
         for (const full of files.slice(k, k + SCAN_SLICE)) {
-          const doc = this.readDocument(full)
+          const doc = this.readDocument(full, dirs)
           if (doc && this.admit(doc, claimed)) batch.push(doc)
         }
         this.sink.upsertMany(batch)
@@ -116,15 +214,11 @@ export class DocumentFiles {
   }
 
   /** Reads and parses one file; undefined (and the reason in {@link invalid}) when it is not a valid document. */
-  private readDocument(full: string): KnowledgeDoc | undefined {
+  private readDocument(full: string, dirCache?: Map<string, string>): KnowledgeDoc | undefined {
     const rel = toRelative(this.root, full)
     let text: string, mtimeMs: number
     try {
-      const info = statSync(full)
-      if (!info.isFile()) return undefined
-      if (info.size > MAX_FILE_BYTES) throw new DocumentError(rel, `too large to index (${info.size} bytes; the limit is 4 MiB)`)
-      mtimeMs = info.mtimeMs
-      text = readFileSync(full, 'utf8')
+      ({ text, mtimeMs } = readRootFile(this.realRoot(), rel, full, dirCache))
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') { this.forget(rel); return undefined }
       this.invalid.set(rel, (error as Error).message)
@@ -170,12 +264,16 @@ export class DocumentFiles {
     const rel = toRelative(this.root, full)
     const known = this.byPath.get(rel)
     let mtimeMs: number | undefined
-    try { mtimeMs = statSync(full).mtimeMs } catch { /* gone: readDocument forgets it */ }
-    if (known && mtimeMs !== undefined && this.sink.indexedMtime(known) === mtimeMs) return
+    // lstat: a file replaced by a link gets the link's own mtime, so it is never mistaken for the indexed file.
+    try { mtimeMs = lstatSync(full).mtimeMs } catch { /* gone: readDocument forgets it */ }
+    if (known && mtimeMs !== undefined && this.sink.indexedMtime(known) === mtimeMs && !lstatSafe(full)?.isSymbolicLink()) return
     const doc = this.readDocument(full)
     if (!doc) {
       const reason = this.invalid.get(rel)
-      if (reason) this.logger.warn('%s', reason)
+      if (reason) {
+        this.logger.warn('%s', reason)
+        this.evict(rel, reason)
+      }
       return
     }
     if (!this.admit(doc)) { this.logger.warn('%s', this.invalid.get(rel)); return }
@@ -197,11 +295,23 @@ export class DocumentFiles {
     }
   }
 
-  /** Starts the recursive watcher once the root exists; later calls are no-ops. */
+  /**
+   * Starts the recursive watcher. When the root does not exist yet it is looked for every {@link ROOT_POLL_MS}; once
+   * it appears (made by the CLI, another process or a person) it is watched and scanned, so its documents appear
+   * without a restart. A root removed while watched goes back to being looked for. Later calls are no-ops.
+   */
   watch(): void {
-    if (this.closed || this.watcher || !existsSync(this.root)) return
+    if (this.closed || this.watcher) return
+    if (!existsSync(this.root)) {
+      this.rootPoll ??= setInterval(() => { if (existsSync(this.root)) this.rootAppeared() }, ROOT_POLL_MS).unref()
+      return
+    }
+    clearInterval(this.rootPoll)
+    this.rootPoll = undefined
     try {
       this.watcher = watch(this.root, { recursive: true, persistent: false }, (_event, name) => {
+        // The root itself was removed (no error is raised on Linux): look for it again.
+        if (!existsSync(this.root)) return this.lostRoot()
         if (!name) return
         const rel = name.toString().split(sep).join('/')
         if (rel.split('/').some((part) => part.startsWith('.')) || !rel.endsWith('.md')) return
@@ -212,9 +322,29 @@ export class DocumentFiles {
           this.loadFile(join(this.root, rel))
         }, 30))
       })
-      this.watcher.on('error', (error) => this.logger.warn('watching %s failed: %s', this.root, error.message))
+      this.watcher.on('error', (error) => {
+        this.logger.warn('watching %s failed: %s', this.root, error.message)
+        if (!existsSync(this.root)) this.lostRoot()
+      })
     } catch (error) {
       this.logger.warn('cannot watch %s: %s (hand edits are picked up at the next start)', this.root, (error as Error).message)
     }
+  }
+
+  /** The watched root is gone: stop watching it and look for it to come back. */
+  private lostRoot(): void {
+    this.watcher?.close()
+    this.watcher = undefined
+    this.realRootPath = undefined
+    this.watch()
+  }
+
+  /** The root exists now: watch first (nothing written meanwhile is missed), then index what is already there. */
+  private rootAppeared(): void {
+    if (this.closed) return
+    this.realRootPath = undefined
+    this.watch()
+    this.logger.info('knowledge root %s appeared; indexing it', this.root)
+    this.scan().catch((error: unknown) => this.logger.warn('indexing %s failed: %s', this.root, (error as Error).message))
   }
 }

@@ -9,14 +9,14 @@
  * deletions and other processes' captures.
  * @module dsh-knowledge-sync/knowledge/store
  */
-import { readFile, stat } from 'node:fs/promises'
+import { stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import type { FrontMatter, KnowledgeDoc, Redaction, SearchFilter, SearchHit } from '../types.js'
 import type { Redactor } from '../redact/redactor.js'
 import { isVisible, workspaceOf } from '../search/scope.js'
 import { SearchIndex, type Facets, type IndexedMeta, type ListSort, type SearchIndexOptions } from '../search/search-index.js'
 import { writeFileAtomic } from './atomic.js'
-import { formatDocument, isValidId, parseDocument } from './document.js'
+import { DocumentError, formatDocument, isValidId, parseDocument } from './document.js'
 import { type DocumentDraft, redactDraft, renderDraft } from './draft.js'
 import { DocumentFiles } from './files.js'
 import { IdClaims } from './id-claims.js'
@@ -175,19 +175,30 @@ export class KnowledgeStore {
     return isValidId(id) ? this.index.get(id) : undefined
   }
 
-  /** One document in full, read from its file (the source of truth). */
+  /**
+   * One document in full, read from its file (the source of truth) with the index's bounds: never through a symbolic
+   * link, never over 4 MiB. A file that fails (now a link, too large, broken front matter) leaves the index at once
+   * and the error names it.
+   */
   async read(id: string): Promise<KnowledgeDoc | undefined> {
     const meta = this.get(id)
     if (!meta) return undefined
     const full = insideRoot(this.root, meta.path)
     try {
-      const [text, info] = await Promise.all([readFile(full, 'utf8'), stat(full)])
-      const parsed = parseDocument(text, meta.path, id, info.mtimeMs)
-      return { id: parsed.meta.id, path: meta.path, meta: parsed.meta, body: parsed.body, mtimeMs: info.mtimeMs }
+      const { text, mtimeMs } = this.files.readText(meta.path, full)
+      const parsed = parseDocument(text, meta.path, id, mtimeMs)
+      return { id: parsed.meta.id, path: meta.path, meta: parsed.meta, body: parsed.body, mtimeMs }
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') { this.files.forget(meta.path); return undefined }
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+      if (error instanceof DocumentError) this.files.evict(meta.path, error.message)
       throw error
     }
+  }
+
+  /** The whole text of a visible document's file, read with the same checks as {@link read} (the CLI prints it). */
+  async readText(rawId: unknown, scope: string | undefined): Promise<{ doc: KnowledgeDoc; text: string }> {
+    const doc = await this.readVisible(rawId, scope)
+    return { doc, text: this.files.readText(doc.path, insideRoot(this.root, doc.path)).text }
   }
 
   /** Reads `id` if it names a document visible from `scope`; throws an Error with a clear message otherwise. */
@@ -269,6 +280,7 @@ export class KnowledgeStore {
     if (this.closed) throw new Error('knowledge store is closed')
     const { id, path: relPath, meta, body, text, redaction } = await this.prepare(draft)
     const full = insideRoot(this.root, relPath)
+    this.files.assertWritable(relPath)
     await writeFileAtomic(full, text)
     const info = await stat(full)
     const doc = { id, path: relPath, meta, body, mtimeMs: info.mtimeMs }
