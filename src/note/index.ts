@@ -9,7 +9,7 @@ import z from '@deepseek-ai/schemastery'
 import type {} from '@deepseek-ai/dsh-agent'
 import type {} from '@deepseek-ai/dsh-tools'
 import type {} from '../knowledge/index.js'
-import { TEXT_OUTPUT } from '../tool-output.js'
+import { OUTPUT_BUDGET, TEXT_OUTPUT, withinBudget } from '../tool-output.js'
 import { NOTE_TOOL, noteDraft, parseNoteArgs } from './note.js'
 
 export const name = 'knowledge-note'
@@ -34,7 +34,8 @@ export function apply(ctx: Context, config: Config): void {
     name: NOTE_TOOL,
     description: 'Record a finding worth keeping for later sessions of this workspace: a diagnosed cause, a decision '
       + 'and its reason, a working command or configuration, a workaround. Write it so it stands alone. '
-      + 'Notes rank above captured rounds in knowledge_search.',
+      + 'Notes rank above captured rounds in knowledge_search. '
+      + `Output: at most ${OUTPUT_BUDGET.knowledge_note} characters.`,
     parameters: {
       type: 'object',
       properties: {
@@ -56,7 +57,8 @@ export function apply(ctx: Context, config: Config): void {
       await store.ledger.record({ type: 'note', session: sessionId, id: written.id, redacted: written.redaction.count })
       logger.debug('note %s written: %s', written.id, written.path)
       const masked = written.redaction.count ? ` (${written.redaction.count} secret-like value(s) were masked)` : ''
-      return { id: written.id, path: written.path, text: `Saved note ${written.id}: ${written.meta.title}${masked}.` }
+      const text = `Saved note ${written.id}: ${written.meta.title}${masked}.`
+      return { id: written.id, path: written.path, text: withinBudget(text, OUTPUT_BUDGET.knowledge_note, () => '…') }
     },
   })
 }
