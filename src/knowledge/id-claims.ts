@@ -5,12 +5,25 @@
  * processes writing into one root resolve a clash the same way.
  * @module dsh-knowledge-sync/knowledge/id-claims
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { LEDGER_DIR } from './ledger.js'
 import { sessionShortId } from './paths.js'
 
 const PREFIX_LENGTHS = [8, 12, 16, 24, 32]
+
+/**
+ * The files of a round's id in its session folder (`<id>-<slug>.md`), oldest name order, root-relative. The rule
+ * for a round captured again (same session and turn, by this process or another): its id is the round's identity,
+ * so the newer capture replaces the older one **in place** — same file, atomic rename — and never makes a second
+ * file with the same id. The disk is asked, not only the index, because another process may have written it a
+ * moment ago (its watcher event not yet seen, or no watcher at all: the CLI).
+ */
+export async function roundFiles(root: string, sessionDir: string, id: string): Promise<string[]> {
+  let names: string[]
+  try { names = await readdir(join(root, sessionDir)) } catch { return [] }
+  return names.filter((name) => name.startsWith(`${id}-`) && name.endsWith('.md') && !name.startsWith('.')).sort().map((name) => `${sessionDir}/${name}`)
+}
 
 export class IdClaims {
   private readonly prefixes = new Map<string, string>()

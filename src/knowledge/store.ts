@@ -9,7 +9,7 @@
  * deletions and other processes' captures.
  * @module dsh-knowledge-sync/knowledge/store
  */
-import { stat } from 'node:fs/promises'
+import { rm, stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import type { FrontMatter, KnowledgeDoc, Redaction, SearchFilter, SearchHit } from '../types.js'
 import type { Redactor } from '../redact/redactor.js'
@@ -19,7 +19,7 @@ import { writeFileAtomic } from './atomic.js'
 import { DocumentError, formatDocument, isValidId, parseDocument } from './document.js'
 import { type DocumentDraft, redactDraft, renderDraft } from './draft.js'
 import { DocumentFiles } from './files.js'
-import { IdClaims } from './id-claims.js'
+import { IdClaims, roundFiles } from './id-claims.js'
 import { Ledger } from './ledger.js'
 import { documentPath, insideRoot, sessionFolder, slugify } from './paths.js'
 import { LiveSettings } from './settings.js'
@@ -43,6 +43,8 @@ export interface PreparedDocument extends WrittenDocument {
   body: string
   /** The whole file text. */
   text: string
+  /** Files of the same round already on disk: the first is overwritten in place, any others are removed. */
+  replaced?: string[]
 }
 
 export type StoreChange = { type: 'written' | 'removed'; id: string; path: string; kind?: string; cwd?: string }
@@ -262,10 +264,12 @@ export class KnowledgeStore {
     if (draft.replaceId && !existing) throw new Error(`no document ${draft.replaceId} to replace`)
     const id = existing?.id ?? `${await this.ids.prefixFor(session, !options.dryRun)}-${draft.suffix ?? `t${draft.turn ?? 0}`}`
     const slug = slugify(redacted.title, draft.kind === 'note' ? 'note' : 'round')
-    const relPath = existing?.path ?? documentPath(sessionFolder(session), id, slug)
+    // A round captured again replaces its document in place (see roundFiles); extra copies are removed after the write.
+    const again = existing ? [] : await roundFiles(this.root, sessionFolder(session), id)
+    const relPath = existing?.path ?? again[0] ?? documentPath(sessionFolder(session), id, slug)
     insideRoot(this.root, relPath)
     const { meta, body } = renderDraft(draft, redacted, id)
-    return { id, path: relPath, meta, body, text: formatDocument(meta, body), redaction: redacted.redaction }
+    return { id, path: relPath, meta, body, text: formatDocument(meta, body), redaction: redacted.redaction, ...(again.length ? { replaced: again } : {}) }
   }
 
   /** Next free note number in a session: `n1`, `n2`, … */
@@ -278,10 +282,12 @@ export class KnowledgeStore {
 
   private async writeNow(draft: DocumentDraft): Promise<WrittenDocument> {
     if (this.closed) throw new Error('knowledge store is closed')
-    const { id, path: relPath, meta, body, text, redaction } = await this.prepare(draft)
+    const { id, path: relPath, meta, body, text, redaction, replaced } = await this.prepare(draft)
     const full = insideRoot(this.root, relPath)
     this.files.assertWritable(relPath)
     await writeFileAtomic(full, text)
+    // Copies of the same round left by an older version (two files, one id) go, so the newer round is the one read.
+    for (const extra of replaced?.slice(1) ?? []) await rm(insideRoot(this.root, extra), { force: true }).catch(() => {})
     const info = await stat(full)
     const doc = { id, path: relPath, meta, body, mtimeMs: info.mtimeMs }
     this.index.upsert(doc)
