@@ -6,6 +6,7 @@
 import { Component, useMemo, useState, useSyncExternalStore, type ReactNode } from 'react'
 import { ConfigTab } from './ConfigTab.js'
 import { DocumentsTab } from './DocumentsTab.js'
+import { MaskingWarning } from './MaskingWarning.js'
 import type { KnowledgeHost } from './host.js'
 import { translator } from './i18n.js'
 import { s } from './styles.js'
@@ -40,6 +41,7 @@ function SectionBody({ host }: { host: KnowledgeHost }) {
     <div data-testid="knowledge-page" lang={lang === 'zh' ? 'zh-CN' : 'en'} style={s.section}>
       <h2 style={s.heading}>{t('title')}</h2>
       <p style={s.intro}>{t('intro')}</p>
+      <MaskingWarning host={host} t={t} />
       <div role="tablist" aria-label={t('tabs')} style={s.tabs}>
         {tabs.map(([id, label]) => (
           <button key={id} id={`knowledge-tab-${id}`} type="button" role="tab" aria-selected={tab === id} aria-controls={`knowledge-panel-${id}`}
