@@ -3,7 +3,7 @@
  * (0.1.0-rc.8) with the packed bundle. Unticking "Mask credentials" asks first, saying what it means; "Keep masking
  * on" changes nothing; confirming saves `redact.enabled: false` and a warning stays above both tabs (also after a
  * reload) until masking is back on. Live settings may make this change at all because dsh's own settings API is
- * fenced against other origins and rebound hosts (test/e2e/web-guard.e2e.ts). Also (issue 10, item 8): a file that
+ * fenced against other origins and rebound hosts (test/e2e/web-trust.e2e.ts). Also (issue 10, item 8): a file that
  * cannot be indexed is named on the Documents tab.
  *
  * Screenshots: test/artifacts/knowledge-masking-confirm.png, knowledge-masking-off.png.
