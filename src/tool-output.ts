@@ -22,7 +22,7 @@ export function withinBudget(text: string, max: number, note: (shown: number) =>
   const room = Math.max(max - note(text.length).length - 32, 0)
   let end = room
   const newline = text.lastIndexOf('\n', room)
-  if (newline > room - 400) end = newline
+  if (newline > 0 && newline > room - 400) end = newline
   const code = text.charCodeAt(end - 1)
   if (code >= 0xd800 && code <= 0xdbff) end--
   return `${text.slice(0, end)}\n${note(end)}`
