@@ -303,11 +303,15 @@ export class DocumentFiles {
   watch(): void {
     if (this.closed || this.watcher) return
     if (!existsSync(this.root)) {
-      this.rootPoll ??= setInterval(() => { if (existsSync(this.root)) this.rootAppeared() }, ROOT_POLL_MS).unref()
+      this.rootPoll ??= setInterval(() => { if (existsSync(this.root)) this.watch() }, ROOT_POLL_MS).unref()
       return
     }
+    // Waiting for the root, and it is here now (seen by the poll, or made by this process's own first write): what
+    // others wrote into it meanwhile is indexed once the watcher runs.
+    const appeared = this.rootPoll !== undefined
     clearInterval(this.rootPoll)
     this.rootPoll = undefined
+    if (appeared) queueMicrotask(() => this.rootAppeared())
     try {
       this.watcher = watch(this.root, { recursive: true, persistent: false }, (_event, name) => {
         // The root itself was removed (no error is raised on Linux): look for it again.
@@ -339,11 +343,10 @@ export class DocumentFiles {
     this.watch()
   }
 
-  /** The root exists now: watch first (nothing written meanwhile is missed), then index what is already there. */
+  /** The root exists now and is watched (nothing written meanwhile is missed): index what is already there. */
   private rootAppeared(): void {
     if (this.closed) return
     this.realRootPath = undefined
-    this.watch()
     this.logger.info('knowledge root %s appeared; indexing it', this.root)
     this.scan().catch((error: unknown) => this.logger.warn('indexing %s failed: %s', this.root, (error as Error).message))
   }

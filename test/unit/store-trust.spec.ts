@@ -158,6 +158,17 @@ describe('a root created after start is watched (10.6)', () => {
     expect(store.search('written later')[0].id).toBe('second')
   })
 
+  it('indexes what another process wrote into the new root even when this process writes first (before the poll sees it)', async () => {
+    const root = join(scratch(), 'kb')
+    const store = open(root)
+    await store.start()
+    mkdirSync(join(root, 'other'), { recursive: true })
+    writeFileSync(join(root, 'other', 'theirs.md'), doc('theirs', 'written by another process'))
+    await store.write({ kind: 'note', title: 'Mine', cwd: '/w', session: 'session-m', suffix: 'n1', sections: [{ heading: 'Finding', text: 'written here' }] })
+    await until(() => !!store.get('theirs'), 3000)
+    expect(store.size).toBe(2)
+  })
+
   it('looks for a root again after it was removed, and indexes it when it comes back', async () => {
     const root = join(scratch(), 'kb')
     mkdirSync(root)
