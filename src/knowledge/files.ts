@@ -340,6 +340,8 @@ export class DocumentFiles {
     this.watcher?.close()
     this.watcher = undefined
     this.realRootPath = undefined
+    // Its documents are gone with it: none stays searchable.
+    for (const rel of [...this.byPath.keys()]) this.forget(rel)
     this.watch()
   }
 
