@@ -159,9 +159,10 @@ export class DocumentFiles {
   /**
    * Indexes every document under the root. Files are read synchronously in slices of {@link SCAN_SLICE} with a yield
    * between slices: at boot that is several times faster than one async read per file, and the event loop still
-   * gets a turn every few milliseconds.
+   * gets a turn every few milliseconds. `late`: the root appeared after start, so what is found is announced to the
+   * change listeners like any new file, and files this process already indexed unchanged are left as they are.
    */
-  async scan(): Promise<void> {
+  async scan(late = false): Promise<void> {
     if (!existsSync(this.root)) return
     const files: string[] = []
     const now = Date.now()
@@ -200,11 +201,14 @@ export class DocumentFiles {
         const batch: KnowledgeDoc[] = []
         const claimed = new Map<string, string>()
         for (const full of files.slice(k, k + SCAN_SLICE)) {
+          const known = late ? this.byPath.get(toRelative(this.root, full)) : undefined
+          if (known && this.sink.indexedMtime(known) === mtimes.get(full)) continue
           const doc = this.readDocument(full, dirs)
           if (doc && this.admit(doc, claimed)) batch.push(doc)
         }
         this.sink.upsertMany(batch)
         for (const doc of batch) this.noteWritten(doc)
+        if (late) for (const doc of batch) this.sink.written(doc)
         await new Promise((resolve) => setImmediate(resolve))
       }
     } finally {
@@ -350,6 +354,6 @@ export class DocumentFiles {
     if (this.closed) return
     this.realRootPath = undefined
     this.logger.info('knowledge root %s appeared; indexing it', this.root)
-    this.scan().catch((error: unknown) => this.logger.warn('indexing %s failed: %s', this.root, (error as Error).message))
+    this.scan(true).catch((error: unknown) => this.logger.warn('indexing %s failed: %s', this.root, (error as Error).message))
   }
 }

@@ -5,7 +5,7 @@
  * takes it out of the index at once.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { linkSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { KnowledgeStore } from '../../src/knowledge/store.js'
@@ -115,6 +115,25 @@ describe('symbolic links are never followed (10.2)', () => {
     const store = open(root, false)
     await expect(store.write({ kind: 'raw', title: 'x', cwd: '/w', session: 'session-abc', turn: 1, sections: [{ heading: 'Answer', text: 'y' }] }))
       .rejects.toThrow(/symbolic link/)
+  })
+
+  it('never appends the ledger to, or reads it from, a file outside the root through a link', async () => {
+    const { root, outside } = setUp()
+    const target = join(outside, 'bashrc')
+    writeFileSync(target, 'export PATH=$HOME/bin:$PATH\n{"type":"failed","error":"outside text"}\n')
+    mkdirSync(join(root, '.knowledge'))
+    symlinkSync(target, join(root, '.knowledge', 'ledger.jsonl'))
+    const store = open(root, false)
+    await store.ledger.record({ type: 'dropped', session: 's', turn: 1, score: 0, reasons: ['-weak-signal'] })
+    expect(readFileSync(target, 'utf8')).not.toContain('weak-signal')
+    const stats = await store.ledger.stats()
+    expect(stats.lastFailure).toBeUndefined()
+    expect(stats.dropped).toBe(1) // still counted, in memory
+    // A linked ledger folder is refused the same way.
+    const { root: root2, outside: outside2 } = setUp()
+    symlinkSync(outside2, join(root2, '.knowledge'))
+    await open(root2, false).ledger.record({ type: 'dropped', session: 's', turn: 1, score: 0, reasons: ['-weak-signal'] })
+    expect(existsSync(join(outside2, 'ledger.jsonl'))).toBe(false)
   })
 
   it('decision: a root that is itself a link is followed (it is the configuration); links inside it are not', async () => {
