@@ -5,7 +5,7 @@
  * processes writing into one root resolve a clash the same way.
  * @module dsh-knowledge-sync/knowledge/id-claims
  */
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
+import { lstat, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { LEDGER_DIR } from './ledger.js'
 import { sessionShortId } from './paths.js'
@@ -46,6 +46,8 @@ export class IdClaims {
     if (known) return known
     if (claim) {
       try {
+        // Claims are never written through a link: a linked `.knowledge` folder would put them outside the root.
+        if ((await lstat(join(this.dir, '..')).catch(() => undefined))?.isSymbolicLink()) throw Object.assign(new Error('is a symbolic link; links are never followed'), { code: 'ELOOP' })
         await mkdir(this.dir, { recursive: true })
       } catch (error) {
         const err = error as NodeJS.ErrnoException

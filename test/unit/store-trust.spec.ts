@@ -132,8 +132,12 @@ describe('symbolic links are never followed (10.2)', () => {
     // A linked ledger folder is refused the same way.
     const { root: root2, outside: outside2 } = setUp()
     symlinkSync(outside2, join(root2, '.knowledge'))
-    await open(root2, false).ledger.record({ type: 'dropped', session: 's', turn: 1, score: 0, reasons: ['-weak-signal'] })
+    const store2 = open(root2, false)
+    await store2.ledger.record({ type: 'dropped', session: 's', turn: 1, score: 0, reasons: ['-weak-signal'] })
     expect(existsSync(join(outside2, 'ledger.jsonl'))).toBe(false)
+    // Nor are id claims written there: the write fails with the reason.
+    await expect(store2.write({ kind: 'raw', title: 'x', cwd: '/w', session: 'session-abc', turn: 1, sections: [{ heading: 'Answer', text: 'y' }] })).rejects.toThrow(/symbolic link/)
+    expect(existsSync(join(outside2, 'ids'))).toBe(false)
   })
 
   it('decision: a root that is itself a link is followed (it is the configuration); links inside it are not', async () => {
