@@ -4,62 +4,23 @@
  * store's change listeners), one file at a time after the scan (never a rebuild).
  * @module dsh-knowledge-sync/knowledge/files
  */
-import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readFileSync, realpathSync, rmSync, statSync, watch, type FSWatcher } from 'node:fs'
+import { existsSync, lstatSync, realpathSync, rmSync, statSync, watch, type FSWatcher } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { basename, dirname, join, sep } from 'node:path'
 import type { KnowledgeDoc } from '../types.js'
 import { DocumentError, parseDocument } from './document.js'
 import { insideRoot, toRelative } from './paths.js'
+import { lstatSafe, MAX_FILE_BYTES, readRootFile } from './safe-read.js'
 import type { StoreLogger } from './store.js'
+
+export { MAX_FILE_BYTES, readRootFile }
 
 /** Files read per slice of the start-up scan (see {@link DocumentFiles.scan}). */
 const SCAN_SLICE = 1024
-/** Files larger than this are reported, not indexed. */
-export const MAX_FILE_BYTES = 4 * 1024 * 1024
 /** A temporary file older than this was left by a crashed writer. */
 const STALE_TMP_MS = 60 * 60 * 1000
 /** How often a missing root is looked for (one `stat`), so documents written after start appear without a restart. */
 export const ROOT_POLL_MS = 1000
-// Opening with O_NOFOLLOW refuses a symbolic link in the last path component atomically (no check-then-open race).
-const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0
-
-/**
- * Reads one file under the root without following any symbolic link: not the file itself (O_NOFOLLOW), not a folder
- * on the way (its real path must be the expected one under the root's real path). A hard link is a regular file of
- * the root and is read: the kernel only lets someone link a file they could read and copy anyway
- * (`fs.protected_hardlinks`), and backup tools create them. Files over {@link MAX_FILE_BYTES} are refused.
- * Throws {@link DocumentError} naming the file, or the file system's error (ENOENT when it is gone).
- */
-export function readRootFile(realRoot: string, rel: string, full: string, dirCache?: Map<string, string>): { text: string; mtimeMs: number } {
-  const dir = dirname(rel)
-  const expected = dir === '.' ? realRoot : join(realRoot, dir)
-  let real = dirCache?.get(dir)
-  if (real === undefined) {
-    real = realpathSync.native(dirname(full))
-    dirCache?.set(dir, real)
-  }
-  if (real !== expected) throw new DocumentError(rel, 'a folder on its path is a symbolic link; links are never followed')
-  let fd: number
-  try {
-    fd = openSync(full, constants.O_RDONLY | O_NOFOLLOW)
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ELOOP' || code === 'EMLINK' || (code !== 'ENOENT' && lstatSafe(full)?.isSymbolicLink())) throw new DocumentError(rel, 'is a symbolic link; links are never followed')
-    throw error
-  }
-  try {
-    const info = fstatSync(fd)
-    if (!info.isFile()) throw new DocumentError(rel, 'is not a regular file')
-    if (info.size > MAX_FILE_BYTES) throw new DocumentError(rel, `too large to index (${info.size} bytes; the limit is 4 MiB)`)
-    return { text: readFileSync(fd, 'utf8'), mtimeMs: info.mtimeMs }
-  } finally {
-    closeSync(fd)
-  }
-}
-
-function lstatSafe(full: string) {
-  try { return lstatSync(full) } catch { return undefined }
-}
 
 /** Where the files module sends what it reads. */
 export interface IndexSink {
