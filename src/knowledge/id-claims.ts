@@ -6,7 +6,10 @@
  * @module dsh-knowledge-sync/knowledge/id-claims
  */
 import { lstat, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
+import { realpathSync } from 'node:fs'
 import { join } from 'node:path'
+import { parseDocument } from './document.js'
+import { readRootFile } from './safe-read.js'
 import { LEDGER_DIR } from './ledger.js'
 import { sessionShortId } from './paths.js'
 
@@ -22,7 +25,14 @@ const PREFIX_LENGTHS = [8, 12, 16, 24, 32]
 export async function roundFiles(root: string, sessionDir: string, id: string): Promise<string[]> {
   let names: string[]
   try { names = await readdir(join(root, sessionDir)) } catch { return [] }
-  return names.filter((name) => name.startsWith(`${id}-`) && name.endsWith('.md') && !name.startsWith('.')).sort().map((name) => `${sessionDir}/${name}`)
+  const candidates = names.filter((name) => name.startsWith(`${id}-`) && name.endsWith('.md') && !name.startsWith('.')).sort()
+  // Only files that really hold this id: a hand-written file that merely has a similar name is never overwritten.
+  return candidates.map((name) => `${sessionDir}/${name}`).filter((rel) => {
+    try {
+      const { text } = readRootFile(realpathSync.native(root), rel, join(root, rel))
+      return parseDocument(text, rel, '', 0).meta.id === id
+    } catch { return false }
+  })
 }
 
 export class IdClaims {
