@@ -167,6 +167,10 @@ export class DocumentFiles {
           const doc = this.readDocument(full, dirs)
           if (doc && this.admit(doc, claimed)) batch.push(doc)
         }
+        // A file that lost its id to a later one in the same slice (the product's own file wins) is not indexed.
+        const admitted = batch.filter((doc) => claimed.get(doc.id) === doc.path)
+        batch.length = 0
+        batch.push(...admitted)
         this.sink.upsertMany(batch)
         for (const doc of batch) this.noteWritten(doc)
         if (late) for (const doc of batch) this.sink.written(doc)

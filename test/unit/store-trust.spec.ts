@@ -5,7 +5,7 @@
  * takes it out of the index at once.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { KnowledgeStore } from '../../src/knowledge/store.js'
@@ -252,5 +252,24 @@ describe('hand edits never leave the index stale (10.8)', () => {
     writeFileSync(join(root, 'real.md'), 'no front matter any more\n')
     await expect(store.readVisible('real', undefined)).rejects.toThrow(/real\.md: no YAML front matter/)
     expect(store.search('ordinary finding')).toEqual([])
+  })
+})
+
+describe('one id, two files in one scan slice (found while testing 10.7)', () => {
+  it('indexes the product\'s own file, never the hand-written duplicate, whatever order the scan reads them in', { repeats: 30 }, async () => {
+    const root = join(scratch(), 'kb')
+    const first = open(root, false)
+    const written = await first.write({ kind: 'raw', title: 'Why does the cache miss?', cwd: '/ws', session: 'session-11112222-0000-4000-8000-000000000000', turn: 1, sections: [{ heading: 'Answer', text: 'Because the key includes a timestamp.' }] })
+    await first.close()
+    writeFileSync(join(root, 'dupe.md'), '---\nid: 11112222-t1\ntitle: impostor\n---\nx\n')
+    // Same mtime: the scan reads `dupe.md` first (path order), then the product's file displaces it.
+    const now = new Date()
+    utimesSync(join(root, 'dupe.md'), now, now)
+    utimesSync(join(root, written.path), now, now)
+    const again = open(root, false)
+    await again.start()
+    expect(again.get('11112222-t1')?.title).toBe('Why does the cache miss?')
+    expect(again.search('impostor')).toEqual([])
+    expect(again.invalid.get('dupe.md')).toMatch(/duplicate id/)
   })
 })
