@@ -5,15 +5,51 @@
  * processes writing into one root resolve a clash the same way.
  * @module dsh-knowledge-sync/knowledge/id-claims
  */
-import { lstat, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
+import { lstat, mkdir, readdir, readFile, rmdir, stat, writeFile } from 'node:fs/promises'
 import { realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseDocument } from './document.js'
 import { readRootFile } from './safe-read.js'
 import { LEDGER_DIR } from './ledger.js'
-import { sessionShortId } from './paths.js'
+import { sessionFolder, sessionShortId } from './paths.js'
 
 const PREFIX_LENGTHS = [8, 12, 16, 24, 32]
+/** A round lock older than this was left by a killed writer and is taken over. */
+const LOCK_STALE_MS = 30_000
+/** The longest a writer waits for another process's lock on the same round before writing anyway (and saying so). */
+const LOCK_WAIT_MS = 5_000
+
+/**
+ * Runs `write` holding the cross-process lock of one round (`session` + `turn`): an exclusive `mkdir` of
+ * `<root>/.knowledge/locks/<session>--t<turn>`. Why: two processes capturing the same round at the same moment would
+ * each find no file yet and write two names; under the lock the second finds the first's file and replaces it in
+ * place. Drafts that are not rounds, and roots where no lock can be made, run unlocked. Returns `write`'s result.
+ */
+export async function withRoundLock<T>(root: string, round: { session?: string; turn?: number } | undefined, write: () => Promise<T>): Promise<T> {
+  if (!round?.session || round.turn === undefined) return write()
+  const dir = join(root, LEDGER_DIR, 'locks')
+  const lock = join(dir, `${sessionFolder(round.session)}--t${round.turn}`)
+  let held = false
+  try {
+    if (!(await lstat(join(root, LEDGER_DIR)).catch(() => undefined))?.isSymbolicLink()) await mkdir(dir, { recursive: true })
+    for (const deadline = Date.now() + LOCK_WAIT_MS; !held && Date.now() < deadline;) {
+      try {
+        await mkdir(lock)
+        held = true
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') break
+        const since = await stat(lock).then((info) => Date.now() - info.mtimeMs, () => 0)
+        if (since > LOCK_STALE_MS) await rmdir(lock).catch(() => {})
+        else await new Promise((resolve) => setTimeout(resolve, 10))
+      }
+    }
+  } catch { /* no lock can be made here (unwritable root): the write reports its own error */ }
+  try {
+    return await write()
+  } finally {
+    if (held) await rmdir(lock).catch(() => {})
+  }
+}
 
 /**
  * The files of a round's id in its session folder (`<id>-<slug>.md`), oldest name order, root-relative. The rule

@@ -19,7 +19,7 @@ import { writeFileAtomic } from './atomic.js'
 import { DocumentError, formatDocument, isValidId, parseDocument } from './document.js'
 import { type DocumentDraft, redactDraft, renderDraft } from './draft.js'
 import { DocumentFiles } from './files.js'
-import { IdClaims, roundFiles } from './id-claims.js'
+import { IdClaims, roundFiles, withRoundLock } from './id-claims.js'
 import { Ledger } from './ledger.js'
 import { documentPath, insideRoot, sessionFolder, slugify } from './paths.js'
 import { LiveSettings } from './settings.js'
@@ -250,7 +250,8 @@ export class KnowledgeStore {
 
   /** Redacts and writes one document atomically; writes are serialized within this process. */
   write(draft: DocumentDraft): Promise<WrittenDocument> {
-    const run = this.chain.then(() => this.writeNow(draft))
+    // A round (not a rewrite by id) is written under its cross-process lock, so a re-capture always finds the file.
+    const run = this.chain.then(() => withRoundLock(this.root, draft.replaceId || draft.kind === 'note' ? undefined : draft, () => this.writeNow(draft)))
     this.chain = run.catch(() => {})
     return run
   }

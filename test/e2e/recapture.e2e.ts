@@ -86,6 +86,25 @@ describe('re-capturing a round (10.7)', () => {
     expect(read.stdout).toContain('Second: the lockfile')
   }, 60_000)
 
+  it('two processes capturing the same round at the same moment still leave one file (a per-round lock)', async () => {
+    const script = join(PROJECT_ROOT, 'test/harness/capture-at.ts')
+    for (let attempt = 0; attempt < Number(process.env.RACE_ATTEMPTS ?? 12); attempt++) {
+      const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-recap-')), 'kb')
+      const startAt = String(Date.now() + 1500)
+      const run = (title: string, answer: string) => new Promise<number>((resolve) => {
+        const child = spawn(process.execPath, [script, root, startAt, title, answer], { stdio: 'inherit' })
+        child.on('close', (code) => resolve(code ?? 1))
+      })
+      const codes = await Promise.all([
+        run('Why does the build miss the cache?', 'Root cause: the cache key held a timestamp; removed it because builds missed.'),
+        run('Why does the nightly still miss the cache?', 'Root cause: the lockfile was unpinned; pinned it because CI resolved new versions.'),
+        run('Why is the runner cache cold?', 'Root cause: the runner cache was evicted; raised its size because builds missed.'),
+      ])
+      expect(codes).toEqual([0, 0, 0])
+      expect(idsOf(root), `attempt ${attempt}`).toEqual(['c0ccc0cc-t1'])
+    }
+  }, 120_000)
+
   it('cleans up two files of one id left by an older version, keeping the newer round', async () => {
     const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-recap-')), 'kb')
     const dir = join(root, SESSION)
