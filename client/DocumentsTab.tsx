@@ -237,7 +237,17 @@ function StatsLine({ stats, t }: { stats: Stats | undefined; t: Translate }) {
     t('statsDropped', { count: stats.rounds.dropped }) + (top ? t('statsTopReason', { reason: top.reason.replace(/^[-+]/, '') }) : ''),
   ]
   if (stats.rounds.redacted) parts.push(t('statsRedacted', { count: stats.rounds.redacted }))
-  return <p data-testid="knowledge-stats" style={{ margin: 0, fontSize: 12.5, color: palette.secondary }}>{parts.join(' · ')}</p>
+  const line = <p data-testid="knowledge-stats" style={{ margin: 0, fontSize: 12.5, color: palette.secondary }}>{parts.join(' · ')}</p>
+  // Files that left the index (broken front matter, too large, a link) are named, so a hand edit never vanishes silently.
+  if (!stats.invalidFiles.length) return line
+  return (
+    <>
+      {line}
+      <p data-testid="knowledge-unreadable" style={{ margin: 0, fontSize: 12.5, color: palette.warn }}>
+        {t('unreadableFiles', { count: stats.invalidFiles.length, first: stats.invalidFiles[0].error.slice(0, 200) })}
+      </p>
+    </>
+  )
 }
 
 function Filter({ label, all, value, options, onChange }: {

@@ -8,6 +8,7 @@ import { ConfigTab } from './ConfigTab.js'
 import { DocumentsTab } from './DocumentsTab.js'
 import { HealthTab } from './HealthTab.js'
 import { SourcesTab } from './SourcesTab.js'
+import { MaskingWarning } from './MaskingWarning.js'
 import type { KnowledgeHost } from './host.js'
 import { translator } from './i18n.js'
 import { s } from './styles.js'
@@ -42,6 +43,7 @@ function SectionBody({ host }: { host: KnowledgeHost }) {
     <div data-testid="knowledge-page" lang={lang === 'zh' ? 'zh-CN' : 'en'} style={s.section}>
       <h2 style={s.heading}>{t('title')}</h2>
       <p style={s.intro}>{t('intro')}</p>
+      <MaskingWarning host={host} t={t} />
       <div role="tablist" aria-label={t('tabs')} style={s.tabs}>
         {tabs.map(([id, label]) => (
           <button key={id} id={`knowledge-tab-${id}`} type="button" role="tab" aria-selected={tab === id} aria-controls={`knowledge-panel-${id}`}

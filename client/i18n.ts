@@ -189,6 +189,14 @@ const en = {
   noDiff: 'No change.',
   originDecision: 'curated',
   originInvalid: 'invalid entry',
+  // Masking switch (issue 16.2)
+  maskingOff: 'Credential masking is OFF. New rounds and notes are written to disk with tokens, passwords and keys exactly as they appeared, and later sessions can read them back.',
+  maskingOn: 'Turn masking back on',
+  confirmMaskingOffTitle: 'Turn off credential masking?',
+  confirmMaskingOffBody: 'From now on, every round and note is written to disk as it is: a token, password or key in a question, an answer or a tool call lands in a plain Markdown file under the knowledge root, where later sessions, the page and anyone who can read the folder see it. Documents already written stay masked. Applies at once, to every dsh process that reads these settings.',
+  confirmMaskingOff: 'Turn masking off',
+  keepMasking: 'Keep masking on',
+  unreadableFiles: '{count} file(s) under the root are not indexed: {first}',
 }
 
 /** A key of the page's own messages, or of a settings label derived from the field declarations. */
@@ -359,6 +367,13 @@ const zh: Record<keyof typeof en, string> = {
   noDiff: '没有变更。',
   originDecision: '精选',
   originInvalid: '无效条目',
+  maskingOff: '凭据脱敏已关闭。新的对话轮次和笔记会把令牌、密码和密钥原样写入磁盘，之后的会话可以读到它们。',
+  maskingOn: '重新打开脱敏',
+  confirmMaskingOffTitle: '关闭凭据脱敏？',
+  confirmMaskingOffBody: '从现在起，每个对话轮次和笔记都按原样写入磁盘：问题、回答或工具调用中的令牌、密码或密钥会留在知识库根目录下的普通 Markdown 文件里，之后的会话、本页面以及任何能读取该目录的人都能看到。已写入的文档保持脱敏。立即生效，作用于读取这些设置的每个 dsh 进程。',
+  confirmMaskingOff: '关闭脱敏',
+  keepMasking: '保持脱敏',
+  unreadableFiles: '根目录下有 {count} 个文件未被索引：{first}',
 }
 
 const DICTS: Record<Lang, Record<string, string>> = { en: { ...en, ...settingsLabels('en') }, zh: { ...zh, ...settingsLabels('zh') } }

@@ -4,11 +4,13 @@
  * each line is one small `O_APPEND` write, so several dsh processes can share one root. Stats are folded from it.
  * @module dsh-knowledge-sync/knowledge/ledger
  */
-import { appendFile, mkdir, open, readFile, stat } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { appendFile, lstat, mkdir, open, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { RoundStats } from '../wire.js'
 
 export const LEDGER_DIR = '.knowledge'
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0
 
 export type LedgerEntry =
   | { type: 'kept'; session: string; turn: number; id: string; score: number; redacted: number }
@@ -56,7 +58,9 @@ export class Ledger {
     const line = { t: new Date().toISOString(), ...entry }
     try {
       await mkdir(join(this.path, '..'), { recursive: true })
-      await appendFile(this.path, JSON.stringify(line) + '\n', { flag: 'a' })
+      // Never through a link (a linked ledger would append to whatever file it names, outside the root).
+      if ((await lstat(join(this.path, '..'))).isSymbolicLink()) throw new Error('the ledger folder is a symbolic link')
+      await appendFile(this.path, JSON.stringify(line) + '\n', { flag: constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NOFOLLOW })
     } catch {
       this.unwritten.push(line)
     }
@@ -102,12 +106,12 @@ export class Ledger {
   }
 
   private async catchUp(): Promise<void> {
-    let size: number
-    try { size = (await stat(this.path)).size } catch { return }
-    if (size < this.offset) { this.offset = 0; this.carry = ''; this.folded = emptyStats(); this.reasons = {} }
-    if (size === this.offset) return
-    const handle = await open(this.path, 'r')
+    let handle
+    try { handle = await open(this.path, constants.O_RDONLY | NOFOLLOW) } catch { return }
     try {
+      const size = (await handle.stat()).size
+      if (size < this.offset) { this.offset = 0; this.carry = ''; this.folded = emptyStats(); this.reasons = {} }
+      if (size === this.offset) return
       const buffer = Buffer.alloc(size - this.offset)
       await handle.read(buffer, 0, buffer.length, this.offset)
       this.offset = size

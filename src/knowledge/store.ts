@@ -9,7 +9,7 @@
  * deletions and other processes' captures.
  * @module dsh-knowledge-sync/knowledge/store
  */
-import { readFile, stat } from 'node:fs/promises'
+import { readFile, rm, stat } from 'node:fs/promises'
 import { basename, resolve } from 'node:path'
 import type { DocStatus, FrontMatter, KnowledgeDoc, Redaction, SearchFilter, SearchHit } from '../types.js'
 import type { Redactor } from '../redact/redactor.js'
@@ -17,10 +17,10 @@ import { type FieldInput, type RedactedFields, redactFields } from '../redact/fi
 import { isVisible, workspaceOf } from '../search/scope.js'
 import { SearchIndex, type Facets, type IndexedMeta, type ListSort, type SearchIndexOptions } from '../search/search-index.js'
 import { writeFileAtomic } from './atomic.js'
-import { formatDocument, isValidId, parseDocument } from './document.js'
+import { DocumentError, formatDocument, isValidId, parseDocument } from './document.js'
 import { type DocumentDraft, redactDraft, renderDraft } from './draft.js'
 import { DocumentFiles } from './files.js'
-import { IdClaims } from './id-claims.js'
+import { IdClaims, roundFiles, withRoundLock } from './id-claims.js'
 import { Ledger } from './ledger.js'
 import { documentPath, insideRoot, sessionFolder, slugify } from './paths.js'
 import { LiveSettings } from './settings.js'
@@ -46,6 +46,8 @@ export interface PreparedDocument extends WrittenDocument {
   body: string
   /** The whole file text. */
   text: string
+  /** Files of the same round already on disk: the first is overwritten in place, any others are removed. */
+  replaced?: string[]
 }
 
 export type StoreChange = { type: 'written' | 'removed'; id: string; path: string; kind?: string; cwd?: string }
@@ -189,19 +191,30 @@ export class KnowledgeStore {
     return isValidId(id) ? this.index.get(id) : undefined
   }
 
-  /** One document in full, read from its file (the source of truth). */
+  /**
+   * One document in full, read from its file (the source of truth) with the index's bounds: never through a symbolic
+   * link, never over 4 MiB. A file that fails (now a link, too large, broken front matter) leaves the index at once
+   * and the error names it.
+   */
   async read(id: string): Promise<KnowledgeDoc | undefined> {
     const meta = this.get(id)
     if (!meta) return undefined
     const full = insideRoot(this.root, meta.path)
     try {
-      const [text, info] = await Promise.all([readFile(full, 'utf8'), stat(full)])
-      const parsed = parseDocument(text, meta.path, id, info.mtimeMs)
-      return { id: parsed.meta.id, path: meta.path, meta: parsed.meta, body: parsed.body, mtimeMs: info.mtimeMs }
+      const { text, mtimeMs } = this.files.readText(meta.path, full)
+      const parsed = parseDocument(text, meta.path, id, mtimeMs)
+      return { id: parsed.meta.id, path: meta.path, meta: parsed.meta, body: parsed.body, mtimeMs }
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') { this.files.forget(meta.path); return undefined }
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+      if (error instanceof DocumentError) this.files.evict(meta.path, error.message)
       throw error
     }
+  }
+
+  /** The whole text of a visible document's file, read with the same checks as {@link read} (the CLI prints it). */
+  async readText(rawId: unknown, scope: string | undefined): Promise<{ doc: KnowledgeDoc; text: string }> {
+    const doc = await this.readVisible(rawId, scope)
+    return { doc, text: this.files.readText(doc.path, insideRoot(this.root, doc.path)).text }
   }
 
   /** Reads `id` if it names a document visible from `scope`; throws an Error with a clear message otherwise. */
@@ -268,7 +281,8 @@ export class KnowledgeStore {
 
   /** Redacts and writes one document atomically; writes are serialized within this process. */
   write(draft: DocumentDraft): Promise<WrittenDocument> {
-    const run = this.chain.then(() => this.writeNow(draft))
+    // A round (not a rewrite by id) is written under its cross-process lock, so a re-capture always finds the file.
+    const run = this.chain.then(() => withRoundLock(this.root, draft.replaceId || draft.kind === 'note' ? undefined : draft, () => this.writeNow(draft)))
     this.chain = run.catch(() => {})
     return run
   }
@@ -282,7 +296,9 @@ export class KnowledgeStore {
     if (draft.replaceId && !existing) throw new Error(`no document ${draft.replaceId} to replace`)
     const id = existing?.id ?? `${await this.ids.prefixFor(session, !options.dryRun)}-${draft.suffix ?? `t${draft.turn ?? 0}`}`
     const slug = slugify(redacted.title, draft.kind === 'note' ? 'note' : 'round')
-    const relPath = existing?.path ?? documentPath(sessionFolder(session), id, slug)
+    // A round captured again replaces its document in place (see roundFiles); extra copies are removed after the write.
+    const again = existing ? [] : await roundFiles(this.root, sessionFolder(session), id)
+    const relPath = existing?.path ?? again[0] ?? documentPath(sessionFolder(session), id, slug)
     insideRoot(this.root, relPath)
     let rendered = renderDraft(draft, redacted, id)
     // A rewrite keeps the status of the document it replaces (a late distillation must not un-retire it).
@@ -291,7 +307,7 @@ export class KnowledgeStore {
     const { meta } = rendered
     // Links by id become paths relative to this file, so it reads well in an editor and on a git forge.
     const body = draft.kind === 'note' || draft.kind === 'preference' ? idsToPaths(rendered.body, relPath, (to) => this.get(to)?.path) : rendered.body
-    return { id, path: relPath, meta, body, text: formatDocument(meta, body), redaction: redacted.redaction }
+    return { id, path: relPath, meta, body, text: formatDocument(meta, body), redaction: redacted.redaction, ...(again.length ? { replaced: again } : {}) }
   }
 
   /** Masks `text` the way every write is masked (so a caller can compare what would be written with what is there). */
@@ -349,15 +365,18 @@ export class KnowledgeStore {
 
   private async writeNow(draft: DocumentDraft): Promise<WrittenDocument> {
     if (this.closed) throw new Error('knowledge store is closed')
-    const { id, path: relPath, meta, body, text, redaction } = await this.prepare(draft)
-    await this.commit(id, relPath, meta, body, text)
+    const { id, path: relPath, meta, body, text, redaction, replaced } = await this.prepare(draft)
+    await this.commit(id, relPath, meta, body, text, replaced)
     return { id, path: relPath, meta, redaction }
   }
 
-  /** The one atomic write: file, index, relations, change listeners. */
-  private async commit(id: string, relPath: string, meta: FrontMatter, body: string, text: string): Promise<void> {
+  /** The one atomic write: file, index, relations, change listeners. `replaced`: older files of the same round. */
+  private async commit(id: string, relPath: string, meta: FrontMatter, body: string, text: string, replaced?: string[]): Promise<void> {
     const full = insideRoot(this.root, relPath)
+    this.files.assertWritable(relPath)
     await writeFileAtomic(full, text)
+    // Copies of the same round left by an older version (two files, one id) go, so the newer round is the one read.
+    for (const extra of replaced?.slice(1) ?? []) await rm(insideRoot(this.root, extra), { force: true }).catch(() => {})
     const info = await stat(full)
     const doc = { id, path: relPath, meta, body, mtimeMs: info.mtimeMs }
     this.index.upsert(doc)

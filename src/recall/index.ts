@@ -10,11 +10,11 @@ import type {} from '@deepseek-ai/dsh-agent'
 import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-tools'
 import type {} from '../knowledge/index.js'
-import { TEXT_OUTPUT } from '../tool-output.js'
+import { OUTPUT_BUDGET, TEXT_OUTPUT } from '../tool-output.js'
 import { PointerMemo, pointerText } from './pointer.js'
 import { MAX_LIMIT, parseSearchArgs } from '../knowledge/query.js'
 import { DOC_KINDS } from '../wire.js'
-import { READ_TOOL, renderDocument } from './read-tool.js'
+import { parseOffset, READ_TOOL, renderDocument } from './read-tool.js'
 import { renderHits, SEARCH_TOOL } from './search-tool.js'
 import { MAX_PREFERENCES, preferencesText, quoteOf } from './preferences.js'
 import { STATUS_FILTERS } from '../knowledge/query.js'
@@ -53,7 +53,8 @@ export function apply(ctx: Context, config: Config): void {
   ctx.tools.register({
     name: SEARCH_TOOL,
     description: 'Search the knowledge base of earlier sessions (questions, answers, notes, tool calls) with BM25. '
-      + 'Use a few keywords, an error code or an identifier. Returns ids, titles, dates and snippets; read one with knowledge_read.',
+      + 'Use a few keywords, an error code or an identifier. Returns ids, titles, dates and snippets; read one with knowledge_read. '
+      + `Output: at most ${OUTPUT_BUDGET.knowledge_search} characters.`,
     parameters: {
       type: 'object',
       properties: {
@@ -79,19 +80,24 @@ export function apply(ctx: Context, config: Config): void {
   ctx.tools.register({
     name: READ_TOOL,
     description: 'Read one knowledge document in full by the id knowledge_search returned. Links to other documents appear '
-      + 'as ids; the result ends with the documents that link here ("Linked from") and names a successor ("Superseded by").',
+      + 'as ids; the result ends with the documents that link here ("Linked from") and names a successor ("Superseded by").'
+      + ` Output: at most ${OUTPUT_BUDGET.knowledge_read} characters; a longer document ends with the offset to continue from.`,
     parameters: {
       type: 'object',
-      properties: { id: { type: 'string', description: 'A document id, e.g. "abc12345-t3".' } },
+      properties: {
+        id: { type: 'string', description: 'A document id, e.g. "abc12345-t3".' },
+        offset: { type: 'integer', minimum: 0, description: 'Continue a cut document from this character (given at its end).' },
+      },
       required: ['id'],
       additionalProperties: false,
     },
     output: TEXT_OUTPUT,
     async execute(args, exec) {
+      const offset = parseOffset((args as { offset?: unknown } | null)?.offset)
       const scope = scopeOf(exec.agent)
       const doc = await store.readVisible((args as { id?: unknown } | null)?.id, scope)
       const related = relationsView(store, doc.id, scope)
-      return { id: doc.id, text: renderDocument(doc, { ...related, body: bodyWithIds(store, doc) }) }
+      return { id: doc.id, text: renderDocument(doc, { ...related, body: bodyWithIds(store, doc) }, offset) }
     },
   })
 
