@@ -26,6 +26,7 @@ import { DOC_KINDS, type Facets } from '../wire.js'
 import { indexStreams, queryTerms, type QueryTerm } from './tokenize.js'
 import { snippet } from './snippet.js'
 import { scopeRange } from './scope.js'
+import { expandQuery, hasHan, type ExpandOptions, type WeightedPhrase } from './expand/index.js'
 
 /** Options of {@link SearchIndex}. */
 export interface SearchIndexOptions {
@@ -47,6 +48,11 @@ export interface SearchIndexOptions {
    * match more rows are planned (rarest terms first, see {@link SearchIndex.search}).
    */
   scoreBudget?: number
+  /**
+   * Query expansion (other script, other language, synonyms; see expand/index.ts): on by default; `false` turns it
+   * off, an object turns single sources off.
+   */
+  expand?: boolean | ExpandOptions
 }
 
 /** What the index knows of a document without its body. */
@@ -143,6 +149,9 @@ export class SearchIndex {
   private mergeDebt = 0
   private merging = false
   private settled: Array<() => void> = []
+  /** Query expansion options (undefined: off), and whether any indexed text had Chinese characters. */
+  private readonly expand: ExpandOptions | undefined
+  private han = false
 
   /** Creates an empty index. */
   constructor(options: SearchIndexOptions = {}) {
@@ -156,6 +165,7 @@ export class SearchIndex {
     this.bonus = finite(options.allTermsBonus, 1.6)
     this.snippetWidth = finite(options.snippetWidth, 200)
     this.budget = finite(options.scoreBudget, 500)
+    this.expand = options.expand === false ? undefined : options.expand === true || options.expand === undefined ? {} : options.expand
     this.db = new DatabaseSync(':memory:')
     this.db.exec(`
       PRAGMA page_size = 8192;
@@ -342,6 +352,7 @@ export class SearchIndex {
     const tagText = indexStreams(tags.join(' '))
     // The body usually opens with `# <title>`: the title has its own column, so that line is not indexed twice.
     const bodyText = indexStreams(stripTitle(body, title))
+    if (!this.han && (hasHan(title) || hasHan(body))) this.han = true
     const createdMs = epoch(created, mtime)
     // Dense rowids in indexing order: FTS5 stores rowid deltas as varints, so sparse rowids (say, derived from
     // timestamps) would add bytes to every posting. The low two bits carry the kind for the boost.
@@ -508,10 +519,12 @@ export class SearchIndex {
     const where = this.where(filter, 'fts')
     if (where.none) return []
     const window = offset + limit
-    const pool = this.candidates(terms, where, window)
+    const expansion = this.expand ? expandQuery(terms, { han: this.han }, this.expand) : undefined
+    const pool = this.candidates(expansion?.terms ?? terms, where, window)
+    if (expansion?.extra.length) this.addExpansion(pool, expansion.extra, where, window)
     const ranked = [...pool].sort((a, b) => b[1] - a[1] || b[0] - a[0]).slice(offset, window)
     if (!ranked.length) return []
-    const marks = [...new Set(terms.flatMap((t) => [...t.tokens, ...(t.parts ?? [])]))]
+    const marks = [...new Set([...(expansion?.terms ?? terms).flatMap((t) => [...t.tokens, ...(t.parts ?? [])]), ...(expansion?.extra ?? []).flatMap((e) => e.phrase.split(' '))])]
     const rows = this.stmt('SELECT doc.rowid, id, path, kind, title, cwd, created, mtime, tags, tools, session, turn, body.text AS body FROM doc JOIN body ON body.rowid = doc.rowid WHERE doc.rowid IN (SELECT value FROM json_each(?))')
       .all(JSON.stringify(ranked.map(([r]) => r))) as unknown as Array<DocRow & { body: string }>
     const byRowid = new Map(rows.map((r) => [r.rowid, r]))
@@ -621,6 +634,34 @@ export class SearchIndex {
     const kth = best.length >= window ? best[window - 1] : 0
     this.lastPlan = !from && scored.length === rest.length && ceiling <= kth ? 'pruned' : 'approx'
     return pool
+  }
+
+  /**
+   * Adds expansion phrases to the pool below the user's own words: the phrases standing for the same query words, at
+   * the same weight, are ranked apart as `(phrases) NOT (the user's words)` (a document holding the user's word gains
+   * nothing from its synonym) and `weight / √(phrases) × bm25` is added to a row's score. Phrases the corpus lacks are
+   * dropped, and only the rarest that fit the score budget are ranked (a translation as common as "error" would only
+   * cost time).
+   */
+  private addExpansion(pool: Map<number, number>, extra: WeightedPhrase[], where: Where, window: number): void {
+    const live = extra.map((e) => ({ ...e, df: this.df(e.phrase) })).filter((e) => e.df > 0).sort((a, b) => a.df - b.df)
+    // One ranking per (stood-for words, weight): `(phrases) NOT (the user's words)`.
+    const groups = new Map<string, { weight: number; phrases: string[]; instead: string[] }>()
+    let rows = 0
+    for (const e of live) {
+      if (rows + e.df > this.budget) break
+      rows += e.df
+      const key = `${e.weight} ${e.instead.join(' ')}`
+      const group = groups.get(key)
+      if (group) group.phrases.push(quote(e.phrase))
+      else groups.set(key, { weight: e.weight, phrases: [quote(e.phrase)], instead: e.instead })
+    }
+    for (const { weight, phrases, instead } of groups.values()) {
+      const expr = `(${phrases.join(' OR ')})` + (instead.length ? ` NOT (${instead.map(quote).join(' OR ')})` : '')
+      // bm25 sums over the phrases a row holds: divided by √(phrases), many synonyms of one word do not outweigh it.
+      const w = weight / Math.sqrt(phrases.length)
+      for (const r of this.rank(expr, where, window)) pool.set(r.r, (pool.get(r.r) ?? 0) - w * r.s)
+    }
   }
 
   /**
