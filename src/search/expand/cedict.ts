@@ -3,7 +3,8 @@
  * - `zh`: Chinese word (Simplified, 2–6 characters) → the English content words of its first senses;
  * - `en`: English word or short phrase (Porter-stemmed) → the Chinese words glossed as exactly that, best first
  *   (Simplified, and Traditional where it differs);
- * - `trad`: Simplified character → Traditional character (from single-character entries), for script variants.
+ * - `trad`: Simplified character → its most frequent Traditional form across the dictionary's words (发 → 發 in
+ *   most words, 髮 in a few; single-character entries list rare variants first), for script variants.
  *
  * Deriving them from the package's data takes seconds and ~140 MB (the package's own `Cedict` class: 5.8 s and
  * 540 MB), so the build derives them once into `cedict-tables.json` beside this module (scripts/build.mjs) and a
@@ -146,12 +147,22 @@ export function deriveTables(file: string): CedictTables {
   }
   const zh: Record<string, string> = Object.create(null)
   const trad: Record<string, string> = Object.create(null)
+  /** Simplified character → Traditional character → how many headwords pair them. */
+  const pairs = new Map<string, Map<string, number>>()
   const reverse = new Map<string, Array<{ zh: string; rank: number }>>()
   for (const e of data.all) {
     const [tr, simp] = e
     if (!HAN_ONLY.test(simp)) continue
-    const len = Array.from(simp).length
-    if (len === 1 && tr !== simp && !(simp in trad)) trad[simp] = tr
+    const chars = Array.from(simp)
+    const len = chars.length
+    const tchars = Array.from(tr)
+    if (tchars.length === len) {
+      for (let i = 0; i < len; i++) {
+        let m = pairs.get(chars[i])
+        if (!m) pairs.set(chars[i], (m = new Map()))
+        m.set(tchars[i], (m.get(tchars[i]) ?? 0) + (len > 1 ? 2 : 1))
+      }
+    }
     // Proper names (capitalised pinyin) are places and people, not vocabulary.
     if (/^[A-Z]/.test(e[2]) || len < 2 || len > MAX_WORD) continue
     const senses = (Array.isArray(e[3]) ? e[3] : [e[3]]).map(String)
@@ -174,6 +185,12 @@ export function deriveTables(file: string): CedictTables {
         if (tr !== simp) list.push({ zh: tr, rank: rank + 0.5 })
       }
     })
+  }
+  for (const [c, m] of pairs) {
+    let best = c
+    let n = -1
+    for (const [t, k] of m) if (k > n || (k === n && t === c)) { best = t; n = k }
+    if (best !== c) trad[c] = best
   }
   const en: Record<string, string> = Object.create(null)
   for (const [key, list] of reverse) {

@@ -39,6 +39,10 @@ export interface ExpandOptions {
   script?: boolean; glossary?: boolean; dictionary?: boolean
   /** Weights of glossary and dictionary phrases (defaults {@link GLOSSARY_WEIGHT}, {@link DICTIONARY_WEIGHT}). */
   weights?: { glossary?: number; dictionary?: number }
+  /** Splits a Simplified Chinese run into words for dictionary lookup; default {@link segment} (measured vs jieba). */
+  segmenter?: (run: string) => string[]
+  /** An extra English synonym source (lowercased word → words or phrases), at the glossary's weight; for measuring. */
+  synonyms?: (word: string) => string[]
 }
 
 /** Weights of expansion phrases relative to the user's own words (1). */
@@ -158,7 +162,7 @@ export function expandQuery(terms: QueryTerm[], corpus: CorpusHints, options: Ex
       }
       const dict = useDictionary ? cedict() : undefined
       if (dict) {
-        for (const word of segment(simplified, dict.has)) {
+        for (const word of options.segmenter ? options.segmenter(simplified) : segment(simplified, dict.has)) {
           for (const en of (dict.english(word) ?? []).slice(0, MAX_PER_WORD)) push(en, dw, 'dictionary')
         }
       }
@@ -173,6 +177,12 @@ export function expandQuery(terms: QueryTerm[], corpus: CorpusHints, options: Ex
         const groups = k.key.includes(' ') ? g.phrase.get(k.key) : g.word.get(k.key)
         instead = k.words
         if (groups) emitGroups(groups, '')
+      }
+    }
+    if (options.synonyms) {
+      for (let i = 0; i < words.length; i++) {
+        instead = [words[i]]
+        for (const syn of options.synonyms(words[i])) if (syn !== words[i]) push(syn, gw, 'glossary')
       }
     }
     const dict = useDictionary && corpus.han && words.length ? cedict() : undefined
