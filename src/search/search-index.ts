@@ -639,28 +639,42 @@ export class SearchIndex {
   /**
    * Adds expansion phrases to the pool below the user's own words: the phrases standing for the same query words, at
    * the same weight, are ranked apart as `(phrases) NOT (the user's words)` (a document holding the user's word gains
-   * nothing from its synonym) and `weight / √(phrases) × bm25` is added to a row's score. Phrases the corpus lacks are
-   * dropped, and only the rarest that fit the score budget are ranked (a translation as common as "error" would only
-   * cost time).
+   * nothing from its synonym), `weight / √(phrases) × bm25` is added to a row's score, and the sum for one set of
+   * words is capped at the top weight × the best score those words reach in a document that holds them. Phrases the
+   * corpus lacks are dropped, and only the rarest that fit the score budget are ranked (a translation as common as
+   * "error" would only cost time).
    */
   private addExpansion(pool: Map<number, number>, extra: WeightedPhrase[], where: Where, window: number): void {
     const live = extra.map((e) => ({ ...e, df: this.df(e.phrase) })).filter((e) => e.df > 0).sort((a, b) => a.df - b.df)
-    // One ranking per (stood-for words, weight): `(phrases) NOT (the user's words)`.
-    const groups = new Map<string, { weight: number; phrases: string[]; instead: string[] }>()
+    // Groups by the user's words they stand for, then by weight: each is ranked as `(phrases) NOT (the user's words)`.
+    const byWords = new Map<string, { instead: string[]; byWeight: Map<number, string[]> }>()
     let rows = 0
     for (const e of live) {
       if (rows + e.df > this.budget) break
       rows += e.df
-      const key = `${e.weight} ${e.instead.join(' ')}`
-      const group = groups.get(key)
-      if (group) group.phrases.push(quote(e.phrase))
-      else groups.set(key, { weight: e.weight, phrases: [quote(e.phrase)], instead: e.instead })
+      const key = e.instead.join(' ')
+      let group = byWords.get(key)
+      if (!group) byWords.set(key, (group = { instead: e.instead, byWeight: new Map() }))
+      const list = group.byWeight.get(e.weight)
+      if (list) list.push(quote(e.phrase))
+      else group.byWeight.set(e.weight, [quote(e.phrase)])
     }
-    for (const { weight, phrases, instead } of groups.values()) {
-      const expr = `(${phrases.join(' OR ')})` + (instead.length ? ` NOT (${instead.map(quote).join(' OR ')})` : '')
-      // bm25 sums over the phrases a row holds: divided by √(phrases), many synonyms of one word do not outweigh it.
-      const w = weight / Math.sqrt(phrases.length)
-      for (const r of this.rank(expr, where, window)) pool.set(r.r, (pool.get(r.r) ?? 0) - w * r.s)
+    const ownBest = Math.max(0, ...pool.values())
+    for (const { instead, byWeight } of byWords.values()) {
+      const added = new Map<number, number>()
+      const not = instead.length ? ` NOT (${instead.map(quote).join(' OR ')})` : ''
+      for (const [weight, phrases] of byWeight) {
+        // bm25 sums over the phrases a row holds: divided by √(phrases), many synonyms of one word do not outweigh it.
+        const w = weight / Math.sqrt(phrases.length)
+        for (const r of this.rank(`(${phrases.join(' OR ')})${not}`, where, window)) added.set(r.r, (added.get(r.r) ?? 0) - w * r.s)
+      }
+      // What stands for the user's words never adds more than the top weight × the best score those words reach
+      // themselves (when they occur at all): a translation cannot outrank the documents that hold the words.
+      const own = instead.filter((t) => this.df(t) > 0)
+      const ownRows = own.reduce((a, t) => a + this.df(t), 0)
+      const best = !own.length ? Infinity : ownRows <= this.budget ? -(this.rank(own.map(quote).join(' OR '), where, 1)[0]?.s ?? -ownBest) : ownBest
+      const cap = Math.max(...byWeight.keys()) * best
+      for (const [r, v] of added) pool.set(r, (pool.get(r) ?? 0) + Math.min(v, cap))
     }
   }
 

@@ -26,8 +26,9 @@ const FIRST_CATEGORIES = new Set(['paraphrase', 'ident-exact', 'ident-parts', 'c
  * Traditional) and `noshare` (no word in common with the document). Floors for recall@5 and MRR per category.
  */
 const NEW_FLOORS: Record<string, { recall5: number; mrr: number }> = {
-  xlang: { recall5: 0, mrr: 0 },
-  noshare: { recall5: 0, mrr: 0 },
+  // Before expansion (same set): xlang 0.091 / 0.091, noshare 0.000 / 0.000. Measured after: 0.886 / 0.670, 0.000 / 0.041.
+  xlang: { recall5: 0.85, mrr: 0.6 },
+  noshare: { recall5: 0, mrr: 0.03 },
 }
 
 interface Score { recall5: number; rr: number; n: number }

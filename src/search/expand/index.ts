@@ -14,9 +14,9 @@
  * @module dsh-knowledge-sync/search/expand
  */
 import { cjkBigrams, STOPWORDS, stem, type QueryTerm } from '../tokenize.js'
-import { cedict, MAX_WORD } from './cedict.js'
+import { cedict, cedictLoaded, MAX_WORD } from './cedict.js'
 import { parseGlossary, type GlossaryMember } from './glossary.js'
-import { toSimplified, toTraditional } from './script.js'
+import { openccLoaded, toSimplified, toTraditional } from './script.js'
 
 /**
  * A phrase (space-separated index tokens, matched adjacent) scored at `weight` × its bm25, only in documents that
@@ -131,6 +131,8 @@ export function expandQuery(terms: QueryTerm[], corpus: CorpusHints, options: Ex
   /** A member or translation as index phrases: an English phrase as is, a Chinese word in both scripts. */
   const emit = (text: string, weight: number, via: WeightedPhrase['via']): void => {
     if (HAN.test(text)) {
+      // Chinese words cannot match a corpus without Chinese (and their Traditional forms would load the dictionary).
+      if (!corpus.han) return
       push(chinesePhrase(text), weight, via)
       if (useScript) push(chinesePhrase(toTraditional(text)), weight, via)
     } else push(text, weight, via)
@@ -171,7 +173,7 @@ export function expandQuery(terms: QueryTerm[], corpus: CorpusHints, options: Ex
     const stems = words.map(stem)
     const keys: Array<{ key: string; words: string[] }> = stems.map((s, i) => ({ key: s, words: [words[i]] }))
     for (let i = 0; i + 1 < stems.length; i++) keys.push({ key: `${stems[i]} ${stems[i + 1]}`, words: [`${words[i]} ${words[i + 1]}`] })
-    if (useGlossary) {
+    if (useGlossary && keys.length) {
       const g = glossary()
       for (const k of keys) {
         const groups = k.key.includes(' ') ? g.phrase.get(k.key) : g.word.get(k.key)
@@ -202,4 +204,9 @@ export function expandQuery(terms: QueryTerm[], corpus: CorpusHints, options: Ex
 /** Does the text hold a Chinese (Han) character? The index asks this of every document it indexes (cheap). */
 export function hasHan(text: string): boolean {
   return HAN.test(text)
+}
+
+/** Which sources are loaded in this process (each loads on the first query that needs it). */
+export function loadedSources(): { glossary: boolean; dictionary: boolean; opencc: boolean } {
+  return { glossary: glossaryIndex !== undefined, dictionary: cedictLoaded(), opencc: openccLoaded() }
 }

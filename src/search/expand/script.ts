@@ -16,6 +16,9 @@ type Convert = (text: string) => string
 let toCn: Convert | undefined
 let failed = false
 
+/** Has opencc-js been loaded (or tried)? For tests of lazy loading. */
+export const openccLoaded = (): boolean => toCn !== undefined || failed
+
 /** Traditional (incl. Taiwan and Hong Kong phrasing) → Simplified; the text itself when opencc-js is unavailable. */
 export function toSimplified(text: string): string {
   if (!toCn && !failed) {
