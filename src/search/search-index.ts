@@ -645,7 +645,17 @@ export class SearchIndex {
    * "error" would only cost time).
    */
   private addExpansion(pool: Map<number, number>, extra: WeightedPhrase[], where: Where, window: number): void {
-    const live = extra.map((e) => ({ ...e, df: this.df(e.phrase) })).filter((e) => e.df > 0).sort((a, b) => a.df - b.df)
+    // Words in more documents than the score budget are not expanded: they already fill the page with direct hits, and
+    // `NOT (word)` would walk their long posting lists. Counting stops past the budget; that is all this needs.
+    const dfCap = this.budget + 1
+    const common = new Map<string, boolean>()
+    const isCommon = (t: string): boolean => {
+      let c = common.get(t)
+      if (c === undefined) common.set(t, (c = this.df(t, dfCap) >= dfCap))
+      return c
+    }
+    const live = extra.filter((e) => !e.instead.some(isCommon)).map((e) => ({ ...e, df: this.df(e.phrase, dfCap) }))
+      .filter((e) => e.df > 0 && e.df < dfCap).sort((a, b) => a.df - b.df)
     // Groups by the user's words they stand for, then by weight: each is ranked as `(phrases) NOT (the user's words)`.
     const byWords = new Map<string, { instead: string[]; byWeight: Map<number, string[]> }>()
     let rows = 0
@@ -670,8 +680,8 @@ export class SearchIndex {
       }
       // What stands for the user's words never adds more than the top weight × the best score those words reach
       // themselves (when they occur at all): a translation cannot outrank the documents that hold the words.
-      const own = instead.filter((t) => this.df(t) > 0)
-      const ownRows = own.reduce((a, t) => a + this.df(t), 0)
+      const own = instead.filter((t) => this.df(t, dfCap) > 0)
+      const ownRows = own.reduce((a, t) => a + this.df(t, dfCap), 0)
       const best = !own.length ? Infinity : ownRows <= this.budget ? -(this.rank(own.map(quote).join(' OR '), where, 1)[0]?.s ?? -ownBest) : ownBest
       const cap = Math.max(...byWeight.keys()) * best
       for (const [r, v] of added) pool.set(r, (pool.get(r) ?? 0) + Math.min(v, cap))

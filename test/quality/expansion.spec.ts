@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, it, expect } from 'vitest'
 import { SearchIndex, type SearchIndexOptions } from '../../src/search/search-index.js'
+import { toTraditional } from '../../src/search/expand/script.js'
 import type { DocKind, KnowledgeDoc } from '../../src/types.js'
 
 interface SetDoc { id: string; cwd: string; kind: DocKind; title: string; created: string; tags: string[]; tools: string[]; body: string }
@@ -15,6 +16,18 @@ interface SetQuery { q: string; relevant: string[]; category: string }
 const set = JSON.parse(readFileSync(new URL('../fixtures/retrieval-set.json', import.meta.url), 'utf8')) as { docs: SetDoc[]; queries: SetQuery[] }
 
 interface Row { recall5: number; mrr: number; n: number }
+const HAN = /[\u3400-\u9fff]/
+const byId = new Map(set.docs.map((d) => [d.id, d]))
+/** A cross-language query's direction: English → Chinese, Simplified or Traditional → English, or script ↔ script. */
+function direction(q: SetQuery): string {
+  const target = byId.get(q.relevant[0])!
+  // The set's Chinese documents are named zh-… (Simplified) and tw-… (Traditional).
+  const docScript = target.id.startsWith('tw-') ? 'Traditional' : 'Simplified'
+  const queryScript = toTraditional(q.q) === q.q ? 'Traditional' : 'Simplified'
+  if (!HAN.test(q.q)) return `xlang: English → ${docScript}`
+  if (!HAN.test(target.title)) return `xlang: ${queryScript} → English`
+  return `xlang: ${queryScript} → ${docScript}`
+}
 type Table = Map<string, Row>
 
 /** Per-category recall@5 and MRR@10 of one configuration, plus each query's reciprocal rank. */
@@ -32,7 +45,7 @@ function measure(options: SearchIndexOptions): { table: Table; rr: Map<string, n
     const first = top.findIndex((id) => q.relevant.includes(id))
     const r = first < 0 ? 0 : 1 / (first + 1)
     rr.set(q.q, r)
-    for (const c of [q.category, 'all']) {
+    for (const c of [q.category, 'all', ...(q.category === 'xlang' ? [direction(q)] : [])]) {
       const row = table.get(c) ?? { recall5: 0, mrr: 0, n: 0 }
       row.recall5 += recall; row.mrr += r; row.n++
       table.set(c, row)
@@ -70,6 +83,7 @@ describe('query expansion on the labelled set', () => {
     const changed = set.queries.filter((q) => Math.abs(on.rr.get(q.q)! - off.rr.get(q.q)!) > 1e-9)
     console.log('[expansion] reciprocal rank off → on:\n' + changed.map((q) => `  ${q.category} ${JSON.stringify(q.q)} ${off.rr.get(q.q)!.toFixed(2)} → ${on.rr.get(q.q)!.toFixed(2)}`).join('\n'))
     expect(categories.length).toBeGreaterThanOrEqual(9)
+    expect(categories.filter((c) => c.startsWith('xlang: ')).length).toBeGreaterThanOrEqual(6)
   })
 
   it('lifts the cross-language and no-shared-word categories', () => {
