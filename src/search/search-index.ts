@@ -91,6 +91,10 @@ export const MAX_SCORED_COMMON = 4
  * entry): a ranking pass may read at most this many budgets' worth of postings for its common terms.
  */
 export const POSTINGS_PER_BUDGET = 20
+/** Query expansion's cap for a word is computed exactly when the word occurs in at most this many documents. */
+export const EXACT_CAP_ROWS = 64
+/** At most this many sets of query words are expanded per query (each costs one or two ranking passes). */
+export const MAX_EXPANDED_WORDS = 4
 /** Background merging starts after this many writes, and does this many pages of work per event-loop turn. */
 export const MERGE_AFTER = 256
 export const MERGE_STEP_PAGES = 200
@@ -521,10 +525,10 @@ export class SearchIndex {
     const window = offset + limit
     const expansion = this.expand ? expandQuery(terms, { han: this.han }, this.expand) : undefined
     const pool = this.candidates(expansion?.terms ?? terms, where, window)
-    if (expansion?.extra.length) this.addExpansion(pool, expansion.extra, where, window)
+    const used = expansion?.extra.length ? this.addExpansion(pool, expansion.extra, where, window) : []
     const ranked = [...pool].sort((a, b) => b[1] - a[1] || b[0] - a[0]).slice(offset, window)
     if (!ranked.length) return []
-    const marks = [...new Set([...(expansion?.terms ?? terms).flatMap((t) => [...t.tokens, ...(t.parts ?? [])]), ...(expansion?.extra ?? []).flatMap((e) => e.phrase.split(' '))])]
+    const marks = [...new Set([...(expansion?.terms ?? terms).flatMap((t) => [...t.tokens, ...(t.parts ?? [])]), ...used.flatMap((p) => p.split(' '))])]
     const rows = this.stmt('SELECT doc.rowid, id, path, kind, title, cwd, created, mtime, tags, tools, session, turn, body.text AS body FROM doc JOIN body ON body.rowid = doc.rowid WHERE doc.rowid IN (SELECT value FROM json_each(?))')
       .all(JSON.stringify(ranked.map(([r]) => r))) as unknown as Array<DocRow & { body: string }>
     const byRowid = new Map(rows.map((r) => [r.rowid, r]))
@@ -644,7 +648,7 @@ export class SearchIndex {
    * corpus lacks are dropped, and only the rarest that fit the score budget are ranked (a translation as common as
    * "error" would only cost time).
    */
-  private addExpansion(pool: Map<number, number>, extra: WeightedPhrase[], where: Where, window: number): void {
+  private addExpansion(pool: Map<number, number>, extra: WeightedPhrase[], where: Where, window: number): string[] {
     // Words in more documents than the score budget are not expanded: they already fill the page with direct hits, and
     // `NOT (word)` would walk their long posting lists. Counting stops past the budget; that is all this needs.
     const dfCap = this.budget + 1
@@ -670,22 +674,30 @@ export class SearchIndex {
       else group.byWeight.set(e.weight, [quote(e.phrase)])
     }
     const ownBest = Math.max(0, ...pool.values())
-    for (const { instead, byWeight } of byWords.values()) {
+    const used: string[] = []
+    // At most MAX_EXPANDED_WORDS sets of words, the rarest first (a word the corpus lacks needs its synonyms most).
+    const sets = [...byWords.values()].map((g) => ({ ...g, df: g.instead.reduce((a, t) => a + this.df(t, dfCap), 0) }))
+      .sort((a, b) => a.df - b.df).slice(0, MAX_EXPANDED_WORDS)
+    for (const { instead, byWeight } of sets) {
       const added = new Map<number, number>()
       const not = instead.length ? ` NOT (${instead.map(quote).join(' OR ')})` : ''
       for (const [weight, phrases] of byWeight) {
         // bm25 sums over the phrases a row holds: divided by √(phrases), many synonyms of one word do not outweigh it.
         const w = weight / Math.sqrt(phrases.length)
         for (const r of this.rank(`(${phrases.join(' OR ')})${not}`, where, window)) added.set(r.r, (added.get(r.r) ?? 0) - w * r.s)
+        if (added.size) for (const p of phrases) used.push(p.slice(1, -1).replace(/""/g, '"'))
       }
       // What stands for the user's words never adds more than the top weight × the best score those words reach
       // themselves (when they occur at all): a translation cannot outrank the documents that hold the words.
       const own = instead.filter((t) => this.df(t, dfCap) > 0)
       const ownRows = own.reduce((a, t) => a + this.df(t, dfCap), 0)
-      const best = !own.length ? Infinity : ownRows <= this.budget ? -(this.rank(own.map(quote).join(' OR '), where, 1)[0]?.s ?? -ownBest) : ownBest
+      // Exact for rare words (ranking their rows is cheap); for words in many documents the best score of the page's
+      // candidates bounds it (ranking hundreds of rows for a cap would double the query's cost).
+      const best = !own.length ? Infinity : ownRows <= EXACT_CAP_ROWS ? -(this.rank(own.map(quote).join(' OR '), where, 1)[0]?.s ?? -ownBest) : ownBest
       const cap = Math.max(...byWeight.keys()) * best
       for (const [r, v] of added) pool.set(r, (pool.get(r) ?? 0) + Math.min(v, cap))
     }
+    return used
   }
 
   /**
