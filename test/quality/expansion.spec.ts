@@ -96,7 +96,7 @@ describe('query expansion on the labelled set', () => {
 
   it('holds every other category: recall@5 not lower, MRR at most 0.01 lower', () => {
     for (const [c, row] of off.table) {
-      if (c === 'xlang' || c === 'noshare' || c === 'all') continue
+      if (c === 'xlang' || c === 'noshare' || c === 'heldout' || c === 'all' || c.startsWith('xlang: ')) continue
       expect(on.table.get(c)!.recall5, c).toBeGreaterThanOrEqual(row.recall5)
       expect(on.table.get(c)!.mrr, c).toBeGreaterThanOrEqual(row.mrr - 0.01)
     }
