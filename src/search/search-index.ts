@@ -156,6 +156,8 @@ export class SearchIndex {
   /** Query expansion options (undefined: off), and whether any indexed text had Chinese characters. */
   private readonly expand: ExpandOptions | undefined
   private han = false
+  /** Expansion phrases the corpus does not hold (most dictionary translations); forgotten at the next write. */
+  private readonly absent = new Set<string>()
 
   /** Creates an empty index. */
   constructor(options: SearchIndexOptions = {}) {
@@ -658,7 +660,13 @@ export class SearchIndex {
       if (c === undefined) common.set(t, (c = this.df(t, dfCap) >= dfCap))
       return c
     }
-    const live = extra.filter((e) => !e.instead.some(isCommon)).map((e) => ({ ...e, df: this.df(e.phrase, dfCap) }))
+    const dfOf = (phrase: string): number => {
+      if (this.absent.has(phrase)) return 0
+      const n = this.df(phrase, dfCap)
+      if (!n) this.absent.add(phrase)
+      return n
+    }
+    const live = extra.filter((e) => !e.instead.some(isCommon)).map((e) => ({ ...e, df: dfOf(e.phrase) }))
       .filter((e) => e.df > 0 && e.df < dfCap).sort((a, b) => a.df - b.df)
     // Groups by the user's words they stand for, then by weight: each is ranked as `(phrases) NOT (the user's words)`.
     const byWords = new Map<string, { instead: string[]; byWeight: Map<number, string[]> }>()
@@ -781,6 +789,7 @@ export class SearchIndex {
   /** Called after every write: planning statistics are refreshed once the corpus changed by ~2%. */
   private wrote(): void {
     this.mergeDebt++
+    this.absent.clear()
     if (++this.writesSinceDf > Math.max(32, this.count_ * 0.02)) {
       this.dfCache.clear()
       this.writesSinceDf = 0
