@@ -86,6 +86,15 @@ describe('query expansion', () => {
     expect(d.traditional('出')).toBe('出')
   })
 
+  it('finds a translation in a document written after a query that found none', () => {
+    const index = new SearchIndex()
+    index.upsertMany([doc('en', 'the request timeout was raised'), doc('zh', '日志收集配置')])
+    expect(ids(index, 'timeout')).toEqual(['en'])
+    index.upsert(doc('zh2', '请求超时，已调整为三十秒。'))
+    expect(ids(index, 'timeout')).toEqual(['en', 'zh2'])
+    index.close()
+  })
+
   it('stays bounded and never throws on hostile queries', () => {
     const index = new SearchIndex()
     index.upsertMany([doc('zh', '请求超时'), doc('en', 'request timeout')])
