@@ -33,7 +33,7 @@ describe('query expansion', () => {
   })
 
   it('never expands identifiers, error codes, versions, paths or words with digits', () => {
-    for (const q of ['ERR_PNPM_FETCH_404', 'TS2345', 'getUserById', 'hmr@1.0.17', 'src/search/search-index.ts', 'E11000 e2e', 'max.poll.interval.ms']) {
+    for (const q of ['ERR_PNPM_FETCH_404', 'TS2345', 'getUserById', 'hmr@1.0.17', 'src/search/search-index.ts', 'E11000 e2e', 'max.poll.interval.ms', 'ETIMEDOUT ENOENT', 'OOMKilled']) {
       const terms = queryTerms(q)
       const e = expandQuery(terms, { han: true })
       expect(e.extra, q).toEqual([])

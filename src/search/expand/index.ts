@@ -6,8 +6,9 @@
  * - `extra`: weighted phrases the index scores apart and adds at `weight` (below 1: a translation or a synonym never
  *   counts as much as the user's own word) — from the curated glossary (English synonyms and English ↔ Chinese), and
  *   from CC-CEDICT (Chinese words → English glosses, English words → Chinese words).
- * Identifier terms (`ERR_PNPM_FETCH_404`, `getUserById`, paths, versions) are never expanded, nor are words with
- * digits (error numbers, versions) or stopwords. Japanese (kana) and Korean runs only get script-free handling (none).
+ * Identifier terms (`ERR_PNPM_FETCH_404`, `getUserById`, paths, versions) are never expanded, nor are errno-style
+ * codes (`ENOENT`, `ETIMEDOUT`), words with digits (error numbers, versions) or stopwords. Japanese (kana) and Korean
+ * runs are not expanded.
  *
  * Cost: nothing is loaded until a query needs it — the glossary (a few KB) on the first query, CC-CEDICT when a query
  * has Chinese or the corpus does, opencc-js on the first Chinese query. Numbers in docs/search.md.
@@ -55,6 +56,8 @@ export const MAX_EXTRA = 32
 const HAN = /[\u3400-\u9FFF\uF900-\uFAFF]/
 const KANA_HANGUL = /[\u3040-\u30FF\uAC00-\uD7AF\u1100-\u11FF]/
 const DIGIT = /[0-9]/
+/** errno-style codes typed as one word (`ENOENT`, `EADDRINUSE`, `ETIMEDOUT`): error codes, never expanded. */
+const ERRNO = /^E[A-Z]{3,}$/
 
 interface GlossaryIndex {
   /** Stemmed single English word → groups. */
@@ -148,7 +151,7 @@ export function expandQuery(terms: QueryTerm[], corpus: CorpusHints, options: Ex
       if (t.kind === 'word') {
         out.push(t)
         const w = t.tokens[0]
-        if (!DIGIT.test(w) && !STOPWORDS.has(w)) words.push(w)
+        if (!DIGIT.test(w) && !STOPWORDS.has(w) && !ERRNO.test(t.source)) words.push(w)
         continue
       }
       if (t.kind !== 'cjk' || !HAN.test(t.source) || KANA_HANGUL.test(t.source)) { out.push(t); continue }
