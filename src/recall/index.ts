@@ -54,7 +54,9 @@ export function apply(ctx: Context, config: Config): void {
     name: SEARCH_TOOL,
     description: 'Search the knowledge base of earlier sessions (questions, answers, notes, tool calls) with BM25. '
       + 'Use a few keywords, an error code or an identifier. Returns ids, titles, dates and snippets; read one with knowledge_read. '
-      + `Output: at most ${OUTPUT_BUDGET.knowledge_search} characters.`,
+      + 'Documents may be in English or Chinese; words are matched across the two and through common synonyms, but weakly: '
+      + 'when nothing fits, search once more with synonyms or in the other language.'
+      + ` Output: at most ${OUTPUT_BUDGET.knowledge_search} characters.`,
     parameters: {
       type: 'object',
       properties: {

@@ -12,6 +12,13 @@ export const SEARCH_TOOL = 'knowledge_search'
 /** What one hit may show: a hand-written document cannot make its block long. */
 export const HIT_LIMITS = { title: 200, tags: 8, tag: 40, cwd: 200, snippet: 600 }
 
+/**
+ * What the model is told when nothing matched: retry once, bridging the words itself (the index's own expansion is
+ * lexical and weak; the model knows that 优雅退出 is a graceful shutdown). ~40 tokens.
+ */
+export const NO_HIT_HINT = 'Search once more with synonyms or in the other language (English ↔ 中文: e.g. "graceful shutdown" ↔ "优雅退出"), '
+  + 'or with an identifier or fewer words; if that finds nothing too, there is no record.'
+
 /** BM25 scores are tiny in a small corpus (idf is clamped near 0): show significant digits, not `0.00`. */
 export function formatScore(score: number): string {
   return score >= 0.01 ? score.toFixed(2) : score.toPrecision(2)
@@ -24,7 +31,7 @@ export function formatScore(score: number): string {
 export function renderHits(query: string, hits: SearchHit[], scope: string | undefined, budget: number = OUTPUT_BUDGET.knowledge_search): string {
   const where = scope ? ` in ${boundLine(scope, HIT_LIMITS.cwd)}` : ''
   const asked = JSON.stringify(query.slice(0, 200))
-  if (!hits.length) return `No knowledge documents match ${asked}${where}. Try other keywords, an identifier, or fewer words.`
+  if (!hits.length) return `No knowledge documents match ${asked}${where}. ${NO_HIT_HINT}`
   const head = `${hits.length} document(s) match ${asked}${where}. Read one in full with knowledge_read({"id": "<id>"}).`
   const blocks: string[] = []
   // Room for the closing line that says hits were left out.

@@ -28,6 +28,7 @@ import { DOC_KINDS, DOC_STATUSES, type Facets } from '../wire.js'
 import { indexStreams, queryTerms, type QueryTerm } from './tokenize.js'
 import { snippet } from './snippet.js'
 import { scopeRange } from './scope.js'
+import { expandQuery, hasHan, type ExpandOptions, type WeightedPhrase } from './expand/index.js'
 
 /** Options of {@link SearchIndex}. */
 export interface SearchIndexOptions {
@@ -51,6 +52,11 @@ export interface SearchIndexOptions {
    * match more rows are planned (rarest terms first, see {@link SearchIndex.search}).
    */
   scoreBudget?: number
+  /**
+   * Query expansion (other script, other language, synonyms; see expand/index.ts): on by default; `false` turns it
+   * off, an object turns single sources off.
+   */
+  expand?: boolean | ExpandOptions
 }
 
 /** What the index knows of a document without its body. */
@@ -95,6 +101,10 @@ export const MAX_SCORED_COMMON = 4
  * entry): a ranking pass may read at most this many budgets' worth of postings for its common terms.
  */
 export const POSTINGS_PER_BUDGET = 20
+/** Query expansion's cap for a word is computed exactly when the word occurs in at most this many documents. */
+export const EXACT_CAP_ROWS = 64
+/** At most this many sets of query words are expanded per query (each costs one or two ranking passes). */
+export const MAX_EXPANDED_WORDS = 4
 /** Background merging starts after this many writes, and does this many pages of work per event-loop turn. */
 export const MERGE_AFTER = 256
 export const MERGE_STEP_PAGES = 200
@@ -158,6 +168,11 @@ export class SearchIndex {
   private mergeDebt = 0
   private merging = false
   private settled: Array<() => void> = []
+  /** Query expansion options (undefined: off), and whether any indexed text had Chinese characters. */
+  private readonly expand: ExpandOptions | undefined
+  private han = false
+  /** Expansion phrases the corpus does not hold (most dictionary translations); forgotten at the next write. */
+  private readonly absent = new Set<string>()
 
   /** Creates an empty index. */
   constructor(options: SearchIndexOptions = {}) {
@@ -172,6 +187,7 @@ export class SearchIndex {
     this.superseded = finite(options.supersededFactor, 0.5)
     this.snippetWidth = finite(options.snippetWidth, 200)
     this.budget = finite(options.scoreBudget, 500)
+    this.expand = options.expand === false ? undefined : options.expand === true || options.expand === undefined ? {} : options.expand
     this.db = new DatabaseSync(':memory:')
     this.db.exec(`
       PRAGMA page_size = 8192;
@@ -360,6 +376,7 @@ export class SearchIndex {
     const tagText = indexStreams(tags.join(' '))
     // The body usually opens with `# <title>`: the title has its own column, so that line is not indexed twice.
     const bodyText = indexStreams(stripTitle(body, title))
+    if (!this.han && (hasHan(title) || hasHan(body))) this.han = true
     const createdMs = epoch(created, mtime)
     // Dense rowids in indexing order: FTS5 stores rowid deltas as varints, so sparse rowids (say, derived from
     // timestamps) would add bytes to every posting. The low bits carry the kind and the status (see the header).
@@ -539,10 +556,12 @@ export class SearchIndex {
     const where = this.where(filter, 'fts')
     if (where.none) return []
     const window = offset + limit
-    const pool = this.candidates(terms, where, window)
+    const expansion = this.expand ? expandQuery(terms, { han: this.han }, this.expand) : undefined
+    const pool = this.candidates(expansion?.terms ?? terms, where, window)
+    const used = expansion?.extra.length ? this.addExpansion(pool, expansion.extra, where, window) : []
     const ranked = [...pool].sort((a, b) => b[1] - a[1] || b[0] - a[0]).slice(offset, window)
     if (!ranked.length) return []
-    const marks = [...new Set(terms.flatMap((t) => [...t.tokens, ...(t.parts ?? [])]))]
+    const marks = [...new Set([...(expansion?.terms ?? terms).flatMap((t) => [...t.tokens, ...(t.parts ?? [])]), ...used.flatMap((p) => p.split(' '))])]
     const rows = this.stmt('SELECT doc.rowid, id, path, kind, title, cwd, created, mtime, tags, tools, session, turn, superseded_by, body.text AS body FROM doc JOIN body ON body.rowid = doc.rowid WHERE doc.rowid IN (SELECT value FROM json_each(?))')
       .all(JSON.stringify(ranked.map(([r]) => r))) as unknown as Array<DocRow & { body: string }>
     const byRowid = new Map(rows.map((r) => [r.rowid, r]))
@@ -655,6 +674,72 @@ export class SearchIndex {
   }
 
   /**
+   * Adds expansion phrases to the pool below the user's own words: the phrases standing for the same query words, at
+   * the same weight, are ranked apart as `(phrases) NOT (the user's words)` (a document holding the user's word gains
+   * nothing from its synonym), `weight / √(phrases) × bm25` is added to a row's score, and the sum for one set of
+   * words is capped at the top weight × the best score those words reach in a document that holds them. Phrases the
+   * corpus lacks are dropped, and only the rarest that fit the score budget are ranked (a translation as common as
+   * "error" would only cost time).
+   */
+  private addExpansion(pool: Map<number, number>, extra: WeightedPhrase[], where: Where, window: number): string[] {
+    // Words in more documents than the score budget are not expanded: they already fill the page with direct hits, and
+    // `NOT (word)` would walk their long posting lists. Counting stops past the budget; that is all this needs.
+    const dfCap = this.budget + 1
+    const common = new Map<string, boolean>()
+    const isCommon = (t: string): boolean => {
+      let c = common.get(t)
+      if (c === undefined) common.set(t, (c = this.df(t, dfCap) >= dfCap))
+      return c
+    }
+    const dfOf = (phrase: string): number => {
+      if (this.absent.has(phrase)) return 0
+      const n = this.df(phrase, dfCap)
+      if (!n) this.absent.add(phrase)
+      return n
+    }
+    const live = extra.filter((e) => !e.instead.some(isCommon)).map((e) => ({ ...e, df: dfOf(e.phrase) }))
+      .filter((e) => e.df > 0 && e.df < dfCap).sort((a, b) => a.df - b.df)
+    // Groups by the user's words they stand for, then by weight: each is ranked as `(phrases) NOT (the user's words)`.
+    const byWords = new Map<string, { instead: string[]; byWeight: Map<number, string[]> }>()
+    let rows = 0
+    for (const e of live) {
+      if (rows + e.df > this.budget) break
+      rows += e.df
+      const key = e.instead.join(' ')
+      let group = byWords.get(key)
+      if (!group) byWords.set(key, (group = { instead: e.instead, byWeight: new Map() }))
+      const list = group.byWeight.get(e.weight)
+      if (list) list.push(quote(e.phrase))
+      else group.byWeight.set(e.weight, [quote(e.phrase)])
+    }
+    const ownBest = Math.max(0, ...pool.values())
+    const used: string[] = []
+    // At most MAX_EXPANDED_WORDS sets of words, the rarest first (a word the corpus lacks needs its synonyms most).
+    const sets = [...byWords.values()].map((g) => ({ ...g, df: g.instead.reduce((a, t) => a + this.df(t, dfCap), 0) }))
+      .sort((a, b) => a.df - b.df).slice(0, MAX_EXPANDED_WORDS)
+    for (const { instead, byWeight } of sets) {
+      const added = new Map<number, number>()
+      const not = instead.length ? ` NOT (${instead.map(quote).join(' OR ')})` : ''
+      for (const [weight, phrases] of byWeight) {
+        // bm25 sums over the phrases a row holds: divided by √(phrases), many synonyms of one word do not outweigh it.
+        const w = weight / Math.sqrt(phrases.length)
+        for (const r of this.rank(`(${phrases.join(' OR ')})${not}`, where, window)) added.set(r.r, (added.get(r.r) ?? 0) - w * r.s)
+        if (added.size) for (const p of phrases) used.push(p.slice(1, -1).replace(/""/g, '"'))
+      }
+      // What stands for the user's words never adds more than the top weight × the best score those words reach
+      // themselves (when they occur at all): a translation cannot outrank the documents that hold the words.
+      const own = instead.filter((t) => this.df(t, dfCap) > 0)
+      const ownRows = own.reduce((a, t) => a + this.df(t, dfCap), 0)
+      // Exact for rare words (ranking their rows is cheap); for words in many documents the best score of the page's
+      // candidates bounds it (ranking hundreds of rows for a cap would double the query's cost).
+      const best = !own.length ? Infinity : ownRows <= EXACT_CAP_ROWS ? -(this.rank(own.map(quote).join(' OR '), where, 1)[0]?.s ?? -ownBest) : ownBest
+      const cap = Math.max(...byWeight.keys()) * best
+      for (const [r, v] of added) pool.set(r, (pool.get(r) ?? 0) + Math.min(v, cap))
+    }
+    return used
+  }
+
+  /**
    * The all-terms test as a MATCH expression, with an estimate of how many rows satisfy it; undefined when the query
    * has fewer than two terms the corpus knows. One group per query term: a word; a CJK run (any of its bigrams); an
    * identifier (one of its wholes, else all its parts). Terms the corpus does not know are left out ("all terms" means
@@ -735,6 +820,7 @@ export class SearchIndex {
   /** Called after every write: planning statistics are refreshed once the corpus changed by ~2%. */
   private wrote(): void {
     this.mergeDebt++
+    this.absent.clear()
     if (++this.writesSinceDf > Math.max(32, this.count_ * 0.02)) {
       this.dfCache.clear()
       this.writesSinceDf = 0
