@@ -166,7 +166,8 @@ function scanLongFlags(text: string, mask: string, out: Span[]): void {
   while ((m = LONG_FLAG_RE.exec(text)) !== null) {
     const i = m.index + m[0].length
     const spaced = m[2] !== '='
-    if (text[i] === '`') continue
+    // The next flag (`--token --token …`) or a command substitution is not a value; checked before any read.
+    if (text[i] === '`' || text[i] === '-') continue
     const v = readValue(text, i, 'shell', 4096)
     if (!v || v.unclosed) continue
     const value = text.slice(v.start, v.end)
@@ -330,6 +331,8 @@ function scanNetrc(text: string, mask: string, out: Span[]): void {
 
 const KEYWORD_RE = /pass|pw|secret|token|key|auth|cred/gi
 const MAX_NAME = 80
+/** Names judged inside one value before the rest of it is skipped (real command lines nest a few, not dozens). */
+const NESTED_MAX = 3
 
 /** `[A-Za-z0-9_.-]` by char code. */
 function isNameChar(c: number): boolean {
@@ -574,6 +577,9 @@ function yamlBlock(text: string, keyLineStart: number, from: number): { start: n
 function scanAssignments(text: string, mask: string, out: Span[]): void {
   KEYWORD_RE.lastIndex = 0
   let m: RegExpExecArray | null
+  // The last value read, and how many further names were judged inside it (`auth=auth=auth=…`): each read costs up
+  // to the value's length, so after NESTED_MAX nested names the rest of that value is skipped (linear time).
+  let read = { end: -1, nested: 0 }
   while ((m = KEYWORD_RE.exec(text)) !== null) {
     const p = m.index
     let ns = p
@@ -610,16 +616,21 @@ function scanAssignments(text: string, mask: string, out: Span[]): void {
     else if (sep.sep === '=' && !sep.spaced) mode = 'shell'
     else mode = lineHead ? 'line' : 'inline'
     const big = /private|cert|pem|credentials?$/i.test(name)
+    if (sep.valueAt < read.end) {
+      if (++read.nested > NESTED_MAX) { KEYWORD_RE.lastIndex = Math.max(KEYWORD_RE.lastIndex, read.end); continue }
+    }
     let v: ValueRead | null
     if (sep.sep === '>') {
       // <password>value</password>: the element must close after the value (not `<CryptoKey>` in prose).
-      const close = text.indexOf('</' + name + '>', sep.valueAt)
-      if (close <= sep.valueAt || close - sep.valueAt > 4096 || text.slice(sep.valueAt, close).includes('<')) continue
-      v = { start: sep.valueAt, end: close, quoted: true, trailing: false }
+      // Searched in a bounded window: many unclosed elements must not each scan the rest of the text.
+      const rel = text.slice(sep.valueAt, sep.valueAt + 4096 + name.length + 3).indexOf('</' + name + '>')
+      if (rel <= 0 || text.slice(sep.valueAt, sep.valueAt + rel).includes('<')) continue
+      v = { start: sep.valueAt, end: sep.valueAt + rel, quoted: true, trailing: false }
     } else {
       v = readValue(text, sep.valueAt, mode, big ? 64 * 1024 : 4096)
     }
     if (!v) continue
+    if (sep.valueAt >= read.end) read = { end: v.end, nested: 0 }
     let value = text.slice(v.start, v.end)
     // An unquoted value followed by an operator is the start of an expression (`x = args => …`, `x = a && b`).
     if (!v.quoted && !env && FOLLOWED_BY_OPERATOR_RE.test(text.slice(v.end, v.end + 6))) continue
@@ -627,6 +638,7 @@ function scanAssignments(text: string, mask: string, out: Span[]): void {
     if (!v.quoted && /^[|>][-+]?[0-9]?$/.test(value) && sep.sep === ':') {
       const block = yamlBlock(text, lineStart(text, ns, 200), v.end)
       if (!block) continue
+      read.end = Math.max(read.end, block.end)
       v = { start: block.start, end: block.end, quoted: true, trailing: false }
       value = text.slice(v.start, v.end)
     }
