@@ -316,8 +316,15 @@ const NETRC_RE = /(?<![A-Za-z0-9_-])password[ \t]+(?=[^\s])/g
 function scanNetrc(text: string, mask: string, out: Span[]): void {
   NETRC_RE.lastIndex = 0
   let m: RegExpExecArray | null
+  // The last `machine` keyword before each hit, found by one forward walk (not a look-back per hit).
+  let lastMachine = -1
+  let nextMachine = text.indexOf('machine')
   while ((m = NETRC_RE.exec(text)) !== null) {
-    if (!/\bmachine\s/.test(text.slice(Math.max(0, m.index - 300), m.index))) continue
+    while (nextMachine !== -1 && nextMachine < m.index) {
+      if (!/[A-Za-z0-9_]/.test(text[nextMachine - 1] ?? ' ') && /\s/.test(text[nextMachine + 7] ?? '')) lastMachine = nextMachine
+      nextMachine = text.indexOf('machine', nextMachine + 7)
+    }
+    if (lastMachine === -1 || m.index - lastMachine > 300) continue
     const v = readValue(text, m.index + m[0].length, 'shell', 1024)
     if (!v) continue
     const value = text.slice(v.start, v.end)
@@ -332,7 +339,7 @@ function scanNetrc(text: string, mask: string, out: Span[]): void {
 const KEYWORD_RE = /pass|pw|secret|token|key|auth|cred/gi
 const MAX_NAME = 80
 /** Names judged inside one value before the rest of it is skipped (real command lines nest a few, not dozens). */
-const NESTED_MAX = 3
+const NESTED_MAX = 2
 
 /** `[A-Za-z0-9_.-]` by char code. */
 function isNameChar(c: number): boolean {
@@ -493,6 +500,8 @@ function isProse(value: string): boolean {
 
 /** Whether the value of one assignment is a secret: never for placeholders, code references, paths or prose. */
 function acceptValue(value: string, kind: Kind, keyword: string, quoted: boolean, trailing: boolean, env: boolean, mask: string, code = false, spacedEquals = false): boolean {
+  // Length floors first (cheap): every kind below needs at least this many characters.
+  if (value.length < (kind === 'password' ? 3 : kind === 'secret' ? 6 : 16)) return false
   if (isPlaceholder(value, mask) || !/[A-Za-z0-9]/.test(value)) return false
   if (code && !quoted) return false
   if (!quoted && !env) {
@@ -501,7 +510,7 @@ function acceptValue(value: string, kind: Kind, keyword: string, quoted: boolean
     // Member access mixed with operators (`e.altKey?r.C0.ESC:r.C0.CR`) is minified code.
     if (/[A-Za-z_$]\.[A-Za-z_$]/.test(value) && /[?+*!]|[^:]:[^/]/.test(value)) return false
     // A type or keyword first (`password: bool = False`, `token: str`): a signature, not a value.
-    if (isStopword(value.split(/[\s=,]/)[0])) return false
+    if (isStopword(/^[^\s=,]*/.exec(value)![0])) return false
     if (/,$/.test(value)) {
       const bare = value.replace(/,+$/, '')
       if (!bare || isPlaceholder(bare, mask) || isCodeReference(bare, keyword) || /^[A-Z][A-Za-z0-9]*(?:<.*>)?(?:\[\])?$/.test(bare)) return false
@@ -580,6 +589,7 @@ function scanAssignments(text: string, mask: string, out: Span[]): void {
   // The last value read, and how many further names were judged inside it (`auth=auth=auth=…`): each read costs up
   // to the value's length, so after NESTED_MAX nested names the rest of that value is skipped (linear time).
   let read = { end: -1, nested: 0 }
+  let nextLt = 0
   while ((m = KEYWORD_RE.exec(text)) !== null) {
     const p = m.index
     let ns = p
@@ -608,8 +618,10 @@ function scanAssignments(text: string, mask: string, out: Span[]): void {
     const cls = classify(name)
     if (!cls) continue
     const lineHead = atLineStart(text, ns)
-    const exported = EXPORT_RE.test(text.slice(Math.max(0, ns - 16), ns))
-    const declared = DECLARATION_RE.test(text.slice(Math.max(0, ns - 24), ns))
+    // Both patterns end in a space or tab before the name: test that first (no slice for most names).
+    const spaceBefore = text.charCodeAt(ns - 1) === 32 || text.charCodeAt(ns - 1) === 9
+    const exported = spaceBefore && EXPORT_RE.test(text.slice(Math.max(0, ns - 16), ns))
+    const declared = spaceBefore && DECLARATION_RE.test(text.slice(Math.max(0, ns - 24), ns))
     const env = exported || (sep.sep === '=' && !sep.spaced && /^[A-Z_][A-Z0-9_]*$/.test(name))
     let mode: ValueMode
     if (sep.sep === '>') mode = 'inline'
@@ -622,10 +634,11 @@ function scanAssignments(text: string, mask: string, out: Span[]): void {
     let v: ValueRead | null
     if (sep.sep === '>') {
       // <password>value</password>: the element must close after the value (not `<CryptoKey>` in prose).
-      // Searched in a bounded window: many unclosed elements must not each scan the rest of the text.
-      const rel = text.slice(sep.valueAt, sep.valueAt + 4096 + name.length + 3).indexOf('</' + name + '>')
-      if (rel <= 0 || text.slice(sep.valueAt, sep.valueAt + rel).includes('<')) continue
-      v = { start: sep.valueAt, end: sep.valueAt + rel, quoted: true, trailing: false }
+      // The value holds no `<`, so the closing tag is the next `<` (its position cached: many unclosed elements
+      // must not each scan ahead).
+      if (nextLt !== -1 && nextLt < sep.valueAt) nextLt = text.indexOf('<', sep.valueAt)
+      if (nextLt <= sep.valueAt || nextLt - sep.valueAt > 4096 || !text.startsWith('</' + name + '>', nextLt)) continue
+      v = { start: sep.valueAt, end: nextLt, quoted: true, trailing: false }
     } else {
       v = readValue(text, sep.valueAt, mode, big ? 64 * 1024 : 4096)
     }

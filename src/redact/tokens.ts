@@ -144,12 +144,16 @@ for (const rule of RULES) {
   }
 }
 const ANCHORS = [...BY_ANCHOR.keys()].sort((a, b) => b.length - a.length)
-const ANCHOR_RE = new RegExp(ANCHORS.map(escapeRe).join('|'), 'g')
+/**
+ * Two-character anchors (`SK`, `Q~`) are searched with indexOf, not in the alternation: a text made of them would
+ * otherwise cost one RegExp match object every two characters.
+ */
+const SHORT_ANCHORS = ANCHORS.filter((a) => a.length <= 2)
+const ANCHOR_RE = new RegExp(ANCHORS.filter((a) => a.length > 2).map(escapeRe).join('|'), 'g')
 /** For each anchor the alternation can report: itself and every shorter anchor it starts with, longest first. */
 const CHAIN = new Map<string, TokenRule[]>(
   ANCHORS.map((a) => [a, ANCHORS.filter((b) => a.startsWith(b)).flatMap((b) => BY_ANCHOR.get(b)!)]),
 )
-
 
 /** Whether a token may start at `start`: not glued to a preceding token character (an escape letter is fine). */
 function leftBoundaryOk(text: string, start: number, kind: TokenRule['boundary']): boolean {
@@ -180,6 +184,27 @@ function tryRule(text: string, rule: TokenRule, start: number, mask: string): Sp
   return { start: s, end: s + secret.length, family: rule.family, priority: rule.priority ?? PRIORITY.provider }
 }
 
+/** The first rule of `anchor`'s chain that matches at `at`, or null. */
+function tryAnchor(text: string, at: number, anchor: string, mask: string): Span | null {
+  // The usual left boundary is the same for every rule at this spot: test it once.
+  const tokenBoundary = leftBoundaryOk(text, at, 'token')
+  for (const rule of CHAIN.get(anchor)!) {
+    let start = at
+    if (rule.left) {
+      let k = 0
+      while (k < rule.left.max + 1 && at - k - 1 >= 0 && rule.left.cls.test(text[at - k - 1])) k++
+      if (k < rule.left.min || k > rule.left.max) continue
+      start = at - k
+      if (!leftBoundaryOk(text, start, rule.boundary)) continue
+    } else if ((rule.boundary ?? 'token') === 'token') {
+      if (!tokenBoundary) continue
+    } else if (!leftBoundaryOk(text, start, rule.boundary)) continue
+    const found = tryRule(text, rule, start, mask)
+    if (found) return found
+  }
+  return null
+}
+
 /** All provider/format token spans in `text`. */
 export function scanTokens(text: string, mask: string, out: Span[]): void {
   ANCHOR_RE.lastIndex = 0
@@ -187,28 +212,19 @@ export function scanTokens(text: string, mask: string, out: Span[]): void {
   // Candidates at one spot share anchors (`sk-` rules); try the longest anchor's rules, then shorter ones.
   while ((m = ANCHOR_RE.exec(text)) !== null) {
     const at = m.index
-    let found: Span | null = null
-    // The usual left boundary is the same for every rule at this spot: test it once.
-    const tokenBoundary = leftBoundaryOk(text, at, 'token')
-    for (const rule of CHAIN.get(m[0])!) {
-      let start = at
-      if (rule.left) {
-        let k = 0
-        while (k < rule.left.max + 1 && at - k - 1 >= 0 && rule.left.cls.test(text[at - k - 1])) k++
-        if (k < rule.left.min || k > rule.left.max) continue
-        start = at - k
-        if (!leftBoundaryOk(text, start, rule.boundary)) continue
-      } else if ((rule.boundary ?? 'token') === 'token') {
-        if (!tokenBoundary) continue
-      } else if (!leftBoundaryOk(text, start, rule.boundary)) continue
-      found = tryRule(text, rule, start, mask)
-      if (found) break
-    }
+    const found = tryAnchor(text, at, m[0], mask)
     if (found) {
       out.push(found)
       ANCHOR_RE.lastIndex = Math.max(at + 1, found.end)
     } else {
       ANCHOR_RE.lastIndex = at + 1
+    }
+  }
+  for (const anchor of SHORT_ANCHORS) {
+    for (let at = text.indexOf(anchor); at !== -1;) {
+      const found = tryAnchor(text, at, anchor, mask)
+      if (found) out.push(found)
+      at = text.indexOf(anchor, found ? Math.max(at + 1, found.end) : at + 1)
     }
   }
   scanDiscordBot(text, mask, out)
