@@ -26,8 +26,20 @@ export interface UserPattern {
 export interface UserMatch { start: number; end: number }
 
 const USER_FLAGS = /^[imsu]*$/
-/** RE2 program size ceiling: ~2,000 instructions scan a megabyte in well under a second on this engine. */
-const MAX_PROGRAM = 5000
+/** Refused above this speed on {@link PROBE}: 20x what the built-in rules cost, so only pathological patterns trip it. */
+const MAX_MS_PER_MB = 3000
+/** ~12 KB of the text redaction sees: logs, code, prose, JSON, YAML, identifiers and hex/base64 runs. */
+const PROBE = [
+  'INFO 2024-05-01T10:00:00Z GET /api/v1/orders?page=3 200 12ms user=alice@example.org request_id=5f0c2d0e-8d1b-4c39-9a57\n',
+  'export function parseConfig(raw: string): Config { const doc = YAML.parse(raw); return { ...DEFAULTS, ...doc } }\n',
+  'The build failed because the cache key changed after the lockfile update; rerun with --no-cache to confirm.\n',
+  '{"command":"git log --oneline -n 5 && npm test","cwd":"/home/dev/project","timeout":120000}\n',
+  'services:\n  api:\n    image: node:22\n    environment:\n      - NODE_ENV=production\n',
+  'commit 3f2a9c1d5e7b8a0c4d6e8f1a2b3c4d5e6f7a8b9c integrity sha512-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789+/==\n',
+  'AbstractSingletonProxyFactoryBean getAccessTokenFromRefreshTokenAsync validatePasswordStrengthAndComplexity\n',
+].join('').repeat(20)
+/** RE2 program size ceiling: ~2,000 instructions scan a megabyte in about half a second on this engine. */
+const MAX_PROGRAM = 2500
 
 /**
  * Compiles `redact.patterns` at load time. Accepts `source` or `/source/flags` (flags from `imsu`). Throws
@@ -64,8 +76,19 @@ export function compileUserPatterns(patterns: string[]): UserPattern[] {
     }
     const size = (re as unknown as { re2Input?: { prog?: { inst?: unknown[] } } }).re2Input?.prog?.inst?.length ?? 0
     if (size > MAX_PROGRAM) throw new RedactConfigError(`${where} is too large (${size} states, at most ${MAX_PROGRAM}): shrink its repeat counts`)
-    if (re.matcher('').find() ) throw new RedactConfigError(`${where} matches the empty string, so it could never mask anything`)
-    return { index: i, source: pattern, grouped: re.groupCount() >= 1, re }
+    if (re.matcher('').find()) throw new RedactConfigError(`${where} matches the empty string, so it could never mask anything`)
+    const compiled = { index: i, source: pattern, grouped: re.groupCount() >= 1, re }
+    // Linear is not always fast (`[a-z]{1,100}[0-9]` keeps 100 threads alive per letter): time it on ordinary text.
+    // Best of three runs: the first is dominated by the engine's own warm-up.
+    let best = Infinity
+    for (let run = 0; run < 3; run++) {
+      const t0 = performance.now()
+      matchUserPattern(compiled, PROBE)
+      best = Math.min(best, performance.now() - t0)
+    }
+    const perMb = (best / PROBE.length) * 1e6
+    if (perMb > MAX_MS_PER_MB) throw new RedactConfigError(`${where} is too slow: about ${Math.round(perMb)} ms per MB of ordinary text (at most ${MAX_MS_PER_MB}); narrow its repeats or anchor it on a literal`)
+    return compiled
   })
 }
 
