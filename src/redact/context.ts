@@ -388,6 +388,11 @@ function nameWords(name: string): string[] {
 type Classification = { kind: Kind; keyword: string; special?: string } | null
 const CLASSIFY_CACHE = new Map<string, Classification>()
 
+/** Whether a name (`DB_PASSWORD`, `apiKey`, `x-auth-token`) announces a credential; used by the forms rules. */
+export function isCredentialName(name: string): boolean {
+  return classify(name) !== null
+}
+
 /** {@link classifyName}, memoised: the same few names recur thousands of times in big inputs. */
 function classify(name: string): Classification {
   let c = CLASSIFY_CACHE.get(name)
@@ -406,6 +411,8 @@ function classifyName(name: string): Classification {
   if (lower === '_authtoken' || lower === '_auth' || lower === '_password') return { kind: 'secret', keyword: 'auth', special: 'npm' }
   const words = nameWords(name)
   while (words.length > 1 && IGNORABLE_SUFFIX.test(words[words.length - 1])) words.pop()
+  // A numbered name (`token1`, `sumoKey2`) is the same kind of name.
+  if (words.length && /^[a-z]{2,}[0-9]{1,3}$/.test(words[words.length - 1])) words[words.length - 1] = words[words.length - 1].replace(/[0-9]+$/, '')
   const last = words[words.length - 1]
   const prev = words.length > 1 ? words[words.length - 2] : ''
   if (!last) return null
@@ -419,7 +426,9 @@ function classifyName(name: string): Classification {
     return { kind: 'secret', keyword, special: aws && /secret/.test(last) ? 'aws' : undefined }
   }
   if (last === 'key') {
-    if (!prev || NOT_SECRET_KEY_PREFIXES.has(prev)) return null
+    // A bare `key` is a credential only with a key-shaped value that is not a hash or an id (see acceptValue).
+    if (!prev) return { kind: 'weak', keyword: 'key', special: 'bare' }
+    if (NOT_SECRET_KEY_PREFIXES.has(prev)) return null
     if (KEY_PREFIXES.has(prev)) return { kind: 'secret', keyword: 'key', special: aws && words.includes('secret') ? 'aws' : undefined }
     return { kind: 'weak', keyword: 'key' }
   }
@@ -463,6 +472,14 @@ function readSeparator(text: string, ns: number, i: number): Sep | null {
   } else if (c === '?' && text[i + 1] === '=') {
     sep = '='
     i += 2
+  } else if (c === '\uFF1A' || c === '\uFF1D') {
+    // Full-width colon and equals (a Chinese or Japanese IME types these by default).
+    sep = c === '\uFF1A' ? ':' : '='
+    i += 1
+  } else if (c === '-' && spacedBefore && text[i + 1] === ' ' && (text[i + 2] === '"' || text[i + 2] === "'")) {
+    // `<vendor> token - 'value'` (log and listing style).
+    sep = ':'
+    i += 1
   } else {
     return null
   }
@@ -484,7 +501,8 @@ function atLineStart(text: string, ns: number): boolean {
 }
 
 const EXPORT_RE = /(?:^|[\s;&|(])(?:export|set|setx|declare -x|ENV|ARG)[ \t]+$/
-const FOLLOWED_BY_OPERATOR_RE = /^[ \t]*(?:=|&&|\|\||\?\?|\?[ \t]|[+*/%^]|-[ \t]|\(|\[|\.[A-Za-z_$])/
+// A call or index glued to the value (`f(x)`, `a[0]`); after a space a bracket is the next word of a log line.
+const FOLLOWED_BY_OPERATOR_RE = /^(?:[ \t]*(?:=|&&|\|\||\?\?|\?[ \t]|[+*/%^]|-[ \t])|\(|\[|\.[A-Za-z_$])/
 /** A code declaration before the name: its unquoted value is an expression, never a literal secret. */
 const DECLARATION_RE = /(?:^|[\s;{(])(?:const|let|var|val|final|auto|my|local|readonly|static|private|public|protected|def|fn)[ \t]+(?:mut[ \t]+)?$/
 
@@ -551,6 +569,12 @@ function acceptValue(value: string, kind: Kind, keyword: string, quoted: boolean
   return looksRandom(value, 16) && shannon(value) >= 3.5
 }
 
+/** A bare `key`'s value must look generated and be neither a hash nor an id (`"key": "<md5>"` is a cache key). */
+function bareKeyValue(value: string, mask: string): boolean {
+  if (value.length < 20 || value.length > 512 || /\s/.test(value) || /^[0-9a-f-]+$/i.test(value) || isPlaceholder(value, mask)) return false
+  return looksRandom(value, 20) && shannon(value) >= 3.5
+}
+
 /** The lines of a YAML block scalar (`key: |`) after `from`, indented deeper than the key. */
 function yamlBlock(text: string, keyLineStart: number, from: number): { start: number; end: number } | null {
   let indent = 0
@@ -615,7 +639,12 @@ function scanAssignments(text: string, mask: string, out: Span[]): void {
     // `passwd:dir`: without a space after ':' an unquoted name is not a YAML/JSON key (unless the value is quoted).
     if (sep.sep === ':' && !sep.nameQuoted && !sep.spacedAfter && valueQuote !== '"' && valueQuote !== "'") continue
     const name = text.slice(ns, nameEnd)
-    const cls = classify(name)
+    let cls = classify(name)
+    // `adzuna KEY=…`, `API KEY = …`, `phrase token1 = '…'`: a one-word credential name owned by the word before it.
+    if (text.charCodeAt(ns - 1) === 32 && /^[A-Za-z]+[0-9]{0,3}$/.test(name)) {
+      const owner = /([A-Za-z][A-Za-z0-9]{1,30}) $/.exec(text.slice(Math.max(0, ns - 33), ns))?.[1]
+      if (owner && !isStopword(owner) && !FUNCTION_WORDS.test(owner)) cls = classify(owner + '_' + name) ?? cls
+    }
     if (!cls) continue
     const lineHead = atLineStart(text, ns)
     // Both patterns end in a space or tab before the name: test that first (no slice for most names).
@@ -655,7 +684,8 @@ function scanAssignments(text: string, mask: string, out: Span[]): void {
       v = { start: block.start, end: block.end, quoted: true, trailing: false }
       value = text.slice(v.start, v.end)
     }
-    let family = cls.special ?? (env ? 'env-assignment' : 'generic-secret')
+    if (cls.special === 'bare' && !bareKeyValue(value, mask)) continue
+    let family = cls.special && cls.special !== 'bare' ? cls.special : env ? 'env-assignment' : 'generic-secret'
     let priority: number = env ? PRIORITY.env : PRIORITY.generic
     if (cls.special === 'gcp-service-account') {
       if (!/^[0-9a-f]{16,64}$/i.test(value) || isPlaceholder(value, mask)) continue

@@ -52,7 +52,8 @@
  */
 import type { Redaction } from '../types.js'
 import { isPlaceholder, isTokenPlaceholder } from './allow.js'
-import { scanContext } from './context.js'
+import { isCredentialName, scanContext } from './context.js'
+import { scanForms } from './forms.js'
 import { secretlintSpans, type BackstopResult } from './secretlint.js'
 import { PRIORITY, type Span } from './scan.js'
 import { scanTokens } from './tokens.js'
@@ -113,11 +114,23 @@ function safely(fn: () => void): void {
   }
 }
 
+/** The own rules over `text` (no user patterns), appended to `out`. */
+function scanOwn(text: string, mask: string, out: Span[]): void {
+  safely(() => scanTokens(text, mask, out))
+  safely(() => scanContext(text, mask, out))
+  safely(() => scanForms(text, mask, out, isCredentialName, (decoded) => {
+    // A decoded blob is scanned by the shape and context rules once (no further decoding).
+    const inner: Span[] = []
+    safely(() => scanTokens(decoded, mask, inner))
+    safely(() => scanContext(decoded, mask, inner))
+    return inner
+  }))
+}
+
 /** Every raw span the own rules (and custom patterns) report for `text`. */
 export function scanSpans(text: string, mask: string = DEFAULT_MASK, custom: UserPattern[] = []): Span[] {
   const out: Span[] = []
-  safely(() => scanTokens(text, mask, out))
-  safely(() => scanContext(text, mask, out))
+  scanOwn(text, mask, out)
   if (custom.length) safely(() => scanCustom(text, custom, out))
   return out
 }
@@ -228,8 +241,7 @@ async function scanSpansAsync(text: string, mask: string, custom: UserPattern[],
     if (ms > budgetMs) throw new RedactBudgetError(`knowledge: redaction did not finish within ${Math.round(budgetMs)} ms on ${n} characters (at ${what}); nothing was written`)
   }
   if (n <= CHUNK) {
-    safely(() => scanTokens(text, mask, out))
-    safely(() => scanContext(text, mask, out))
+    scanOwn(text, mask, out)
     check('the built-in rules')
   } else {
     const scanWindow = (a: number, b: number, right: number, last = false): Span[] | null => {
@@ -237,8 +249,7 @@ async function scanSpansAsync(text: string, mask: string, custom: UserPattern[],
       const we = Math.min(n, b + right)
       const window = text.slice(ws, we)
       const spans: Span[] = []
-      safely(() => scanTokens(window, mask, spans))
-      safely(() => scanContext(window, mask, spans))
+      scanOwn(window, mask, spans)
       const mine = spans.filter((s) => s.start + ws >= a && s.start + ws < b)
       // A span that runs into the window's end may have been cut by it: the caller rescans with the full reach.
       if (!last && we < n && mine.some((s) => s.end + ws >= we - 1)) return null

@@ -1,0 +1,439 @@
+/**
+ * The forms people really paste, by principle rather than one pattern per sighting:
+ * - a credential word in any language with any separator, full-width ones included (`密码：x`, `PASSWORD＝x`,
+ *   `令牌=x`, `パスワード: x`, `Passwort = x`), or plain prose that says what the value is (`the password is x`,
+ *   `my password for the db is x`, `数据库密码 x 不对`, `我的 API key 是 x`, `Using token x`);
+ * - a command-line option of any tool (`-u user -p x` in one command, `aws configure set <name> x`,
+ *   `echo x | … --password-stdin`, `htpasswd -b file user x`, `ssh-keygen -P x`, `openssl enc -k x`);
+ * - a positional slot of a credential API (`auth=("user", "x")`, `HTTPBasicAuth("user", "x")`, `smtp.login(u, "x")`);
+ * - a field of a structured secret container (`.pgpass` lines, Terraform `variable "db_password" { default = "x" }`,
+ *   fields of a `secrets`/`credentials` object or YAML block, `Cookie:`/`Set-Cookie:` session values);
+ * - a value split by string concatenation (`"API_KEY=" + "x"`), and an encoded blob (base64) that decodes to text
+ *   holding a credential.
+ * Each value must still look like a credential (see {@link passwordShaped}, {@link keyShaped}): prose words, code
+ * references, placeholders and paths are never masked.
+ * @module dsh-knowledge-sync/redact/forms
+ */
+import { charClasses, isPathLike, isPlaceholder, isStopword, isWordLike, looksRandom, shannon } from './allow.js'
+import { PRIORITY, type Span } from './scan.js'
+
+/** A value a person would type as a password: not a word of prose, not code, not a placeholder. */
+export function passwordShaped(v: string, mask: string): boolean {
+  if (v.length < 4 || v.length > 200) return false
+  // Character classes first (cheap): a plain word is never a typed password here.
+  const c = charClasses(v)
+  if (!c.digit && !c.symbol && !(c.lower && c.upper && v.length >= 8) && !/[^\x00-\x7F]/.test(v)) return false
+  if (/\s/.test(v) || isPlaceholder(v, mask) || isStopword(v) || isPathLike(v)) return false
+  if (/[()[\]{}<>]/.test(v) || /[A-Za-z_$][\w$]*\.[A-Za-z_$][\w$]*\(/.test(v) || /^[a-z][a-z0-9+.-]*:\/\//i.test(v)) return false
+  if (/^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+$/u.test(v)) return false
+  if (/^[0-9]+$/.test(v)) return v.length >= 6
+  if (c.digit || c.symbol) return !isWordLike(v) || c.symbol
+  return c.lower && c.upper && v.length >= 8 && !isWordLike(v)
+}
+
+/** A value shaped like a generated key: long, one token, random-looking; never a UUID or a bare hash digest. */
+export function keyShaped(v: string, mask: string, hexOk = false): boolean {
+  if (v.length < 16 || v.length > 1024 || !/^[A-Za-z0-9+/=_.~:-]+$/.test(v) || isPlaceholder(v, mask) || isPathLike(v)) return false
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v)) return false
+  if (!hexOk && /^[0-9a-f]+$/i.test(v)) return false
+  return looksRandom(v, 16) && shannon(v) >= 3.3
+}
+
+function push(out: Span[], start: number, end: number, family: string, priority: number = PRIORITY.context): void {
+  if (end > start) out.push({ start, end, family, priority })
+}
+
+const OPEN_QUOTES: Record<string, string> = { '"': '"', "'": "'", '`': '`', '\u201C': '\u201D', '\u2018': '\u2019', '\u300C': '\u300D', '\u300E': '\u300F' }
+const STOP_CHARS = /[\s"'`\uFF0C\u3002\uFF1B\uFF01\uFF1F\u3001\uFF09\u300D\u300F\u201D\u2019\u3000\uFF1A\uFF1D]/
+
+/** Reads one value at `i` (quoted on its line, or one run up to a space or CJK punctuation); null if none. */
+function readLoose(text: string, i: number): { start: number; end: number } | null {
+  const close = OPEN_QUOTES[text[i]]
+  if (close) {
+    // Bounded search: an unclosed quote must not make every hit scan to the end of the text.
+    const stop = Math.min(text.length, i + 513)
+    for (let e = i + 1; e < stop; e++) {
+      if (text[e] === close) return e > i + 1 ? { start: i + 1, end: e } : null
+      if (text[e] === '\n') return null
+    }
+    return null
+  }
+  let j = i
+  const stop = Math.min(text.length, i + 512)
+  while (j < stop && !STOP_CHARS.test(text[j])) j++
+  let e = j
+  while (e > i && /[.,;:!?)\]]/.test(text[e - 1])) e--
+  return e > i ? { start: i, end: e } : null
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Credential words in any language, any separator, and prose
+
+const PASSWORD_WORD = /^(?:password|passwd|passphrase|pwd|passcode|密码|口令|暗码|パスワード|暗証番号|비밀번호|암호|passwort|kennwort|contraseña|contrasena|senha|mot de passe|пароль)$/i
+const CRED_WORD_RE =
+  /(密码|口令|密钥|秘钥|私钥|令牌|凭证|凭据|授权码|パスワード|暗証番号|トークン|秘密鍵|シークレット|비밀번호|암호|토큰|(?<![A-Za-z0-9_-])(?:api[ _-]?key|access[ _-]?key|secret[ _-]?key|access[ _-]?token|auth[ _-]?token|password|passwd|passphrase|pwd|token|secret|passwort|kennwort|contraseña|contrasena|senha|mot de passe|пароль|токен|ключ)(?![A-Za-z0-9_-]))/giu
+const CJK_WORD = /^[^\x00-\x7F]/
+/** After a non-ASCII word: an optional copula (`是`, `为`, `は`, `：`, `=`) and spaces. */
+const CJK_SEP_RE = /[ \t\u3000]*(?:是|为|為|は|が|：|:|＝|=|->|→)?[ \t\u3000]*/uy
+/** After any credential word: a copula of Chinese or Japanese prose (`API key 是 x`). */
+const COPULA_RE = /[ \t\u3000]*(?:是|为|為|は|が)[ \t\u3000]*/uy
+/** After an English word: a full-width separator (ASCII ones are the assignment rule's). */
+const WIDE_SEP_RE = /[ \t]*[：＝][ \t\u3000]*/uy
+/** Prose: `password is x`, `password for the db is x`, `token was x`, `password is now x`, `password = x`. */
+const PROSE_RE = /(?:[ \t]+(?:for|of|on|to)[ \t]+(?:the[ \t]+|my[ \t]+|our[ \t]+|your[ \t]+|user[ \t]+)?[\w.@-]{1,40}(?:[ \t]+[\w.@-]{1,40})?)?[ \t]+(?:is|was|are|were)[ \t]+(?:still[ \t]+|now[ \t]+|just[ \t]+|set[ \t]+to[ \t]+|simply[ \t]+)?/iy
+/** Only a space: `Using token x`, `token x`, `数据库密码 x`. */
+const SPACE_RE = /[ \t]+/y
+
+function scanCredentialWords(text: string, mask: string, out: Span[]): void {
+  CRED_WORD_RE.lastIndex = 0
+  let m: RegExpExecArray | null
+  while ((m = CRED_WORD_RE.exec(text)) !== null) {
+    const word = m[0]
+    const after = m.index + word.length
+    // Sticky separators read at `after` directly (no slice per hit).
+    const at$ = (re: RegExp): RegExpExecArray | null => { re.lastIndex = after; return re.exec(text) }
+    // Words the assignment rule cannot see (non-ASCII letters or several words) take any separator here.
+    const cjk = /[^\x00-\x7F]|^mot de passe$/i.test(word)
+    const password = PASSWORD_WORD.test(word)
+    const ok = (v: string, strict: boolean): boolean =>
+      strict ? keyShaped(v, mask) || (password && passwordShaped(v, mask) && v.length >= 8 && /[0-9]/.test(v)) : password || cjk ? passwordShaped(v, mask) || keyShaped(v, mask, true) : keyShaped(v, mask, true) || (passwordShaped(v, mask) && v.length >= 8)
+    let sep: RegExpExecArray | null = null
+    let strict = false
+    if (cjk) sep = at$(CJK_SEP_RE)
+    else sep = at$(WIDE_SEP_RE) ?? at$(COPULA_RE) ?? at$(PROSE_RE) ?? ((strict = true), at$(SPACE_RE))
+    if (!sep) continue
+    const at = after + sep[0].length
+    if (at >= text.length) continue
+    const v = readLoose(text, at)
+    if (!v) continue
+    const value = text.slice(v.start, v.end)
+    // A value that was read is not searched again for credential words (`密码：密码：…` stays linear).
+    CRED_WORD_RE.lastIndex = Math.max(CRED_WORD_RE.lastIndex, v.end)
+    if (!ok(value, strict)) continue
+    push(out, v.start, v.end, 'prose-secret', PRIORITY.generic - 5)
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Command lines
+
+const SEGMENT_RE = /[^\n|;&]+/g
+const USER_FLAG_RE = /(?:^|\s)(?:-u|-U|--user(?:name)?|-l|--login)(?:\s+|=)(?!-)\S+/
+const PASS_FLAG_RE = /(?:^|\s)(?:-p|--pass)(?:\s+|=)(?!-)/g
+const SET_RE = /\b(?:set|config(?:\s+--[\w-]+)*|user-secrets\s+set|secret\s+set)\s+(["']?)([\w.:/@-]{0,80}?(?:password|passwd|secret|token|key|auth)[\w.-]{0,40})\1\s+(["']?)([^\s"']{3,300})\3/gi
+const ECHO_RE = /\b(?:echo|printf)\s+(?:-[neE]+\s+)?(["']?)([^\s"'|$][^\s"'|]{0,300})\1\s*\|\s*[^|\n]{0,200}?(?:--password-stdin|passwd\s+--stdin|chpasswd|sudo\s+-S\b|--stdin\b)/g
+const HTPASSWD_RE = /\bhtpasswd\s+((?:-[A-Za-z]+\s+){0,4})(\S+)\s+(\S+)(?:\s+(\S+))?/g
+const KEYGEN_TOOL_RE = /\b(?:ssh-keygen|openssl|gpg|keytool)\b/g
+const KEYGEN_FLAG_RE = /\s-(?:P|N|k|passphrase|-passphrase|storepass|keypass)\s+(["']?)([^"'\s]+)\1/g
+const SEPARATOR_RE = /[\n|;]/g
+
+function scanCommandLines(text: string, mask: string, out: Span[]): void {
+  if (text.includes('-p') || text.includes('--pass')) {
+    SEGMENT_RE.lastIndex = 0
+    let s: RegExpExecArray | null
+    while ((s = SEGMENT_RE.exec(text)) !== null) {
+      const seg = s[0]
+      if (seg.length > 2000 || !USER_FLAG_RE.test(seg)) continue
+      PASS_FLAG_RE.lastIndex = 0
+      let f: RegExpExecArray | null
+      while ((f = PASS_FLAG_RE.exec(seg)) !== null) {
+        const at = s.index + f.index + f[0].length
+        const v = readLoose(text, at)
+        if (!v) continue
+        const value = text.slice(v.start, v.end)
+        // `-p 8080:80`, `-p 2222`: ports. `cp -u -p src dst`: a word, not a password.
+        if (/^[0-9]+(?::[0-9]+)*(?:\/\w+)?$/.test(value) || value.startsWith('$') || !passwordShaped(value, mask)) continue
+        push(out, v.start, v.end, 'cli-flag')
+      }
+    }
+  }
+  const each = (re: RegExp, fn: (m: RegExpExecArray) => void): void => {
+    re.lastIndex = 0
+    let m: RegExpExecArray | null
+    while ((m = re.exec(text)) !== null) fn(m)
+  }
+  each(SET_RE, (m) => {
+    const value = m[4]
+    if (isPlaceholder(value, mask) || value.startsWith('$') || value.startsWith('-')) return
+    if (!passwordShaped(value, mask) && !keyShaped(value, mask, true)) return
+    const start = m.index + m[0].length - value.length - m[3].length
+    push(out, start, start + value.length, 'cli-flag')
+  })
+  each(ECHO_RE, (m) => {
+    let value = m[2]
+    let start = m.index + m[0].indexOf(value)
+    if (/chpasswd/.test(m[0]) && value.includes(':')) { const c = value.indexOf(':'); start += c + 1; value = value.slice(c + 1) }
+    if (isPlaceholder(value, mask) || value.length < 3) return
+    push(out, start, start + value.length, 'cli-flag')
+  })
+  each(HTPASSWD_RE, (m) => {
+    const flags = m[1]
+    if (!/-[A-Za-z]*b/.test(flags)) return
+    const value = /-[A-Za-z]*n/.test(flags) ? m[3] : m[4]
+    if (!value || isPlaceholder(value, mask)) return
+    const start = m.index + m[0].lastIndexOf(value)
+    push(out, start, start + value.length, 'cli-flag')
+  })
+  // Passphrase flags of key tools: the nearest tool word and command separator before each flag are tracked in
+  // one forward walk each, so a line of flags costs one pass.
+  if (/ssh-keygen|openssl|gpg|keytool/.test(text)) {
+    let tool = -1, sep = -1
+    KEYGEN_TOOL_RE.lastIndex = 0
+    SEPARATOR_RE.lastIndex = 0
+    let t = KEYGEN_TOOL_RE.exec(text)
+    let p = SEPARATOR_RE.exec(text)
+    each(KEYGEN_FLAG_RE, (m) => {
+      while (t && t.index < m.index) { tool = t.index; t = KEYGEN_TOOL_RE.exec(text) }
+      while (p && p.index < m.index) { sep = p.index; p = SEPARATOR_RE.exec(text) }
+      if (tool === -1 || sep > tool || m.index - tool > 300) return
+      const value = m[2]
+      if (isPlaceholder(value, mask) || value.startsWith('$') || value.startsWith('-') || isPathLike(value)) return
+      const start = m.index + m[0].length - value.length - m[1].length
+      push(out, start, start + value.length, 'cli-flag')
+    })
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Credential API slots
+
+const STR = `(["'])((?:\\\\.|(?!\\1)[^\\\\\\n]){0,300})\\1`
+const AUTH_TUPLE_RE = new RegExp(`\\b(?:auth|basic_auth|http_auth|proxy_auth|auth_tuple|credentials)\\s*[=:]\\s*[([]\\s*${STR}\\s*,\\s*(["'])((?:\\\\.|(?!\\3)[^\\\\\\n]){1,300})\\3\\s*[)\\]]`, 'g')
+/** Constructor or call → 0-based index of the secret among its string-literal arguments. */
+const SLOTS: Record<string, number> = {
+  HTTPBasicAuth: 1, HTTPDigestAuth: 1, HTTPProxyAuth: 1, BasicAuth: 1, DigestAuth: 1, NetworkCredential: 1, UsernamePasswordCredentials: 1,
+  PasswordAuthentication: 1, PasswordCredential: 1, UsernamePasswordCredential: 1, BasicAWSCredentials: 1, AwsBasicCredentials: 1,
+  StaticCredentialsProvider: 1, ClientSecretCredential: 2, login: 1, simple_bind_s: 1, simple_bind: 1, bind_s: 1, setBasicAuth: 1,
+  withBasicAuth: 1, basicAuth: 1, basic_auth: 1, NewStaticCredentials: 1, SetBasicAuth: 1, PlainAuth: 2, Credentials: 1,
+}
+const CALL_RE = new RegExp(`\\b(${Object.keys(SLOTS).join('|')})\\s*\\(`, 'g')
+const ARG_RE = new RegExp(`\\s*(?:${STR}|[^,()"'\\n]{1,120})\\s*(,|\\))`, 'y')
+
+function scanApiSlots(text: string, mask: string, out: Span[]): void {
+  AUTH_TUPLE_RE.lastIndex = 0
+  let m: RegExpExecArray | null
+  while ((m = AUTH_TUPLE_RE.exec(text)) !== null) {
+    const value = m[4]
+    if (value.length < 3 || isPlaceholder(value, mask)) continue
+    const start = m.index + m[0].lastIndexOf(value)
+    push(out, start, start + value.length, 'api-slot')
+  }
+  CALL_RE.lastIndex = 0
+  while ((m = CALL_RE.exec(text)) !== null) {
+    const slot = SLOTS[m[1]]
+    let at = m.index + m[0].length
+    for (let k = 0; k <= slot; k++) {
+      ARG_RE.lastIndex = at
+      const a = ARG_RE.exec(text)
+      if (!a) break
+      at = a.index + a[0].length
+      if (k === slot && a[2] !== undefined) {
+        const value = a[2]
+        if (value.length >= 3 && !isPlaceholder(value, mask)) {
+          const start = a.index + a[0].indexOf(a[1]) + 1
+          push(out, start, start + value.length, 'api-slot')
+        }
+      }
+      if (a[3] === ')') break
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Structured containers: cookies, .pgpass, Terraform variables, secrets objects, concatenation, encoded blobs
+
+const COOKIE_RE = /(?:^|[\s"'{,(])(Set-Cookie|Cookie|--cookie|-b)(?:["']?\s*:\s*|\s+|=)(["']?)/gim
+const SESSIONISH = /sess|sid|auth|token|jwt|csrf|xsrf|remember|login|secret|key|_session|connect\.sid/i
+
+const PAIR_RE = /[ \t]*([A-Za-z0-9_.$!#%&'*+^`|~-]{1,80})=([^;\s"'\\,]{0,4096})/y
+const CURL_RE = /\bcurl\b/g
+
+function scanCookies(text: string, mask: string, out: Span[]): void {
+  if (!/cookie|-b\s/i.test(text)) return
+  COOKIE_RE.lastIndex = 0
+  CURL_RE.lastIndex = 0
+  let curl = -1
+  let nextCurl = CURL_RE.exec(text)
+  let m: RegExpExecArray | null
+  while ((m = COOKIE_RE.exec(text)) !== null) {
+    const set = /^set-cookie$/i.test(m[1])
+    while (nextCurl && nextCurl.index < m.index) { curl = nextCurl.index; nextCurl = CURL_RE.exec(text) }
+    if (m[1] === '-b' && (curl === -1 || m.index - curl > 300)) continue
+    let at = m.index + m[0].length
+    for (let k = 0; at < text.length && k < 40; k++) {
+      PAIR_RE.lastIndex = at
+      const pair = PAIR_RE.exec(text)
+      if (!pair) break
+      const value = pair[2]
+      const vs = at + pair[0].length - value.length
+      if (value.length >= 8 && !isPlaceholder(value, mask) && (SESSIONISH.test(pair[1]) ? shannon(value) >= 2.5 : keyShaped(value, mask, true))) push(out, vs, vs + value.length, 'cookie')
+      at += pair[0].length
+      // Read values are not searched again for a header (`Cookie:a=Cookie:a=…` stays linear).
+      COOKIE_RE.lastIndex = Math.max(COOKIE_RE.lastIndex, at)
+      if (set || text[at] !== ';') break
+      at++
+    }
+  }
+}
+
+const PGPASS_RE = /^[ \t]*([A-Za-z0-9_.*-]{1,253}):([0-9]{1,5}|\*):([^:\s]{1,63}):([^:\s]{1,63}):([^\s]{1,200})[ \t]*$/gm
+const TF_VAR_RE = /\bvariable\s+"([^"\n]{1,80})"\s*\{([^{}]{0,600}?)\bdefault\s*=\s*"((?:\\.|[^"\\\n]){1,500})"/g
+
+function scanFiles(text: string, mask: string, out: Span[], classify: (name: string) => unknown): void {
+  if (text.includes(':')) {
+    PGPASS_RE.lastIndex = 0
+    let m: RegExpExecArray | null
+    while ((m = PGPASS_RE.exec(text)) !== null) {
+      const value = m[5]
+      if (value === '*' || isPlaceholder(value, mask)) continue
+      const start = m.index + m[0].lastIndexOf(value)
+      push(out, start, start + value.length, 'pgpass')
+    }
+  }
+  if (text.includes('variable')) {
+    TF_VAR_RE.lastIndex = 0
+    let m: RegExpExecArray | null
+    while ((m = TF_VAR_RE.exec(text)) !== null) {
+      if (!classify(m[1]) && !/\bsensitive\s*=\s*true\b/.test(m[0])) continue
+      const value = m[3]
+      if (isPlaceholder(value, mask) || value.length < 3) continue
+      const start = m.index + m[0].length - value.length - 1
+      push(out, start, start + value.length, 'terraform-variable')
+    }
+  }
+}
+
+const CONTAINER_WORD_RE = /secret|credential|creds|auth|apikeys|tokens/gi
+const CONTAINER_SEP_RE = /(["']?)[ \t]*[:=][ \t]*(\{|\r?\n)/y
+
+/** `[A-Za-z0-9_.-]` by char code. */
+function isNameChar(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 46 || c === 45
+}
+
+const FIELD_RE = /(["']?)([A-Za-z0-9_.-]{1,80})\1[ \t]*[:=][ \t]*(["']?)([^"'\s,}{]{1,1024})\3/g
+
+/** Fields of a `"secrets": {…}`, `credentials = {…}` or `secrets:` YAML block: key-shaped values are masked. */
+function scanContainers(text: string, mask: string, out: Span[]): void {
+  CONTAINER_WORD_RE.lastIndex = 0
+  let nextBrace = 0
+  let w: RegExpExecArray | null
+  while ((w = CONTAINER_WORD_RE.exec(text)) !== null) {
+    // The name around the keyword, by a bounded walk each way (no backtracking regex over long runs).
+    let ns = w.index
+    while (ns > 0 && w.index - ns < 40 && isNameChar(text.charCodeAt(ns - 1))) ns--
+    let ne = w.index + w[0].length
+    while (ne < text.length && ne - w.index < 60 && isNameChar(text.charCodeAt(ne))) ne++
+    CONTAINER_WORD_RE.lastIndex = ne
+    const name = text.slice(ns, ne)
+    if (!/(?:secrets?|credentials?|creds|auth|apikeys|tokens)$/i.test(name)) continue
+    CONTAINER_SEP_RE.lastIndex = ne
+    const sep = CONTAINER_SEP_RE.exec(text)
+    if (!sep) continue
+    const m = { index: ns, 0: text.slice(ns, sep.index + sep[0].length), 2: name, 3: sep[2] }
+    if (/^(?:is|has|no|use|with|without)_|_(?:type|method|mode|url|uri|path|file|dir|name|id|enabled|required|provider|header)s?$|^(?:auth|oauth)$/i.test(m[2]) && m[3] !== '{') continue
+    const bodyStart = m.index + m[0].length
+    let bodyEnd: number
+    if (m[3] === '{') {
+      // The next `}` is cached: many unclosed containers must not each scan the rest of the text.
+      if (nextBrace !== -1 && nextBrace < bodyStart) nextBrace = text.indexOf('}', bodyStart)
+      bodyEnd = nextBrace
+      if (bodyEnd === -1 || bodyEnd - bodyStart > 4096 || text.slice(bodyStart, bodyEnd).includes('{')) continue
+    } else {
+      // YAML: the lines indented deeper than the container's key.
+      const ls = text.lastIndexOf('\n', m.index) + 1
+      const indent = /^[ \t-]*/.exec(text.slice(ls, m.index + 1))![0].length
+      let i = bodyStart
+      bodyEnd = bodyStart
+      for (let lines = 0; i < text.length && lines < 40; lines++) {
+        const le = text.indexOf('\n', i)
+        const line = text.slice(i, le === -1 ? text.length : le)
+        if (line.trim() && /^[ \t]*/.exec(line)![0].length <= indent) break
+        bodyEnd = le === -1 ? text.length : le
+        if (le === -1) break
+        i = le + 1
+      }
+      if (bodyEnd - bodyStart > 4096) continue
+    }
+    const body = text.slice(bodyStart, bodyEnd)
+    FIELD_RE.lastIndex = 0
+    let f: RegExpExecArray | null
+    while ((f = FIELD_RE.exec(body)) !== null) {
+      const value = f[4]
+      if (!keyShaped(value, mask, true) || /^(?:https?|wss?):\/\//.test(value)) continue
+      const start = bodyStart + f.index + f[0].length - value.length - f[3].length
+      push(out, start, start + value.length, 'secret-container', PRIORITY.generic - 4)
+    }
+    CONTAINER_WORD_RE.lastIndex = Math.max(CONTAINER_WORD_RE.lastIndex, bodyEnd)
+  }
+}
+
+const JOINT_RE = /(["'])[ \t]*(?:\+|\.\.?|\|\|)[ \t]*(?:\\?\r?\n[ \t]*)?(["'])/g
+
+/** `"API_KEY=" +\n"value"`: a string literal ending in a credential name's separator, continued by another. */
+function scanConcatenation(text: string, mask: string, out: Span[], classify: (name: string) => unknown): void {
+  if (!/["'][ \t]*(?:\+|\.\.?|\|\|)/.test(text)) return
+  JOINT_RE.lastIndex = 0
+  let m: RegExpExecArray | null
+  while ((m = JOINT_RE.exec(text)) !== null) {
+    // Walk back from the closing quote: spaces, `=` or `:`, spaces, then the name (bounded, no regex over a slice).
+    let k = m.index
+    while (k > 0 && m.index - k < 8 && (text[k - 1] === ' ' || text[k - 1] === '\t')) k--
+    if (text[k - 1] !== '=' && text[k - 1] !== ':') continue
+    k--
+    while (k > 0 && m.index - k < 16 && (text[k - 1] === ' ' || text[k - 1] === '\t')) k--
+    let ns = k
+    while (ns > 0 && k - ns < 60 && isNameChar(text.charCodeAt(ns - 1))) ns--
+    if (ns === k || !classify(text.slice(ns, k))) continue
+    const v = readLoose(text, m.index + m[0].length - 1)
+    if (!v) continue
+    const value = text.slice(v.start, v.end)
+    if (/[:=][ \t]*$/.test(value) || !(passwordShaped(value, mask) || keyShaped(value, mask, true))) continue
+    push(out, v.start, v.end, 'concatenation', PRIORITY.generic - 2)
+    JOINT_RE.lastIndex = Math.max(JOINT_RE.lastIndex, v.end)
+  }
+}
+
+/** base64 and base64url characters, by char code. */
+function isBlobChar(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47 || c === 95 || c === 45
+}
+
+/**
+ * A base64 blob that decodes to readable text holding a credential (a `.env` line, `user:password`, a JSON config):
+ * the whole blob is masked. `inner` runs the rules on the decoded text. Runs are found by one pass over the text.
+ */
+function scanEncoded(text: string, mask: string, out: Span[], inner: (decoded: string) => Span[]): void {
+  const n = text.length
+  for (let i = 0; i < n;) {
+    if (!isBlobChar(text.charCodeAt(i))) { i++; continue }
+    let j = i
+    while (j < n && isBlobChar(text.charCodeAt(j))) j++
+    let e = j
+    while (e < n && e - j < 2 && text.charCodeAt(e) === 61) e++
+    const start = i
+    i = e
+    const len = j - start
+    if (len < 16 || len > 8192 || (e < n && isBlobChar(text.charCodeAt(e)))) continue
+    const blob = text.slice(start, e)
+    if (blob.length % 4 === 1 || !/[0-9+/]/.test(blob) || /^[0-9a-f]+$/i.test(blob)) continue
+    const decoded = Buffer.from(blob, blob.includes('-') || blob.includes('_') ? 'base64url' : 'base64').toString('latin1')
+    if (decoded.length < 8) continue
+    let printable = 0
+    for (let k = 0; k < decoded.length; k++) { const c = decoded.charCodeAt(k); if ((c >= 32 && c < 127) || c === 10 || c === 13 || c === 9) printable++ }
+    if (printable / decoded.length < 0.97 || !/[=:]/.test(decoded)) continue
+    if (inner(decoded).length) push(out, start, e, 'encoded-secret')
+  }
+}
+
+/** Every span of this module's rules. `classify` is the assignment rule's name test; `inner` scans decoded text. */
+export function scanForms(text: string, mask: string, out: Span[], classify: (name: string) => unknown, inner: (decoded: string) => Span[]): void {
+  scanCredentialWords(text, mask, out)
+  if (text.includes('-') || /\b(?:set|config|echo|printf)\b/.test(text)) scanCommandLines(text, mask, out)
+  if (text.includes('(')) scanApiSlots(text, mask, out)
+  scanCookies(text, mask, out)
+  scanFiles(text, mask, out, classify)
+  scanContainers(text, mask, out)
+  scanConcatenation(text, mask, out, classify)
+  scanEncoded(text, mask, out, inner)
+}
