@@ -88,7 +88,7 @@ function isUrlPlaceholder(pw: string, mask: string): boolean {
 const HEADER_RE =
   /(?<![A-Za-z0-9_-])(?:authorization|proxy-authorization|x-api-key|x-apikey|api-key|x-auth-token|x-access-token|x-token|private-token|job-token|deploy-token|x-goog-api-key|circle-token|x-vault-token|x-figma-token|x-shopify-access-token|ocp-apim-subscription-key|x-functions-key|x-rapidapi-key|x-algolia-api-key|x-gitlab-token|x-dsh-token)\\{0,3}["']?\]?[ \t]{0,4}[:=,][ \t]{0,4}/gi
 const SCHEME_RE = /(bearer|basic|token|bot|digest|apikey|api-key|key|sso-key|otoken|negotiate|ntlm|hmac|aws4-hmac-sha256|dsn|ssws|splunk)[ \t]{1,4}/iy
-const BEARER_RE = /(?<![A-Za-z0-9_-])[Bb]earer[ \t]{1,4}([A-Za-z0-9._~+/-]{12,8192}=*)/g
+const BEARER_RE = /[Bb]earer[ \t]{1,4}([A-Za-z0-9._~+/-]{12,8192}=*)/g
 const HEADER_VALUE_RE = /[^\s"'\\,;]{1,8192}/y
 
 /** A header value that reads like a credential, not a word of prose ("Authorization: Bearer header"). */
@@ -136,6 +136,8 @@ function scanHeaders(text: string, mask: string, out: Span[]): void {
   if (!text.includes('earer')) return
   BEARER_RE.lastIndex = 0
   while ((m = BEARER_RE.exec(text)) !== null) {
+    // Left boundary checked here, not as a leading lookbehind (which slows the scan of every position).
+    if (m.index > 0 && /[A-Za-z0-9_-]/.test(text[m.index - 1])) { BEARER_RE.lastIndex = m.index + 1; continue }
     const v = m[1]
     if (isPlaceholder(v, mask) || !looksRandom(v, 12)) continue
     const s = m.index + m[0].length - v.length
@@ -266,7 +268,7 @@ function commandSegment(text: string, name: string, segStart: number, bound: num
 // ---------------------------------------------------------------------------------------------------------------
 // Connection-string and signed-URL parameters
 
-const PARAM_RE = /(?<=^|[?&;,\s"'])(AccountKey|SharedAccessKey|SharedSecretValue|SharedAccessSignature|sig|X-Amz-Signature|X-Amz-Security-Token|X-Goog-Signature|Signature)=/gi
+const PARAM_RE = /(AccountKey|SharedAccessKey|SharedSecretValue|SharedAccessSignature|sig|X-Amz-Signature|X-Amz-Security-Token|X-Goog-Signature|Signature)=/gi
 const PARAM_VALUE_RE = /[A-Za-z0-9%+/=._~-]{16,4096}(?![^\s;&"'<>\\,)])/y
 const PARAM_FAMILY: Record<string, string> = {
   accountkey: 'azure',
@@ -285,6 +287,7 @@ function scanSignedParams(text: string, mask: string, out: Span[]): void {
   PARAM_RE.lastIndex = 0
   let m: RegExpExecArray | null
   while ((m = PARAM_RE.exec(text)) !== null) {
+    if (m.index > 0 && !/[?&;,\s"']/.test(text[m.index - 1])) { PARAM_RE.lastIndex = m.index + 1; continue }
     const i = m.index + m[0].length
     PARAM_VALUE_RE.lastIndex = i
     const v = PARAM_VALUE_RE.exec(text)

@@ -16,6 +16,7 @@
  */
 import { charClasses, isPathLike, isPlaceholder, isStopword, isWordLike, looksRandom, shannon } from './allow.js'
 import { PRIORITY, type Span } from './scan.js'
+import { trieSource } from './tokens.js'
 
 /** A value a person would type as a password: not a word of prose, not code, not a placeholder. */
 export function passwordShaped(v: string, mask: string): boolean {
@@ -70,9 +71,16 @@ function readLoose(text: string, i: number): { start: number; end: number } | nu
 // Credential words in any language, any separator, and prose
 
 const PASSWORD_WORD = /^(?:password|passwd|passphrase|pwd|passcode|密码|口令|暗码|パスワード|暗証番号|비밀번호|암호|passwort|kennwort|contraseña|contrasena|senha|mot de passe|пароль)$/i
-const CRED_WORD_RE =
-  /(密码|口令|密钥|秘钥|私钥|令牌|凭证|凭据|授权码|パスワード|暗証番号|トークン|秘密鍵|シークレット|비밀번호|암호|토큰|(?<![A-Za-z0-9_-])(?:api[ _-]?key|access[ _-]?key|secret[ _-]?key|access[ _-]?token|auth[ _-]?token|password|passwd|passphrase|pwd|token|secret|passwort|kennwort|contraseña|contrasena|senha|mot de passe|пароль|токен|ключ)(?![A-Za-z0-9_-]))/giu
-const CJK_WORD = /^[^\x00-\x7F]/
+const CRED_WORDS = [
+  '密码', '口令', '密钥', '秘钥', '私钥', '令牌', '凭证', '凭据', '授权码', 'パスワード', '暗証番号', 'トークン', '秘密鍵', 'シークレット', '비밀번호', '암호', '토큰',
+  ...['api', 'access', 'secret'].flatMap((a) => ['', ' ', '_', '-'].map((sep) => a + sep + 'key')),
+  ...['access', 'auth'].flatMap((a) => ['', ' ', '_', '-'].map((sep) => a + sep + 'token')),
+  'password', 'passwort', 'passwd', 'passphrase', 'pwd', 'token', 'secret', 'kennwort', 'contraseña', 'contrasena', 'senha', 'mot de passe', 'пароль', 'токен', 'ключ',
+]
+/** Credential words in several languages, one trie-shaped alternation (see {@link trieSource}). */
+const CRED_WORD_RE = new RegExp(trieSource(CRED_WORDS), 'gi')
+/** A letter, digit, `_` or `-` (any script): a Latin or Cyrillic credential word must not sit inside a longer word. */
+const WORD_CHAR = /[\p{L}\p{N}_-]/u
 /** After a non-ASCII word: an optional copula (`是`, `为`, `は`, `：`, `=`) and spaces. */
 const CJK_SEP_RE = /[ \t\u3000]*(?:是|为|為|は|が|：|:|＝|=|->|→)?[ \t\u3000]*/uy
 /** After any credential word: a copula of Chinese or Japanese prose (`API key 是 x`). */
@@ -90,6 +98,11 @@ function scanCredentialWords(text: string, mask: string, out: Span[]): void {
   while ((m = CRED_WORD_RE.exec(text)) !== null) {
     const word = m[0]
     const after = m.index + word.length
+    // Fast exit: an English word followed by `=`, `:`, `_` or a letter is the assignment rule's business.
+    const next = text.charCodeAt(after)
+    const ascii = !/[^\x00-\x7F]/.test(word)
+    if (ascii && word !== 'mot de passe' && next !== 32 && next !== 9 && next !== 0xff1a && next !== 0xff1d) continue
+    if (word.charCodeAt(0) < 0x3000 && ((m.index > 0 && WORD_CHAR.test(text[m.index - 1])) || (after < text.length && WORD_CHAR.test(text[after])))) continue
     // Sticky separators read at `after` directly (no slice per hit).
     const at$ = (re: RegExp): RegExpExecArray | null => { re.lastIndex = after; return re.exec(text) }
     // Words the assignment rule cannot see (non-ASCII letters or several words) take any separator here.
@@ -117,9 +130,8 @@ function scanCredentialWords(text: string, mask: string, out: Span[]): void {
 // ---------------------------------------------------------------------------------------------------------------
 // Command lines
 
-const SEGMENT_RE = /[^\n|;&]+/g
 const USER_FLAG_RE = /(?:^|\s)(?:-u|-U|--user(?:name)?|-l|--login)(?:\s+|=)(?!-)\S+/
-const PASS_FLAG_RE = /(?:^|\s)(?:-p|--pass)(?:\s+|=)(?!-)/g
+const PASS_FLAG_RE = /(?:-p|--pass)(?:\s+|=)(?!-)/g
 const SET_RE = /\b(?:set|config(?:\s+--[\w-]+)*|user-secrets\s+set|secret\s+set)\s+(["']?)([\w.:/@-]{0,80}?(?:password|passwd|secret|token|key|auth)[\w.-]{0,40})\1\s+(["']?)([^\s"']{3,300})\3/gi
 const ECHO_RE = /\b(?:echo|printf)\s+(?:-[neE]+\s+)?(["']?)([^\s"'|$][^\s"'|]{0,300})\1\s*\|\s*[^|\n]{0,200}?(?:--password-stdin|passwd\s+--stdin|chpasswd|sudo\s+-S\b|--stdin\b)/g
 const HTPASSWD_RE = /\bhtpasswd\s+((?:-[A-Za-z]+\s+){0,4})(\S+)\s+(\S+)(?:\s+(\S+))?/g
@@ -129,22 +141,28 @@ const SEPARATOR_RE = /[\n|;]/g
 
 function scanCommandLines(text: string, mask: string, out: Span[]): void {
   if (text.includes('-p') || text.includes('--pass')) {
-    SEGMENT_RE.lastIndex = 0
-    let s: RegExpExecArray | null
-    while ((s = SEGMENT_RE.exec(text)) !== null) {
-      const seg = s[0]
-      if (seg.length > 2000 || !USER_FLAG_RE.test(seg)) continue
-      PASS_FLAG_RE.lastIndex = 0
-      let f: RegExpExecArray | null
-      while ((f = PASS_FLAG_RE.exec(seg)) !== null) {
-        const at = s.index + f.index + f[0].length
-        const v = readLoose(text, at)
-        if (!v) continue
-        const value = text.slice(v.start, v.end)
-        // `-p 8080:80`, `-p 2222`: ports. `cp -u -p src dst`: a word, not a password.
-        if (/^[0-9]+(?::[0-9]+)*(?:\/\w+)?$/.test(value) || value.startsWith('$') || !passwordShaped(value, mask)) continue
-        push(out, v.start, v.end, 'cli-flag')
+    // Each `-p` finds its command segment (between `\n`, `|`, `;`, `&`); a segment is examined once for a user flag.
+    PASS_FLAG_RE.lastIndex = 0
+    let segEnd = -1
+    let hasUser = false
+    let f: RegExpExecArray | null
+    while ((f = PASS_FLAG_RE.exec(text)) !== null) {
+      if (f.index > 0 && !/\s/.test(text[f.index - 1])) continue
+      if (f.index >= segEnd) {
+        let a = f.index
+        while (a > 0 && f.index - a < 2000 && !/[\n|;&]/.test(text[a - 1])) a--
+        let b = f.index
+        while (b < text.length && b - f.index < 2000 && !/[\n|;&]/.test(text[b])) b++
+        segEnd = b
+        hasUser = USER_FLAG_RE.test(text.slice(a, b))
       }
+      if (!hasUser) continue
+      const v = readLoose(text, f.index + f[0].length)
+      if (!v || v.end > segEnd) continue
+      const value = text.slice(v.start, v.end)
+      // `-p 8080:80`, `-p 2222`: ports. `cp -u -p src dst`: a word, not a password.
+      if (/^[0-9]+(?::[0-9]+)*(?:\/\w+)?$/.test(value) || value.startsWith('$') || !passwordShaped(value, mask)) continue
+      push(out, v.start, v.end, 'cli-flag')
     }
   }
   const each = (re: RegExp, fn: (m: RegExpExecArray) => void): void => {
@@ -152,25 +170,25 @@ function scanCommandLines(text: string, mask: string, out: Span[]): void {
     let m: RegExpExecArray | null
     while ((m = re.exec(text)) !== null) fn(m)
   }
-  each(SET_RE, (m) => {
+  if (/\b(?:set|config)\s/.test(text)) each(SET_RE, (m) => {
     const value = m[4]
     if (isPlaceholder(value, mask) || value.startsWith('$') || value.startsWith('-')) return
     if (!passwordShaped(value, mask) && !keyShaped(value, mask, true)) return
     const start = m.index + m[0].length - value.length - m[3].length
     push(out, start, start + value.length, 'cli-flag')
   })
-  each(ECHO_RE, (m) => {
+  if (/\b(?:echo|printf)\s/.test(text)) each(ECHO_RE, (m) => {
     let value = m[2]
     let start = m.index + m[0].indexOf(value)
     if (/chpasswd/.test(m[0]) && value.includes(':')) { const c = value.indexOf(':'); start += c + 1; value = value.slice(c + 1) }
     if (isPlaceholder(value, mask) || value.length < 3) return
     push(out, start, start + value.length, 'cli-flag')
   })
-  each(HTPASSWD_RE, (m) => {
+  if (text.includes('htpasswd')) each(HTPASSWD_RE, (m) => {
     const flags = m[1]
     if (!/-[A-Za-z]*b/.test(flags)) return
-    const value = /-[A-Za-z]*n/.test(flags) ? m[3] : m[4]
-    if (!value || isPlaceholder(value, mask)) return
+    const value = (/-[A-Za-z]*n/.test(flags) ? m[3] : m[4])?.replace(/[`'",;)]+$/, '')
+    if (!value || value.length < 4 || isPlaceholder(value, mask)) return
     const start = m.index + m[0].lastIndexOf(value)
     push(out, start, start + value.length, 'cli-flag')
   })
@@ -186,9 +204,9 @@ function scanCommandLines(text: string, mask: string, out: Span[]): void {
       while (t && t.index < m.index) { tool = t.index; t = KEYGEN_TOOL_RE.exec(text) }
       while (p && p.index < m.index) { sep = p.index; p = SEPARATOR_RE.exec(text) }
       if (tool === -1 || sep > tool || m.index - tool > 300) return
-      const value = m[2]
-      if (isPlaceholder(value, mask) || value.startsWith('$') || value.startsWith('-') || isPathLike(value)) return
-      const start = m.index + m[0].length - value.length - m[1].length
+      const value = m[2].replace(/[`,;)]+$/, '')
+      if (value.length < 4 || isPlaceholder(value, mask) || value.startsWith('$') || value.startsWith('-') || isPathLike(value)) return
+      const start = m.index + m[0].length - m[2].length - m[1].length
       push(out, start, start + value.length, 'cli-flag')
     })
   }
@@ -280,7 +298,8 @@ const PGPASS_RE = /^[ \t]*([A-Za-z0-9_.*-]{1,253}):([0-9]{1,5}|\*):([^:\s]{1,63}
 const TF_VAR_RE = /\bvariable\s+"([^"\n]{1,80})"\s*\{([^{}]{0,600}?)\bdefault\s*=\s*"((?:\\.|[^"\\\n]){1,500})"/g
 
 function scanFiles(text: string, mask: string, out: Span[], classify: (name: string) => unknown): void {
-  if (text.includes(':')) {
+  // One quick pass decides whether any line could be a .pgpass entry (`host:port:db:user:password`).
+  if (/:(?:[0-9]{1,5}|\*):[^:\s]{1,63}:[^:\s]{1,63}:/.test(text)) {
     PGPASS_RE.lastIndex = 0
     let m: RegExpExecArray | null
     while ((m = PGPASS_RE.exec(text)) !== null) {
@@ -394,34 +413,30 @@ function scanConcatenation(text: string, mask: string, out: Span[], classify: (n
   }
 }
 
-/** base64 and base64url characters, by char code. */
-function isBlobChar(c: number): boolean {
-  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47 || c === 95 || c === 45
-}
+const BLOB_RE = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}/g
 
 /**
  * A base64 blob that decodes to readable text holding a credential (a `.env` line, `user:password`, a JSON config):
- * the whole blob is masked. `inner` runs the rules on the decoded text. Runs are found by one pass over the text.
+ * the whole blob is masked. `inner` runs the rules on the decoded text. Runs come from one greedy class scan.
  */
 function scanEncoded(text: string, mask: string, out: Span[], inner: (decoded: string) => Span[]): void {
-  const n = text.length
-  for (let i = 0; i < n;) {
-    if (!isBlobChar(text.charCodeAt(i))) { i++; continue }
-    let j = i
-    while (j < n && isBlobChar(text.charCodeAt(j))) j++
-    let e = j
-    while (e < n && e - j < 2 && text.charCodeAt(e) === 61) e++
-    const start = i
-    i = e
-    const len = j - start
-    if (len < 16 || len > 8192 || (e < n && isBlobChar(text.charCodeAt(e)))) continue
+  BLOB_RE.lastIndex = 0
+  let m: RegExpExecArray | null
+  while ((m = BLOB_RE.exec(text)) !== null) {
+    // The lookbehind makes every run start once: a position inside a run fails at once instead of re-matching it.
+    if (m[0].length > 8192) continue
+    const start = m.index
+    if (start > 0 && text.charCodeAt(start - 1) === 61) continue // glued to a previous blob's padding
+    let e = start + m[0].length
+    while (e < text.length && e - start - m[0].length < 2 && text.charCodeAt(e) === 61) e++
     const blob = text.slice(start, e)
-    if (blob.length % 4 === 1 || !/[0-9+/]/.test(blob) || /^[0-9a-f]+$/i.test(blob)) continue
+    // Encoded text mixes cases and digits; identifiers, hex and words do not.
+    if (blob.length % 4 === 1 || !/[0-9]/.test(blob) || !/[a-z]/.test(blob) || !/[A-Z]/.test(blob)) continue
     const decoded = Buffer.from(blob, blob.includes('-') || blob.includes('_') ? 'base64url' : 'base64').toString('latin1')
-    if (decoded.length < 8) continue
+    if (decoded.length < 8 || !/[=:]/.test(decoded)) continue
     let printable = 0
     for (let k = 0; k < decoded.length; k++) { const c = decoded.charCodeAt(k); if ((c >= 32 && c < 127) || c === 10 || c === 13 || c === 9) printable++ }
-    if (printable / decoded.length < 0.97 || !/[=:]/.test(decoded)) continue
+    if (printable / decoded.length < 0.97) continue
     if (inner(decoded).length) push(out, start, e, 'encoded-secret')
   }
 }
