@@ -130,6 +130,24 @@ for (const [name, unit] of Object.entries(ADVERSARIAL)) {
 medians.sort((a, b) => a - b)
 console.log(`  all families: p50 ${medians[Math.floor(medians.length / 2)].toFixed(0)}, p99 ${medians[Math.min(medians.length - 1, Math.floor(medians.length * 0.99))].toFixed(0)}, max ${medians[medians.length - 1].toFixed(0)} ms/MB; over the bound: ${fails.length ? fails.join(', ') : 'none'}`)
 
+// --- the same crafted inputs on another engine version, in this run (BASE=<dir with src/redact/redactor.ts>) -------
+if (process.env.BASE) {
+  await build({ entryPoints: [join(process.env.BASE, 'src/redact/redactor.ts')], bundle: true, platform: 'node', format: 'esm', outfile: join(out, 'base-redact.mjs'), packages: 'external', nodePaths: [join(root, 'node_modules')], logLevel: 'warning' })
+  const base = (await import(join(out, 'base-redact.mjs'))).createRedactor({ enabled: true, mask: DEFAULT_MASK, patterns: [] })
+  const KB64 = 64 * 1024
+  console.log(`\ncrafted inputs at 64 KiB (the old engine is quadratic on some), ms per MB: base vs this engine, same run`)
+  for (const [name, unit] of Object.entries(ADVERSARIAL)) {
+    const text = unit.repeat(Math.ceil(KB64 / unit.length)).slice(0, KB64)
+    const b = await samplesOf(() => base.redactSync(text), 3)
+    const o = await samplesOf(() => full.redactSync(text), 3)
+    console.log(`  ${name.padEnd(28)} base ${(b[1] * 16).toFixed(0).padStart(7)}   now ${(o[1] * 16).toFixed(0).padStart(5)}   ${(b[1] / o[1]).toFixed(1).padStart(6)}x faster`)
+  }
+  const text = mixedText(MB, corpus)
+  const b = await samplesOf(() => base.redactSync(text), 5)
+  const o = await samplesOf(() => full.redactSync(text), 5)
+  console.log(`  1 MB mixed text (own rules): base median ${b[2].toFixed(0)} ms, now ${o[2].toFixed(0)} ms (${(o[2] / b[2]).toFixed(2)}x the base: the new rules' cost)`)
+}
+
 // --- event loop: the longest stall while redact() works through 10 MB -----------------------------------------------
 {
   const text = mixedText(10 * MB, corpus)

@@ -86,7 +86,7 @@ function isUrlPlaceholder(pw: string, mask: string): boolean {
 // HTTP auth headers and bare bearer tokens
 
 const HEADER_RE =
-  /(?<![A-Za-z0-9_-])(?:authorization|proxy-authorization|x-api-key|x-apikey|api-key|x-auth-token|x-access-token|x-token|private-token|job-token|deploy-token|x-goog-api-key|circle-token|x-vault-token|x-figma-token|x-shopify-access-token|ocp-apim-subscription-key|x-functions-key|x-rapidapi-key|x-algolia-api-key|x-gitlab-token|x-dsh-token)\\{0,3}["']?\]?[ \t]{0,4}[:=,][ \t]{0,4}/gi
+  /(?:authorization|proxy-authorization|x-api-key|x-apikey|api-key|x-auth-token|x-access-token|x-token|private-token|job-token|deploy-token|x-goog-api-key|circle-token|x-vault-token|x-figma-token|x-shopify-access-token|ocp-apim-subscription-key|x-functions-key|x-rapidapi-key|x-algolia-api-key|x-gitlab-token|x-dsh-token)\\{0,3}["']?\]?[ \t]{0,4}[:=,][ \t]{0,4}/gi
 const SCHEME_RE = /(bearer|basic|token|bot|digest|apikey|api-key|key|sso-key|otoken|negotiate|ntlm|hmac|aws4-hmac-sha256|dsn|ssws|splunk)[ \t]{1,4}/iy
 const BEARER_RE = /[Bb]earer[ \t]{1,4}([A-Za-z0-9._~+/-]{12,8192}=*)/g
 const HEADER_VALUE_RE = /[^\s"'\\,;]{1,8192}/y
@@ -103,6 +103,8 @@ function scanHeaders(text: string, mask: string, out: Span[]): void {
   HEADER_RE.lastIndex = 0
   let m: RegExpExecArray | null
   while ((m = HEADER_RE.exec(text)) !== null) {
+    // Left boundary in code: a leading lookbehind would slow the scan of every position of the text.
+    if (m.index > 0 && /[A-Za-z0-9_-]/.test(text[m.index - 1])) { HEADER_RE.lastIndex = m.index + 1; continue }
     let i = m.index + m[0].length
     // An opening quote of the value (possibly escaped).
     let k = 0
@@ -505,7 +507,18 @@ function atLineStart(text: string, ns: number): boolean {
 
 const EXPORT_RE = /(?:^|[\s;&|(])(?:export|set|setx|declare -x|ENV|ARG)[ \t]+$/
 // A call or index glued to the value (`f(x)`, `a[0]`); after a space a bracket is the next word of a log line.
-const FOLLOWED_BY_OPERATOR_RE = /^(?:[ \t]*(?:=|&&|\|\||\?\?|\?[ \t]|[+*/%^]|-[ \t])|\(|\[|\.[A-Za-z_$])/
+const FOLLOWED_BY_OPERATOR_RE = /(?:[ \t]*(?:=|&&|\|\||\?\?|\?[ \t]|[+*/%^]|-[ \t])|\(|\[|\.[A-Za-z_$])/y
+const EXPORT_WORDS = new Set(['export', 'set', 'setx', 'x', 'ENV', 'ARG'])
+const DECLARATION_WORDS = new Set(['const', 'let', 'var', 'val', 'final', 'auto', 'my', 'local', 'readonly', 'static', 'private', 'public', 'protected', 'def', 'fn', 'mut'])
+
+/** The word (letters only, up to 12) before the spaces that end at `ns`; '' if none. */
+function wordBefore(text: string, ns: number): string {
+  let e = ns
+  while (e > 0 && ns - e < 8 && (text.charCodeAt(e - 1) === 32 || text.charCodeAt(e - 1) === 9)) e--
+  let b = e
+  while (b > 0 && e - b < 12 && /[A-Za-z]/.test(text[b - 1])) b--
+  return text.slice(b, e)
+}
 /** A code declaration before the name: its unquoted value is an expression, never a literal secret. */
 const DECLARATION_RE = /(?:^|[\s;{(])(?:const|let|var|val|final|auto|my|local|readonly|static|private|public|protected|def|fn)[ \t]+(?:mut[ \t]+)?$/
 
@@ -652,8 +665,10 @@ function scanAssignments(text: string, mask: string, out: Span[]): void {
     const lineHead = atLineStart(text, ns)
     // Both patterns end in a space or tab before the name: test that first (no slice for most names).
     const spaceBefore = text.charCodeAt(ns - 1) === 32 || text.charCodeAt(ns - 1) === 9
-    const exported = spaceBefore && EXPORT_RE.test(text.slice(Math.max(0, ns - 16), ns))
-    const declared = spaceBefore && DECLARATION_RE.test(text.slice(Math.max(0, ns - 24), ns))
+    // The word before the name decides; only when it is one of the keywords are the (slicing) patterns run.
+    const before = spaceBefore ? wordBefore(text, ns) : ''
+    const exported = before !== '' && EXPORT_WORDS.has(before) && EXPORT_RE.test(text.slice(Math.max(0, ns - 16), ns))
+    const declared = before !== '' && DECLARATION_WORDS.has(before) && DECLARATION_RE.test(text.slice(Math.max(0, ns - 24), ns))
     const env = exported || (sep.sep === '=' && !sep.spaced && /^[A-Z_][A-Z0-9_]*$/.test(name))
     let mode: ValueMode
     if (sep.sep === '>') mode = 'inline'
@@ -678,7 +693,8 @@ function scanAssignments(text: string, mask: string, out: Span[]): void {
     if (sep.valueAt >= read.end) read = { end: v.end, nested: 0 }
     let value = text.slice(v.start, v.end)
     // An unquoted value followed by an operator is the start of an expression (`x = args => …`, `x = a && b`).
-    if (!v.quoted && !env && FOLLOWED_BY_OPERATOR_RE.test(text.slice(v.end, v.end + 6))) continue
+    FOLLOWED_BY_OPERATOR_RE.lastIndex = v.end
+    if (!v.quoted && !env && FOLLOWED_BY_OPERATOR_RE.test(text)) continue
     // YAML block scalar: `password: |` followed by indented lines.
     if (!v.quoted && /^[|>][-+]?[0-9]?$/.test(value) && sep.sep === ':') {
       const block = yamlBlock(text, lineStart(text, ns, 200), v.end)
