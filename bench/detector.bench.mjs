@@ -37,7 +37,8 @@ if (process.argv[2]) {
   process.exit(2)
 }
 
-await build({ entryPoints: [join(root, 'src/redact/redactor.ts')], bundle: true, platform: 'node', format: 'esm', outfile: join(out, 'redact.mjs'), packages: 'external', logLevel: 'warning' })
+// REDACTOR=<path to another redactor.ts> measures another version (the README's "before" column).
+await build({ entryPoints: [process.env.REDACTOR ?? join(root, 'src/redact/redactor.ts')], bundle: true, platform: 'node', format: 'esm', outfile: join(out, 'redact.mjs'), packages: 'external', nodePaths: [join(root, 'node_modules')], logLevel: 'warning' })
 const { createRedactor, DEFAULT_MASK } = await import(join(out, 'redact.mjs'))
 const ours = createRedactor({ enabled: true, mask: DEFAULT_MASK, patterns: [] })
 const config = {
@@ -144,9 +145,8 @@ for (const f of files) {
   const a = await ours.redact(text).catch((e) => ({ text, count: 0, error: e.message }))
   if (a.error) console.log(`  ${f}: ${a.error}`)
   fp.ours += a.count
-  if (a.count && seen.length < 12) {
-    const i = a.text.indexOf(DEFAULT_MASK)
-    seen.push(`${f.slice(root.length + 1)}: …${a.text.slice(Math.max(0, i - 60), i + 20).replace(/\s+/g, ' ')}…`)
+  if (a.count && seen.length < Number(process.env.SHOW ?? 12)) {
+    for (let i = a.text.indexOf(DEFAULT_MASK), k = 0; i !== -1 && k < 3; i = a.text.indexOf(DEFAULT_MASK, i + 1), k++) seen.push(`${f.slice(root.length + 1)}: …${a.text.slice(Math.max(0, i - 60), i + 20).replace(/\s+/g, ' ')}…`)
   }
   fp.sl += (await secretlint(text)).count
 }

@@ -43,7 +43,7 @@ export const KnowledgeSettings: z<KnowledgeSettings> = z.object({
   }).description('Recall'),
 }) as z<KnowledgeSettings>
 
-/** Refuses what the schema cannot: a custom pattern that is not a valid regular expression. */
+/** Refuses what the schema cannot: a custom pattern that is invalid, or that the linear-time engine cannot run or runs too slowly (named in the error). */
 export function validateSettings(value: KnowledgeSettings): void {
   if (value.redact?.patterns) compilePatterns(value.redact.patterns)
 }
