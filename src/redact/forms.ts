@@ -114,7 +114,8 @@ function scanCredentialWords(text: string, mask: string, out: Span[]): void {
     let strict = false
     if (cjk) sep = at$(CJK_SEP_RE)
     else sep = at$(WIDE_SEP_RE) ?? at$(COPULA_RE) ?? at$(PROSE_RE) ?? ((strict = true), at$(SPACE_RE))
-    if (!sep) continue
+    // `密码|口令`, `密码框`: a word glued to what follows, with no separator or space, is a compound, not a value.
+    if (!sep || (cjk && sep[0] === '')) continue
     const at = after + sep[0].length
     if (at >= text.length) continue
     const v = readLoose(text, at)
