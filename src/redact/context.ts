@@ -658,7 +658,9 @@ function scanAssignments(text: string, mask: string, out: Span[]): void {
     let cls = classify(name)
     // `adzuna KEY=…`, `API KEY = …`, `phrase token1 = '…'`: a one-word credential name owned by the word before it.
     if (text.charCodeAt(ns - 1) === 32 && /^[A-Za-z]+[0-9]{0,3}$/.test(name)) {
-      const owner = /([A-Za-z][A-Za-z0-9]{1,30}) $/.exec(text.slice(Math.max(0, ns - 33), ns))?.[1]
+      let ob = ns - 1
+      while (ob > 0 && ns - 1 - ob < 31 && /[A-Za-z0-9]/.test(text[ob - 1])) ob--
+      const owner = ns - 1 - ob >= 2 && /[A-Za-z]/.test(text[ob]) && !/[A-Za-z0-9_.-]/.test(text[ob - 1] ?? ' ') ? text.slice(ob, ns - 1) : undefined
       if (owner && !isStopword(owner) && !FUNCTION_WORDS.test(owner)) cls = classify(owner + '_' + name) ?? cls
     }
     if (!cls) continue
