@@ -536,6 +536,8 @@ function isProse(value: string): boolean {
 function acceptValue(value: string, kind: Kind, keyword: string, quoted: boolean, trailing: boolean, env: boolean, mask: string, code = false, spacedEquals = false): boolean {
   // Length floors first (cheap): every kind below needs at least this many characters.
   if (value.length < (kind === 'password' ? 3 : kind === 'secret' ? 6 : 16)) return false
+  // A bare stopword (`password: password`) is rejected before the placeholder patterns run.
+  if (value.length <= 16 && isStopword(value)) return false
   if (isPlaceholder(value, mask) || !/[A-Za-z0-9]/.test(value)) return false
   if (code && !quoted) return false
   if (!quoted && !env) {
