@@ -14,58 +14,13 @@
  * references, placeholders and paths are never masked.
  * @module dsh-knowledge-sync/redact/forms
  */
-import { charClasses, isPathLike, isPlaceholder, isStopword, isWordLike, looksRandom, shannon } from './allow.js'
+import { isPlaceholder, shannon } from './allow.js'
+import { scanApiSlots, scanCommandLines } from './commands.js'
 import { PRIORITY, type Span } from './scan.js'
+import { keyShaped, passwordShaped, push, readLoose } from './shape.js'
 import { trieSource } from './tokens.js'
 
-/** A value a person would type as a password: not a word of prose, not code, not a placeholder. */
-export function passwordShaped(v: string, mask: string): boolean {
-  if (v.length < 4 || v.length > 200) return false
-  // Character classes first (cheap): a plain word is never a typed password here.
-  const c = charClasses(v)
-  if (!c.digit && !c.symbol && !(c.lower && c.upper && v.length >= 8) && !/[^\x00-\x7F]/.test(v)) return false
-  if (/\s/.test(v) || isPlaceholder(v, mask) || isStopword(v) || isPathLike(v)) return false
-  if (/[()[\]{}<>]/.test(v) || /[A-Za-z_$][\w$]*\.[A-Za-z_$][\w$]*\(/.test(v) || /^[a-z][a-z0-9+.-]*:\/\//i.test(v)) return false
-  if (/^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+$/u.test(v)) return false
-  if (/^[0-9]+$/.test(v)) return v.length >= 6
-  if (c.digit || c.symbol) return !isWordLike(v) || c.symbol
-  return c.lower && c.upper && v.length >= 8 && !isWordLike(v)
-}
-
-/** A value shaped like a generated key: long, one token, random-looking; never a UUID or a bare hash digest. */
-export function keyShaped(v: string, mask: string, hexOk = false): boolean {
-  if (v.length < 16 || v.length > 1024 || !/^[A-Za-z0-9+/=_.~:-]+$/.test(v) || isPlaceholder(v, mask) || isPathLike(v)) return false
-  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v)) return false
-  if (!hexOk && /^[0-9a-f]+$/i.test(v)) return false
-  return looksRandom(v, 16) && shannon(v) >= 3.3
-}
-
-function push(out: Span[], start: number, end: number, family: string, priority: number = PRIORITY.context): void {
-  if (end > start) out.push({ start, end, family, priority })
-}
-
-const OPEN_QUOTES: Record<string, string> = { '"': '"', "'": "'", '`': '`', '\u201C': '\u201D', '\u2018': '\u2019', '\u300C': '\u300D', '\u300E': '\u300F' }
-const STOP_CHARS = /[\s"'`\uFF0C\u3002\uFF1B\uFF01\uFF1F\u3001\uFF09\u300D\u300F\u201D\u2019\u3000\uFF1A\uFF1D]/
-
-/** Reads one value at `i` (quoted on its line, or one run up to a space or CJK punctuation); null if none. */
-function readLoose(text: string, i: number): { start: number; end: number } | null {
-  const close = OPEN_QUOTES[text[i]]
-  if (close) {
-    // Bounded search: an unclosed quote must not make every hit scan to the end of the text.
-    const stop = Math.min(text.length, i + 513)
-    for (let e = i + 1; e < stop; e++) {
-      if (text[e] === close) return e > i + 1 ? { start: i + 1, end: e } : null
-      if (text[e] === '\n') return null
-    }
-    return null
-  }
-  let j = i
-  const stop = Math.min(text.length, i + 512)
-  while (j < stop && !STOP_CHARS.test(text[j])) j++
-  let e = j
-  while (e > i && /[.,;:!?)\]]/.test(text[e - 1])) e--
-  return e > i ? { start: i, end: e } : null
-}
+export { keyShaped, passwordShaped } from './shape.js'
 
 // ---------------------------------------------------------------------------------------------------------------
 // Credential words in any language, any separator, and prose
@@ -125,136 +80,6 @@ function scanCredentialWords(text: string, mask: string, out: Span[]): void {
     CRED_WORD_RE.lastIndex = Math.max(CRED_WORD_RE.lastIndex, v.end)
     if (!ok(value, strict)) continue
     push(out, v.start, v.end, 'prose-secret', PRIORITY.generic - 5)
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Command lines
-
-const USER_FLAG_RE = /(?:^|\s)(?:-u|-U|--user(?:name)?|-l|--login)(?:\s+|=)(?!-)\S+/
-const PASS_FLAG_RE = /(?:-p|--pass)(?:\s+|=)(?!-)/g
-const SET_RE = /\b(?:set|config(?:\s+--[\w-]+)*|user-secrets\s+set|secret\s+set)\s+(["']?)([\w.:/@-]{0,80}?(?:password|passwd|secret|token|key|auth)[\w.-]{0,40})\1\s+(["']?)([^\s"']{3,300})\3/gi
-const ECHO_RE = /\b(?:echo|printf)\s+(?:-[neE]+\s+)?(["']?)([^\s"'|$][^\s"'|]{0,300})\1\s*\|\s*[^|\n]{0,200}?(?:--password-stdin|passwd\s+--stdin|chpasswd|sudo\s+-S\b|--stdin\b)/g
-const HTPASSWD_RE = /\bhtpasswd\s+((?:-[A-Za-z]+\s+){0,4})(\S+)\s+(\S+)(?:\s+(\S+))?/g
-const KEYGEN_TOOL_RE = /\b(?:ssh-keygen|openssl|gpg|keytool)\b/g
-const KEYGEN_FLAG_RE = /\s-(?:P|N|k|passphrase|-passphrase|storepass|keypass)\s+(["']?)([^"'\s]+)\1/g
-const SEPARATOR_RE = /[\n|;]/g
-
-function scanCommandLines(text: string, mask: string, out: Span[]): void {
-  if (text.includes('-p') || text.includes('--pass')) {
-    // Each `-p` finds its command segment (between `\n`, `|`, `;`, `&`); a segment is examined once for a user flag.
-    PASS_FLAG_RE.lastIndex = 0
-    let segEnd = -1
-    let hasUser = false
-    let f: RegExpExecArray | null
-    while ((f = PASS_FLAG_RE.exec(text)) !== null) {
-      if (f.index > 0 && !/\s/.test(text[f.index - 1])) continue
-      if (f.index >= segEnd) {
-        let a = f.index
-        while (a > 0 && f.index - a < 2000 && !/[\n|;&]/.test(text[a - 1])) a--
-        let b = f.index
-        while (b < text.length && b - f.index < 2000 && !/[\n|;&]/.test(text[b])) b++
-        segEnd = b
-        hasUser = USER_FLAG_RE.test(text.slice(a, b))
-      }
-      if (!hasUser) continue
-      const v = readLoose(text, f.index + f[0].length)
-      if (!v || v.end > segEnd) continue
-      const value = text.slice(v.start, v.end)
-      // `-p 8080:80`, `-p 2222`: ports. `cp -u -p src dst`: a word, not a password.
-      if (/^[0-9]+(?::[0-9]+)*(?:\/\w+)?$/.test(value) || value.startsWith('$') || !passwordShaped(value, mask)) continue
-      push(out, v.start, v.end, 'cli-flag')
-    }
-  }
-  const each = (re: RegExp, fn: (m: RegExpExecArray) => void): void => {
-    re.lastIndex = 0
-    let m: RegExpExecArray | null
-    while ((m = re.exec(text)) !== null) fn(m)
-  }
-  if (/\b(?:set|config)\s/.test(text)) each(SET_RE, (m) => {
-    const value = m[4]
-    if (isPlaceholder(value, mask) || value.startsWith('$') || value.startsWith('-')) return
-    if (!passwordShaped(value, mask) && !keyShaped(value, mask, true)) return
-    const start = m.index + m[0].length - value.length - m[3].length
-    push(out, start, start + value.length, 'cli-flag')
-  })
-  if (/\b(?:echo|printf)\s/.test(text)) each(ECHO_RE, (m) => {
-    let value = m[2]
-    let start = m.index + m[0].indexOf(value)
-    if (/chpasswd/.test(m[0]) && value.includes(':')) { const c = value.indexOf(':'); start += c + 1; value = value.slice(c + 1) }
-    if (isPlaceholder(value, mask) || value.length < 3) return
-    push(out, start, start + value.length, 'cli-flag')
-  })
-  if (text.includes('htpasswd')) each(HTPASSWD_RE, (m) => {
-    const flags = m[1]
-    if (!/-[A-Za-z]*b/.test(flags)) return
-    const value = (/-[A-Za-z]*n/.test(flags) ? m[3] : m[4])?.replace(/[`'",;)]+$/, '')
-    if (!value || value.length < 4 || isPlaceholder(value, mask)) return
-    const start = m.index + m[0].lastIndexOf(value)
-    push(out, start, start + value.length, 'cli-flag')
-  })
-  // Passphrase flags of key tools: the nearest tool word and command separator before each flag are tracked in
-  // one forward walk each, so a line of flags costs one pass.
-  if (/ssh-keygen|openssl|gpg|keytool/.test(text)) {
-    let tool = -1, sep = -1
-    KEYGEN_TOOL_RE.lastIndex = 0
-    SEPARATOR_RE.lastIndex = 0
-    let t = KEYGEN_TOOL_RE.exec(text)
-    let p = SEPARATOR_RE.exec(text)
-    each(KEYGEN_FLAG_RE, (m) => {
-      while (t && t.index < m.index) { tool = t.index; t = KEYGEN_TOOL_RE.exec(text) }
-      while (p && p.index < m.index) { sep = p.index; p = SEPARATOR_RE.exec(text) }
-      if (tool === -1 || sep > tool || m.index - tool > 300) return
-      const value = m[2].replace(/[`,;)]+$/, '')
-      if (value.length < 4 || isPlaceholder(value, mask) || value.startsWith('$') || value.startsWith('-') || isPathLike(value)) return
-      const start = m.index + m[0].length - m[2].length - m[1].length
-      push(out, start, start + value.length, 'cli-flag')
-    })
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Credential API slots
-
-const STR = `(["'])((?:\\\\.|(?!\\1)[^\\\\\\n]){0,300})\\1`
-const AUTH_TUPLE_RE = new RegExp(`\\b(?:auth|basic_auth|http_auth|proxy_auth|auth_tuple|credentials)\\s*[=:]\\s*[([]\\s*${STR}\\s*,\\s*(["'])((?:\\\\.|(?!\\3)[^\\\\\\n]){1,300})\\3\\s*[)\\]]`, 'g')
-/** Constructor or call → 0-based index of the secret among its string-literal arguments. */
-const SLOTS: Record<string, number> = {
-  HTTPBasicAuth: 1, HTTPDigestAuth: 1, HTTPProxyAuth: 1, BasicAuth: 1, DigestAuth: 1, NetworkCredential: 1, UsernamePasswordCredentials: 1,
-  PasswordAuthentication: 1, PasswordCredential: 1, UsernamePasswordCredential: 1, BasicAWSCredentials: 1, AwsBasicCredentials: 1,
-  StaticCredentialsProvider: 1, ClientSecretCredential: 2, login: 1, simple_bind_s: 1, simple_bind: 1, bind_s: 1, setBasicAuth: 1,
-  withBasicAuth: 1, basicAuth: 1, basic_auth: 1, NewStaticCredentials: 1, SetBasicAuth: 1, PlainAuth: 2, Credentials: 1,
-}
-const CALL_RE = new RegExp(`\\b(${Object.keys(SLOTS).join('|')})\\s*\\(`, 'g')
-const ARG_RE = new RegExp(`\\s*(?:${STR}|[^,()"'\\n]{1,120})\\s*(,|\\))`, 'y')
-
-function scanApiSlots(text: string, mask: string, out: Span[]): void {
-  AUTH_TUPLE_RE.lastIndex = 0
-  let m: RegExpExecArray | null
-  while ((m = AUTH_TUPLE_RE.exec(text)) !== null) {
-    const value = m[4]
-    if (value.length < 3 || isPlaceholder(value, mask)) continue
-    const start = m.index + m[0].lastIndexOf(value)
-    push(out, start, start + value.length, 'api-slot')
-  }
-  CALL_RE.lastIndex = 0
-  while ((m = CALL_RE.exec(text)) !== null) {
-    const slot = SLOTS[m[1]]
-    let at = m.index + m[0].length
-    for (let k = 0; k <= slot; k++) {
-      ARG_RE.lastIndex = at
-      const a = ARG_RE.exec(text)
-      if (!a) break
-      at = a.index + a[0].length
-      if (k === slot && a[2] !== undefined) {
-        const value = a[2]
-        if (value.length >= 3 && !isPlaceholder(value, mask)) {
-          const start = a.index + a[0].indexOf(a[1]) + 1
-          push(out, start, start + value.length, 'api-slot')
-        }
-      }
-      if (a[3] === ')') break
-    }
   }
 }
 
