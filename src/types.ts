@@ -79,6 +79,10 @@ export interface KnowledgeDoc {
   body: string
   /** File modification time, ms since the epoch. */
   mtimeMs: number
+  /** Hash of the file's text (see `contentHash`): what "the document changed" means. */
+  hash?: string
+  /** The store-assigned revision (`v:N`) of this text. */
+  version?: number
 }
 
 /** What redaction did to one piece of text. */
@@ -116,4 +120,6 @@ export interface SearchHit {
   tags: string[]
   tools: string[]
   created: string
+  /** The store-assigned revision (`v:N`). */
+  version?: number
 }

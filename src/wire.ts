@@ -31,6 +31,8 @@ export interface DocumentItem {
   tags: string[]
   tools: string[]
   path: string
+  /** The store-assigned revision (`v:N`): +1 on every change of the file's text. */
+  version?: number
   /** Search hits only. */
   score?: number
   snippet?: string
@@ -65,6 +67,8 @@ export interface WireFrontMatter {
 /** `GET <prefix>/documents/<id>`. */
 export interface DocumentFile {
   id: string
+  /** The revision of the text returned (`v:N`). */
+  version?: number
   path: string
   meta: WireFrontMatter
   body: string

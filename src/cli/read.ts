@@ -12,7 +12,7 @@ export const read: Command = async (invocation) => {
   const store = await openStore(invocation)
   try {
     const doc = await store.readVisible(id, scopeOf(store, invocation))
-    if (invocation.values.json) printJson({ id: doc.id, path: doc.path, meta: doc.meta, body: doc.body })
+    if (invocation.values.json) printJson({ id: doc.id, version: doc.version, path: doc.path, meta: doc.meta, body: doc.body })
     else print(await readFile(insideRoot(store.root, doc.path), 'utf8'))
     return 0
   } finally {

@@ -57,7 +57,7 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Rou
         const id = decodeURIComponent(sub.slice('/documents/'.length))
         try {
           const doc = await store.readVisible(id, scope)
-          return send(res, 200, { id: doc.id, path: doc.path, meta: doc.meta, body: doc.body })
+          return send(res, 200, { id: doc.id, version: doc.version, path: doc.path, meta: doc.meta, body: doc.body })
         } catch (error) {
           return send(res, 404, { error: (error as Error).message })
         }

@@ -10,6 +10,7 @@ import { basename, join, sep } from 'node:path'
 import type { KnowledgeDoc } from '../types.js'
 import { DocumentError, parseDocument } from './document.js'
 import { insideRoot, toRelative } from './paths.js'
+import { contentHash } from './revisions.js'
 import type { StoreLogger } from './store.js'
 
 /** Files read per slice of the start-up scan (see {@link DocumentFiles.scan}). */
@@ -133,7 +134,7 @@ export class DocumentFiles {
     try {
       const fallbackId = basename(full, '.md').replace(/[^A-Za-z0-9_.-]/g, '-').replace(/^[-.]+/, '') || 'doc'
       const { meta, body } = parseDocument(text, rel, fallbackId, mtimeMs)
-      return { id: meta.id, path: rel, meta, body, mtimeMs }
+      return { id: meta.id, path: rel, meta, body, mtimeMs, hash: contentHash(text) }
     } catch (error) {
       this.invalid.set(rel, (error as Error).message)
       return undefined

@@ -22,6 +22,7 @@ import { DocumentFiles } from './files.js'
 import { IdClaims } from './id-claims.js'
 import { Ledger } from './ledger.js'
 import { documentPath, insideRoot, sessionFolder, slugify } from './paths.js'
+import { contentHash, Revisions } from './revisions.js'
 import { LiveSettings } from './settings.js'
 
 export type { DocumentDraft } from './draft.js'
@@ -36,6 +37,8 @@ export interface WrittenDocument {
   path: string
   meta: FrontMatter
   redaction: Redaction
+  /** The revision the write created (`v:N`). */
+  version?: number
 }
 
 /** A redacted, formatted document not yet on disk. */
@@ -72,6 +75,9 @@ export class KnowledgeStore {
   private readonly index: SearchIndex
   private readonly files: DocumentFiles
   private readonly ids: IdClaims
+  /** Store-assigned revisions (`v:N`), shared with every process on the root through `.knowledge/revisions.log`. */
+  private readonly revisions: Revisions
+  private revisionsSeen = 0
   private redactor: Redactor
   private readonly logger: StoreLogger
   private readonly watchEnabled: boolean
@@ -90,9 +96,14 @@ export class KnowledgeStore {
     this.index = new SearchIndex(options.index)
     this.ledger = new Ledger(this.root)
     this.ids = new IdClaims(this.root)
+    this.revisions = new Revisions(this.root, this.logger)
     this.files = new DocumentFiles(this.root, {
-      upsertMany: (docs) => { this.index.upsertMany(docs); for (const doc of docs) this.ids.noteIndexed(doc.id, doc.meta.session) },
-      upsert: (doc) => { this.index.upsert(doc); this.ids.noteIndexed(doc.id, doc.meta.session) },
+      upsertMany: (docs) => {
+        this.index.upsertMany(docs)
+        for (const doc of docs) this.ids.noteIndexed(doc.id, doc.meta.session)
+        this.revisions.observeMany(docs.filter((doc) => doc.hash).map((doc) => [doc.id, doc.hash!] as const))
+      },
+      upsert: (doc) => { this.index.upsert(doc); this.ids.noteIndexed(doc.id, doc.meta.session); if (doc.hash) this.revisions.observe(doc.id, doc.hash) },
       remove: (id) => { this.index.remove(id) },
       indexedMtime: (id) => this.index.get(id)?.mtimeMs,
       holdMerges: () => this.index.holdMerges(),
@@ -175,6 +186,16 @@ export class KnowledgeStore {
     return isValidId(id) ? this.index.get(id) : undefined
   }
 
+  /**
+   * The current revision (`v:N`) of a document: 1 when the store first saw it, +1 per change of its file's text by
+   * anyone. Undefined for an unknown id. Reads the revision log's tail (throttled), so another process's change
+   * counts here even before this process's watcher has re-read the file.
+   */
+  versionOf(id: string): number | undefined {
+    if (Date.now() - this.revisionsSeen > 20) { this.revisions.refresh(); this.revisionsSeen = Date.now() }
+    return this.revisions.get(id) || undefined
+  }
+
   /** One document in full, read from its file (the source of truth). */
   async read(id: string): Promise<KnowledgeDoc | undefined> {
     const meta = this.get(id)
@@ -183,7 +204,10 @@ export class KnowledgeStore {
     try {
       const [text, info] = await Promise.all([readFile(full, 'utf8'), stat(full)])
       const parsed = parseDocument(text, meta.path, id, info.mtimeMs)
-      return { id: parsed.meta.id, path: meta.path, meta: parsed.meta, body: parsed.body, mtimeMs: info.mtimeMs }
+      // The revision of exactly the text returned: a change the watcher has not seen yet is counted now.
+      const hash = contentHash(text)
+      const version = this.revisions.observe(parsed.meta.id, hash)
+      return { id: parsed.meta.id, path: meta.path, meta: parsed.meta, body: parsed.body, mtimeMs: info.mtimeMs, hash, version }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') { this.files.forget(meta.path); return undefined }
       throw error
@@ -204,12 +228,13 @@ export class KnowledgeStore {
 
   /** BM25 search over the documents the filter selects. */
   search(query: string, filter: SearchFilter = {}): SearchHit[] {
-    return this.index.search(query, filter)
+    return this.index.search(query, filter).map((hit) => ({ ...hit, version: this.versionOf(hit.id) }))
   }
 
   /** A page of document metadata, newest first (or by title). */
-  list(filter: SearchFilter & { sort?: ListSort } = {}): { total: number; items: IndexedMeta[] } {
-    return this.index.list(filter)
+  list(filter: SearchFilter & { sort?: ListSort } = {}): { total: number; items: Array<IndexedMeta & { version?: number }> } {
+    const page = this.index.list(filter)
+    return { total: page.total, items: page.items.map((item) => ({ ...item, version: this.versionOf(item.id) })) }
   }
 
   /** How many documents the filter selects. */
@@ -271,12 +296,14 @@ export class KnowledgeStore {
     const full = insideRoot(this.root, relPath)
     await writeFileAtomic(full, text)
     const info = await stat(full)
-    const doc = { id, path: relPath, meta, body, mtimeMs: info.mtimeMs }
+    const hash = contentHash(text)
+    const version = this.revisions.observe(id, hash)
+    const doc = { id, path: relPath, meta, body, mtimeMs: info.mtimeMs, hash, version }
     this.index.upsert(doc)
     this.ids.noteIndexed(id, meta.session)
     this.files.noteWritten(doc)
     if (this.watchEnabled) this.files.watch()
     this.emit({ type: 'written', id, path: relPath, kind: meta.kind, cwd: meta.cwd })
-    return { id, path: relPath, meta, redaction }
+    return { id, path: relPath, meta, redaction, version }
   }
 }

@@ -10,17 +10,22 @@ import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-tools'
 import type {} from '../knowledge/index.js'
 import { TEXT_OUTPUT } from '../tool-output.js'
-import { PointerMemo, pointerText } from './pointer.js'
+import { PointerMemo, pointerText, promptSafe } from './pointer.js'
 import { MAX_LIMIT, parseSearchArgs } from '../knowledge/query.js'
 import { DOC_KINDS } from '../wire.js'
-import { READ_TOOL, renderDocument } from './read-tool.js'
+import { READ_PARAMETERS, READ_TOOL, readForSession } from './read-tool.js'
 import { renderHits, SEARCH_TOOL } from './search-tool.js'
+import { ReadState } from './read-state.js'
+import { presentReadCall, presentReadResult, READ_OUTPUT } from './presentation.js'
+import { installCompactionStubs } from './compaction.js'
 
 export const name = 'knowledge-recall'
 export const inject = ['knowledge', 'tools', 'systemPrompt']
 
 /** Tool guidance sections use orders 100–199; the pointer sits at their end. */
 export const POINTER_ORDER = 190
+/** Order of the "changed since you read it" runtime-context block. */
+export const CHANGES_ORDER = 190
 
 export interface Config {
   /** Add the two-sentence pointer to the system prompt when documents are visible. */
@@ -48,6 +53,9 @@ export function apply(ctx: Context, config: Config): void {
   ctx.effect(() => store.settings.publish('recall', () => config), 'knowledge-recall settings')
   ctx.effect(() => store.settings.onChange(() => { current = store.settings.effective('recall', config) }), 'knowledge-recall settings watcher')
   const scopeOf = (agent: unknown) => store.visibleScope(sessionOf(agent)?.header?.cwd, current.sameWorkspaceOnly)
+  // Which revision of which document each session read: for "changed since you read it".
+  const reads = new ReadState()
+  const version = (id: string) => store.versionOf(id)
 
   ctx.tools.register({
     name: SEARCH_TOOL,
@@ -70,25 +78,33 @@ export function apply(ctx: Context, config: Config): void {
       const parsed = parseSearchArgs(args, current.searchLimit)
       const scope = scopeOf(exec.agent)
       const hits = store.search(parsed.query, { kind: parsed.kind, tag: parsed.tag, tool: parsed.tool, limit: parsed.limit, scope })
-      return { text: renderHits(parsed.query, hits, scope), ids: hits.map((h) => h.id) }
+      const session = sessionOf(exec.agent)?.id
+      const text = renderHits(parsed.query, hits, scope, (hit) => reads.changed(session, hit.id, hit.version))
+      return { text, ids: hits.map((h) => h.id), versions: hits.map((h) => h.version ?? null) }
     },
   })
 
   ctx.tools.register({
     name: READ_TOOL,
-    description: 'Read one knowledge document in full by the id knowledge_search returned.',
-    parameters: {
-      type: 'object',
-      properties: { id: { type: 'string', description: 'A document id, e.g. "abc12345-t3".' } },
-      required: ['id'],
-      additionalProperties: false,
-    },
-    output: TEXT_OUTPUT,
+    description: 'Read one knowledge document by the id knowledge_search returned: whole, or one section ("Finding", '
+      + '"Answer", "Tools", …). Returns its revision (v:N) and the list of its sections.',
+    parameters: READ_PARAMETERS as unknown as Record<string, unknown>,
+    output: READ_OUTPUT,
     async execute(args, exec) {
-      const doc = await store.readVisible((args as { id?: unknown } | null)?.id, scopeOf(exec.agent))
-      return { id: doc.id, text: renderDocument(doc) }
+      return readForSession(store, args, scopeOf(exec.agent), sessionOf(exec.agent)?.id, reads)
     },
+    presentCall: presentReadCall,
+    presentResult: presentReadResult,
   })
+
+  // Told once per change, through the runtime context (never the system prompt): the documents this session read
+  // that have a newer revision now. The text is stable until another revision appears.
+  ctx.systemPrompt.context({
+    name: 'knowledge-sync:changed-since-read',
+    order: CHANGES_ORDER,
+    text: (assembly) => promptSafeContext(reads.contextText(sessionOf((assembly as { agent?: unknown }).agent)?.id, version)),
+  })
+  installCompactionStubs(ctx, reads)
 
   const memo = new PointerMemo()
   ctx.systemPrompt.section({
@@ -105,4 +121,9 @@ export function apply(ctx: Context, config: Config): void {
       },
   })
   logger.debug('recall ready (announce %s, sameWorkspaceOnly %s)', config.announce, config.sameWorkspaceOnly)
+}
+
+/** Context text goes through the prompt renderer too: no `{{` may reach it (titles are escaped line by line). */
+function promptSafeContext(text: string): string {
+  return text.split('\n').map((line) => promptSafe(line)).join('\n')
 }

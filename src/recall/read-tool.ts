@@ -1,14 +1,42 @@
 /**
- * `knowledge_read`: one visible document in full. Hostile ids (`../`, absolute paths, NUL) never reach the disk
- * (the store's `readVisible` checks them).
+ * `knowledge_read`: one visible document, whole or one section, tagged with the revision it read. Hostile ids
+ * (`../`, absolute paths, NUL) never reach the disk (the store's `readVisible` checks them).
  * @module dsh-knowledge-sync/recall/read-tool
  */
-import { formatDocument } from '../knowledge/document.js'
-import type { KnowledgeDoc } from '../types.js'
+import type { KnowledgeStore } from '../knowledge/store.js'
+import { type ReadResult, renderRead } from './read-output.js'
+import type { ReadState } from './read-state.js'
+import { findSection, splitSections } from './sections.js'
 
 export const READ_TOOL = 'knowledge_read'
 
-/** The whole document, front matter included, so the model sees kind, date, tags and provenance. */
-export function renderDocument(doc: KnowledgeDoc): string {
-  return `${doc.path}\n\n${formatDocument(doc.meta, doc.body)}`
+/** The JSON Schema of `knowledge_read`'s arguments. */
+export const READ_PARAMETERS = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', description: 'A document id, e.g. "abc12345-t3".' },
+    section: { type: 'string', description: 'Only this section (a "## " heading, e.g. "Finding", "Answer", "Tools", "Appendix"); omit for the whole document.' },
+  },
+  required: ['id'],
+  additionalProperties: false,
+} as const
+
+/**
+ * Reads a document for a session: checks the id and the scope, picks the section, records the revision read, and
+ * says when the session had read an older one.
+ */
+export async function readForSession(store: KnowledgeStore, args: unknown, scope: string | undefined, session: string | undefined, reads: ReadState): Promise<ReadResult> {
+  const a = (args ?? {}) as { id?: unknown; section?: unknown }
+  if (a.section !== undefined && (typeof a.section !== 'string' || a.section.length > 200)) throw new Error('"section" must be a section name (a string of at most 200 characters), e.g. "Finding"')
+  const doc = await store.readVisible(a.id, scope)
+  const version = doc.version ?? store.versionOf(doc.id) ?? 1
+  const { head, sections } = splitSections(doc.body)
+  const wanted = typeof a.section === 'string' && a.section.trim() ? a.section : undefined
+  const section = wanted ? findSection(sections, wanted) : undefined
+  if (wanted && !section) {
+    throw new Error(`document ${doc.id} has no section ${JSON.stringify(wanted.slice(0, 80))}; its sections: ${sections.map((s) => s.name).join(' · ') || '(none: read it whole)'}`)
+  }
+  const title = String(doc.meta.title)
+  const before = session ? reads.record(session, doc.id, version, title) : undefined
+  return renderRead({ doc, version, head, sections, section, changed: before === undefined ? undefined : { from: before, to: version } })
 }

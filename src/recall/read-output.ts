@@ -1,0 +1,89 @@
+/**
+ * The text `knowledge_read` returns, built in one place with named slots so other features (status, links) add a
+ * line without reshaping it. First line: the tag (`<id> (v:N) "<title>"`), which survives dsh's tool-result pruning
+ * (it keeps a result's head) and is what a compaction stub keeps. Then the notices, the section list, and the
+ * document (whole, or one section with its front matter).
+ * @module dsh-knowledge-sync/recall/read-output
+ */
+import { formatDocument } from '../knowledge/document.js'
+import type { KnowledgeDoc } from '../types.js'
+import type { Change } from './read-state.js'
+import type { DocSection } from './sections.js'
+
+/** A read without `section` returns the whole document up to this many characters, then the sections that fit. */
+export const FULL_READ_CHARS = 12_000
+
+/** Everything one read shows. The optional slots are filled by whoever knows them. */
+export interface ReadView {
+  doc: KnowledgeDoc
+  version: number
+  /** The document's sections (its `## ` headings) and the text before the first one. */
+  head: string
+  sections: DocSection[]
+  /** The one section asked for. */
+  section?: DocSection
+  /** The session read an older revision before this one. */
+  changed?: Change
+  /** Slot: the document's status line (e.g. "superseded by <id>"), when it is not active. */
+  status?: string
+  /** Slot: "Superseded by: …" / "Linked from: …" lines, computed elsewhere. */
+  relations?: string[]
+}
+
+/** The value `knowledge_read` returns: the model's text plus the fields its UI card and compaction stub use. */
+export interface ReadResult {
+  text: string
+  id: string
+  version: number
+  title: string
+  sections: string[]
+  section?: string
+}
+
+/** The one-line tag of a read: `<id> (v:N) "<title>"`. */
+export function readTag(id: string, version: number, title: string): string {
+  return `${id} (v:${version}) ${JSON.stringify(title.length > 120 ? `${title.slice(0, 119)}…` : title)}`
+}
+
+/** Builds the text of one read from its view. */
+export function renderRead(view: ReadView): ReadResult {
+  const { doc, version, sections, section } = view
+  const title = String(doc.meta.title)
+  const names = sections.map((s) => s.name)
+  const lines = [`${readTag(doc.id, version, title)} · ${doc.meta.kind} · ${String(doc.meta.created).slice(0, 10)} · ${doc.path}`]
+  if (view.changed) lines.push(`Changed since you read it: v:${view.changed.from} → v:${view.changed.to}. This is the current text; drop what you concluded from v:${view.changed.from} if it disagrees.`)
+  if (view.status) lines.push(`Status: ${view.status}`)
+  for (const line of view.relations ?? []) lines.push(line)
+  let content: string
+  if (section) {
+    const others = names.filter((n) => n !== section.name)
+    lines.push(`Section "${section.name}" of ${names.length}.${others.length ? ` Others: ${others.join(' · ')} (knowledge_read with "section").` : ''}`)
+    content = `${formatDocument(doc.meta, '').trimEnd()}\n\n${section.text}\n`
+  } else {
+    const whole = formatDocument(doc.meta, doc.body)
+    if (names.length) lines.push(`Sections: ${names.join(' · ')}. Read one alone with {"id": "${doc.id}", "section": "<name>"}.`)
+    if (whole.length <= FULL_READ_CHARS || !sections.length) content = whole
+    else {
+      // A long document: the front matter, the title and the sections that fit; the rest by name.
+      const parts = [formatDocument(doc.meta, view.head).trimEnd()]
+      let used = parts[0].length
+      const left: string[] = []
+      for (const s of sections) {
+        if (left.length || (used + s.text.length > FULL_READ_CHARS && parts.length > 1)) { left.push(s.name); continue }
+        parts.push(s.text)
+        used += s.text.length
+      }
+      if (left.length) parts.push(`[${left.length} more section(s) not shown: ${left.join(' · ')}; read them with "section".]`)
+      content = `${parts.join('\n\n')}\n`
+    }
+  }
+  return { text: `${lines.join('\n')}\n\n${content}`, id: doc.id, version, title, sections: names, ...(section ? { section: section.name } : {}) }
+}
+
+/** The note a compacted read keeps (about 30 tokens): what it was, and how to get it back. */
+export function compactedRead(id: string, title: string, version: number): { id: string; title: string; version: number; note: string } {
+  return {
+    id, title: title.length > 80 ? `${title.slice(0, 79)}…` : title, version,
+    note: `content dropped by compaction; knowledge_read({"id":"${id}"}) reloads it (it may have changed since)`,
+  }
+}
