@@ -4,13 +4,14 @@
  * store's change listeners), one file at a time after the scan (never a rebuild).
  * @module dsh-knowledge-sync/knowledge/files
  */
-import { existsSync, readFileSync, rmSync, statSync, watch, type FSWatcher } from 'node:fs'
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
-import { basename, join, sep } from 'node:path'
+import { basename, join } from 'node:path'
 import type { KnowledgeDoc } from '../types.js'
 import { DocumentError, parseDocument } from './document.js'
 import { insideRoot, toRelative } from './paths.js'
 import { contentHash } from './revisions.js'
+import { TreeWatcher } from './tree-watch.js'
 import type { StoreLogger } from './store.js'
 
 /** Files read per slice of the start-up scan (see {@link DocumentFiles.scan}). */
@@ -38,7 +39,7 @@ export class DocumentFiles {
   /** Document id → its file (the inverse of `byPath`), so duplicate checks need no index query. */
   private readonly idPaths = new Map<string, string>()
   private readonly pending = new Map<string, NodeJS.Timeout>()
-  private watcher?: FSWatcher
+  private watcher?: TreeWatcher
   private closed = false
   /** Files that could not be parsed at the last scan or change, with why. */
   readonly invalid = new Map<string, string>()
@@ -202,9 +203,7 @@ export class DocumentFiles {
   watch(): void {
     if (this.closed || this.watcher || !existsSync(this.root)) return
     try {
-      this.watcher = watch(this.root, { recursive: true, persistent: false }, (_event, name) => {
-        if (!name) return
-        const rel = name.toString().split(sep).join('/')
+      const watcher = new TreeWatcher(this.root, (rel) => {
         if (rel.split('/').some((part) => part.startsWith('.')) || !rel.endsWith('.md')) return
         // Trigger: a file changed on disk. Why debounce: editors write in several steps. Outcome: one re-parse.
         clearTimeout(this.pending.get(rel))
@@ -212,8 +211,9 @@ export class DocumentFiles {
           this.pending.delete(rel)
           this.loadFile(join(this.root, rel))
         }, 30))
-      })
-      this.watcher.on('error', (error) => this.logger.warn('watching %s failed: %s', this.root, error.message))
+      }, (error) => this.logger.warn('watching %s failed: %s', this.root, error.message))
+      watcher.start()
+      this.watcher = watcher
     } catch (error) {
       this.logger.warn('cannot watch %s: %s (hand edits are picked up at the next start)', this.root, (error as Error).message)
     }
