@@ -78,6 +78,8 @@ export class KnowledgeStore {
   /** Store-assigned revisions (`v:N`), shared with every process on the root through `.knowledge/revisions.log`. */
   private readonly revisions: Revisions
   private revisionsSeen = 0
+  /** The revision of the text the index holds, per id: hits and list rows show the version their snippet came from. */
+  private readonly indexedVersions = new Map<string, number>()
   private redactor: Redactor
   private readonly logger: StoreLogger
   private readonly watchEnabled: boolean
@@ -101,10 +103,15 @@ export class KnowledgeStore {
       upsertMany: (docs) => {
         this.index.upsertMany(docs)
         for (const doc of docs) this.ids.noteIndexed(doc.id, doc.meta.session)
-        this.revisions.observeMany(docs.filter((doc) => doc.hash).map((doc) => [doc.id, doc.hash!] as const))
+        const hashed = docs.filter((doc) => doc.hash)
+        this.revisions.observeMany(hashed.map((doc) => [doc.id, doc.hash!] as const)).forEach((v, k) => this.indexedVersions.set(hashed[k].id, v))
       },
-      upsert: (doc) => { this.index.upsert(doc); this.ids.noteIndexed(doc.id, doc.meta.session); if (doc.hash) this.revisions.observe(doc.id, doc.hash) },
-      remove: (id) => { this.index.remove(id) },
+      upsert: (doc) => {
+        this.index.upsert(doc)
+        this.ids.noteIndexed(doc.id, doc.meta.session)
+        if (doc.hash) this.indexedVersions.set(doc.id, this.revisions.observe(doc.id, doc.hash))
+      },
+      remove: (id) => { this.index.remove(id); this.indexedVersions.delete(id) },
       indexedMtime: (id) => this.index.get(id)?.mtimeMs,
       holdMerges: () => this.index.holdMerges(),
       written: (doc) => this.emit({ type: 'written', id: doc.id, path: doc.path, kind: doc.meta.kind, cwd: doc.meta.cwd }),
@@ -228,13 +235,18 @@ export class KnowledgeStore {
 
   /** BM25 search over the documents the filter selects. */
   search(query: string, filter: SearchFilter = {}): SearchHit[] {
-    return this.index.search(query, filter).map((hit) => ({ ...hit, version: this.versionOf(hit.id) }))
+    return this.index.search(query, filter).map((hit) => ({ ...hit, version: this.indexedVersion(hit.id) }))
   }
 
   /** A page of document metadata, newest first (or by title). */
   list(filter: SearchFilter & { sort?: ListSort } = {}): { total: number; items: Array<IndexedMeta & { version?: number }> } {
     const page = this.index.list(filter)
-    return { total: page.total, items: page.items.map((item) => ({ ...item, version: this.versionOf(item.id) })) }
+    return { total: page.total, items: page.items.map((item) => ({ ...item, version: this.indexedVersion(item.id) })) }
+  }
+
+  /** The revision of the indexed text of `id` (what its snippet and metadata come from). */
+  private indexedVersion(id: string): number | undefined {
+    return this.indexedVersions.get(id) ?? this.versionOf(id)
   }
 
   /** How many documents the filter selects. */
@@ -300,6 +312,7 @@ export class KnowledgeStore {
     const version = this.revisions.observe(id, hash)
     const doc = { id, path: relPath, meta, body, mtimeMs: info.mtimeMs, hash, version }
     this.index.upsert(doc)
+    this.indexedVersions.set(id, version)
     this.ids.noteIndexed(id, meta.session)
     this.files.noteWritten(doc)
     if (this.watchEnabled) this.files.watch()

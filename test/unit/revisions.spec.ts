@@ -85,6 +85,25 @@ describe('revisions', () => {
     expect(logLines(root, id)).toHaveLength(3)
   })
 
+  it('sees a hand edit of a file another process replaced by rename, and files in a folder created after start', async () => {
+    const root = tmpRoot()
+    const store = await open(root)
+    const { id, path } = await seed(store)
+    expect(child(root, 'replace', id, 'Rewritten by another process.').version).toBe(2)
+    await until(() => store.list().items[0]?.version === 2)
+    const file = join(root, path)
+    writeFileSync(file, readFileSync(file, 'utf8').replace('Rewritten', 'Hand-edited after being rewritten'))
+    await until(() => store.list().items[0]?.version === 3)
+    expect(store.search('hand edited rewritten')[0]?.id).toBe(id)
+    // A session folder another process creates while this one watches; then a person edits its file in place.
+    const other = spawnSync(process.execPath, [join(PROJECT_ROOT, 'test/harness/write-many.ts'), root, 'session-f01de500-0000-4000-8000-000000000001', '1'], { encoding: 'utf8' })
+    expect(other.status).toBe(0)
+    await until(() => store.get('f01de500-t1') !== undefined)
+    const fresh = join(root, store.get('f01de500-t1')!.path)
+    writeFileSync(fresh, readFileSync(fresh, 'utf8').replace('timestamp', 'wall clock'))
+    await until(() => store.versionOf('f01de500-t1') === 2 && store.search('wall clock').length === 1)
+  })
+
   it('a status change in the front matter is a change', async () => {
     const root = tmpRoot()
     const store = await open(root)

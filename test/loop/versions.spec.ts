@@ -1,0 +1,167 @@
+/**
+ * Version tags through the real dsh agent loop (in-process): a session reads a document; between two turns another
+ * process changes it; the next turn's search hit and the runtime context name the change, told once; the system
+ * prompt stays byte-identical. Section reads and the UI card; compaction stubs that keep the version.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import TokenMeter from '@deepseek-ai/dsh-token-meter'
+import BasicCompactionEngine from '@deepseek-ai/dsh-compaction-basic'
+import * as knowledge from '../../src/knowledge/index.js'
+import * as recall from '../../src/recall/index.js'
+import { presentReadResult } from '../../src/recall/presentation.js'
+import { byPrompt, createLoop, type Loop, type LoopRequest, type LoopScript, type Row } from '../harness/loop.ts'
+import { PROJECT_ROOT } from '../harness/dsh.ts'
+import type { KnowledgeStore } from '../../src/knowledge/store.js'
+
+let loop: Loop | undefined
+afterEach(async () => { await loop?.dispose(); loop = undefined })
+
+const tmp = (name: string) => mkdtempSync(join(tmpdir(), `dsh-ks-${name}-`))
+const until = async (check: () => boolean, ms = 5000, what = "") => {
+  const end = Date.now() + ms
+  while (!check()) { if (Date.now() > end) throw new Error(`timed out waiting ${what}`); await new Promise((r) => setTimeout(r, 20)) }
+}
+/** Another process on the root (test/harness/revise.ts, through the built store). */
+const otherProcess = (root: string, ...args: string[]) => {
+  const result = spawnSync(process.execPath, [join(PROJECT_ROOT, 'test/harness/revise.ts'), root, ...args], { encoding: 'utf8' })
+  if (result.status !== 0) throw new Error(result.stderr)
+  return JSON.parse(result.stdout.trim().split('\n').pop()!)
+}
+
+const SESSION = 'session-7e550000-0000-4000-8000-000000000001'
+const CONTEXT_SOURCE = '@deepseek-ai/dsh-system-prompt'
+const textOf = (content: any[]) => content.map((c: any) => c.text ?? '').join('')
+/** Text of the tool results a request carried. */
+const toolResults = (request: LoopRequest): string[] => (request.options.messages as any[]).flatMap((m) => (m.content ?? [])
+  .filter((b: any) => b.type === 'tool-result').map((b: any) => textOf(b.content ?? []) + (b.isError ? ' [isError]' : '')))
+/** The runtime-context snapshots a request carried, in order. */
+const contexts = (request: LoopRequest): string[] => (request.options.messages as any[])
+  .filter((m) => m.role === 'user' && m.source?.kind === 'plugin' && m.source?.plugin === CONTEXT_SOURCE).map((m) => textOf(m.content))
+
+async function boot(script: LoopScript, extra: Row[] = []) {
+  const root = join(tmp('versions'), 'kb')
+  loop = await createLoop(script, [...extra, [knowledge, { root }], [recall, {}]])
+  return { root, loop, store: (loop.ctx as any).knowledge as KnowledgeStore }
+}
+
+async function seed(store: KnowledgeStore, ws: string, session: string, sections: Array<{ heading: string; text: string }>, title = 'Why does pnpm install fail on CI?') {
+  return store.write({ kind: 'raw', title, cwd: ws, session, turn: 1, outcome: 'completed', sections, tools: [{ name: 'bash', arguments: '{"command":"pnpm install"}' }] })
+}
+
+describe('changed since you read it', () => {
+  it('names a change made by another process between turns in the next search hit and once in the runtime context; the system prompt never changes', async () => {
+    const ws = tmp('ws')
+    const id = 'abcd1234-t1'
+    const script = byPrompt({
+      'first': [{ toolCalls: [{ name: 'knowledge_read', arguments: { id } }] }, { text: 'Read it.' }],
+      'second': [{ toolCalls: [{ name: 'knowledge_search', arguments: { query: 'pnpm store permission' } }] }, { text: 'Searched.' }],
+      'third': [{ text: 'Nothing new.' }],
+      'fourth': [{ toolCalls: [{ name: 'knowledge_read', arguments: { id } }] }, { text: 'Read again.' }],
+    })
+    const { root, store } = await boot(script)
+    await seed(store, ws, 'session-abcd1234-0000-4000-8000-000000000000', [{ heading: 'Question', text: 'pnpm fails' }, { heading: 'Answer', text: 'ERR_PNPM_EACCES: the pnpm store is not writable; set store-dir.' }])
+
+    await loop!.ask('first: read the pnpm finding', { session: SESSION, cwd: ws })
+    const requests = loop!.adapter.requests
+    expect(toolResults(requests[1])[0]).toMatch(/^abcd1234-t1 \(v:1\) "Why does pnpm install fail on CI\?"/)
+    expect(contexts(requests[1])).toEqual([])
+
+    // Another process rewrites the document through the store (as distillation or a supersede does).
+    expect(otherProcess(root, 'replace', id, 'EACCES came from a read-only HOME; the store permission was a red herring.').version).toBe(2)
+    await until(() => store.list().items.find((d) => d.id === id)?.version === 2, 5000, 'v2 indexed') // the watcher re-indexed it
+
+    await loop!.ask('second: search the pnpm store permission again', { session: SESSION, cwd: ws })
+    const turn2 = requests.slice(2)
+    const hits = toolResults(turn2[1]).at(-1)!
+    expect(hits).toContain(`${id} (v:2) — Why does pnpm install fail on CI?`)
+    expect(hits).toContain('changed since you read it: v:1 → v:2; read it again before relying on it')
+    expect(hits).toContain('read-only HOME') // the snippet comes from v:2
+    // Told once through the runtime context, at the turn's first request.
+    const told = contexts(turn2[0])
+    expect(told).toHaveLength(1)
+    expect(told[0]).toContain(`- ${id} "Why does pnpm install fail on CI?": v:1 → v:2`)
+
+    await loop!.ask('third: anything else?', { session: SESSION, cwd: ws })
+    const last = requests.at(-1)!
+    expect(contexts(last).filter((t) => t.includes('v:1 → v:2'))).toHaveLength(1) // not re-sent
+
+    // A person edits the file by hand: one more revision, named once more; a re-read says what changed.
+    const file = join(root, store.get(id)!.path)
+    writeFileSync(file, readFileSync(file, 'utf8').replace('red herring', 'red herring (checked twice)'))
+    await until(() => store.list().items.find((d) => d.id === id)?.version === 3, 5000, 'v3 indexed')
+    await loop!.ask('fourth: read it again', { session: SESSION, cwd: ws })
+    const reread = toolResults(requests.at(-1)!).at(-1)!
+    expect(reread).toMatch(/^abcd1234-t1 \(v:3\)/)
+    expect(reread).toContain('Changed since you read it: v:1 → v:3.')
+    expect(reread).toContain('(checked twice)')
+    const snapshots = contexts(requests.at(-1)!)
+    expect(snapshots).toHaveLength(2)
+    expect(snapshots[1]).toContain(`${id} "Why does pnpm install fail on CI?": v:1 → v:3`)
+
+    // The system prompt is byte-identical in every request of the session.
+    expect(new Set(requests.map((r) => r.system)).size).toBe(1)
+    expect(requests[0].system).not.toContain('v:')
+  })
+})
+
+describe('progressive disclosure', () => {
+  it('reads one section with the list of the others, refuses an unknown one, and shows a one-line card', async () => {
+    const ws = tmp('ws')
+    const id = 'feed0001-t1'
+    const script = byPrompt({
+      'finding': [{ toolCalls: [
+        { name: 'knowledge_read', arguments: { id, section: 'finding' } },
+        { name: 'knowledge_read', arguments: { id, section: 'appendix' } },
+        { name: 'knowledge_read', arguments: { id, section: 'Nope' } },
+        { name: 'knowledge_read', arguments: { id, section: 42 } },
+      ] }, { text: 'ok' }],
+    })
+    const { store } = await boot(script)
+    const appendix = 'The raw round: ' + 'pnpm install output line. '.repeat(400)
+    await seed(store, ws, 'session-feed0001-0000-4000-8000-000000000000', [
+      { heading: 'Summary', text: 'pnpm failed on CI because HOME was read-only.' },
+      { heading: 'Finding', text: 'Set HOME to a writable directory in the CI job; store-dir alone does not help.' },
+      { heading: 'Appendix: the raw round', text: appendix },
+    ])
+    await loop!.ask('finding: read the finding only', { session: SESSION, cwd: ws })
+    const [finding, raw, unknown, bad] = toolResults(loop!.adapter.requests[1])
+    expect(finding).toContain('## Finding\n\nSet HOME to a writable directory')
+    expect(finding).not.toContain('## Summary')
+    expect(finding).not.toContain('pnpm install output line')
+    expect(finding).toContain('Section "Finding" of 4. Others: Summary · Appendix: the raw round · Tools')
+    expect(finding).toContain(`id: ${id}`) // the front matter comes with every section
+    expect(finding.length).toBeLessThan(1200)
+    expect(raw).toContain('pnpm install output line')
+    expect(unknown).toMatch(/no section "Nope"; its sections: Summary · Finding · Appendix: the raw round · Tools \[isError\]/)
+    expect(bad).toMatch(/"section" must be a section name.*\[isError\]/)
+
+    // The card dsh's UI shows, rebuilt from the meta dsh persisted with the tool result.
+    const events = loop!.agent(SESSION).session.events as any[]
+    const results = events.filter((e) => e.type === 'tool/result')
+    const cards = results.map((e) => presentReadResult({}, { isError: !!e.data.message.content[0].isError, meta: e.data.meta }))
+    expect(cards[0]).toEqual({ card: 'generic', title: `Read ${id} (v:1), 4 sections: "Finding"`, content: [{ type: 'text', text: 'Why does pnpm install fail on CI?' }] })
+    expect(cards[2]).toBeUndefined() // errors keep dsh's default card
+  })
+
+  it('returns a long document as its first sections plus the names of the rest', async () => {
+    const ws = tmp('ws')
+    const id = 'feed0002-t1'
+    const script = byPrompt({ 'whole': [{ toolCalls: [{ name: 'knowledge_read', arguments: { id } }] }, { text: 'ok' }] })
+    const { store } = await boot(script)
+    await seed(store, ws, 'session-feed0002-0000-4000-8000-000000000000', [
+      { heading: 'Summary', text: 'Short summary.' },
+      { heading: 'Finding', text: 'Short finding.' },
+      { heading: 'Appendix: the raw round', text: 'x '.repeat(9000) },
+    ])
+    await loop!.ask('whole document please', { session: SESSION, cwd: ws })
+    const [text] = toolResults(loop!.adapter.requests[1])
+    expect(text).toContain('## Summary\n\nShort summary.')
+    expect(text).toContain('## Finding\n\nShort finding.')
+    expect(text).toContain('[2 more section(s) not shown: Appendix: the raw round · Tools; read them with "section".]')
+    expect(text.length).toBeLessThan(2000)
+  })
+})
