@@ -17,7 +17,7 @@ import type {} from '@deepseek-ai/dsh-agent'
 import type {} from '@deepseek-ai/dsh-compaction'
 import type {} from '@deepseek-ai/dsh-token-meter'
 import { compactedRead } from './read-output.js'
-import { readMetaOf } from './presentation.js'
+import { isCompactedRead, readMetaOf } from './presentation.js'
 import type { ReadState } from './read-state.js'
 
 interface Meter { estimateMessage(message: Message): number }
@@ -34,12 +34,13 @@ export function shrinkReads(session: Session, beforeTurn: number, meter?: Meter)
     const meta = readMetaOf(event.data.meta)
     if (!meta) continue
     const result = event.data.message.content[0]
-    if (meta.compacted || result.isError || event.data.turn >= beforeTurn) continue
+    if (result.isError || event.data.turn >= beforeTurn || isCompactedRead(result.content)) continue
     const stub = JSON.stringify(compactedRead(meta.id, meta.title, meta.version))
     const message = freezeMessage<ToolResultMessage>({ ...event.data.message, content: [{ ...result, content: [{ type: 'text', text: stub }] }] as [typeof result] })
     // The shadow-price protocol of dsh's compaction seam: the price of the replaced node, right before the replacement.
     if (meter) session.append('compaction/prune', { shadowedRange: { start: seq, end: seq }, shadowedSeqs: [seq], shadowedTokenCount: meter.estimateMessage(event.data.message) })
-    session.append('tool/result', { ...event.data, message, meta: { ...meta, compacted: true } }, { surfaceOp: { op: 'replace', start: seq, end: seq }, sourceEventSeqs: [seq] })
+    // Only the content may change (dsh refuses any other difference); the stub itself says it was compacted.
+    session.append('tool/result', { ...event.data, message }, { surfaceOp: { op: 'replace', start: seq, end: seq }, sourceEventSeqs: [seq] })
     shrunk.push(meta.id)
   }
   return shrunk

@@ -14,8 +14,12 @@ export interface ReadMeta {
   title: string
   sections: number
   section?: string
-  /** The text was replaced by a compaction stub. */
-  compacted?: boolean
+}
+
+/** True when a read's result content is the compaction stub (see `compactedRead`), not the document. */
+export function isCompactedRead(content: ReadonlyArray<{ type: string; text?: string }>): boolean {
+  const only = content.length === 1 ? content[0] : undefined
+  return only?.type === 'text' && typeof only.text === 'string' && only.text.startsWith('{') && only.text.includes('"note":"content dropped by compaction')
 }
 
 /** Narrows a persisted `meta` to a read's (anything else, or a malformed one, is undefined). */
@@ -36,9 +40,9 @@ export const READ_OUTPUT = {
 }
 
 /** The card's title: `Read <id> (v:N), <k> sections` (`, section "<name>"` for one section). */
-export function readCardTitle(meta: ReadMeta): string {
+export function readCardTitle(meta: ReadMeta, compacted = false): string {
   const k = meta.sections === 1 ? '1 section' : `${meta.sections} sections`
-  return `Read ${meta.id} (v:${meta.version}), ${k}${meta.section ? `: "${meta.section}"` : ''}${meta.compacted ? ' (compacted)' : ''}`
+  return `Read ${meta.id} (v:${meta.version}), ${k}${meta.section ? `: "${meta.section}"` : ''}${compacted ? ' (compacted)' : ''}`
 }
 
 /** The pending card: `Read <id>`. */
@@ -49,9 +53,9 @@ export function presentReadCall(args: unknown): { card: 'generic'; title: string
 }
 
 /** The completed card: one line with the document's title under it; errors keep dsh's default card. */
-export function presentReadResult(_args: unknown, result: { isError: boolean; meta?: unknown }) {
+export function presentReadResult(_args: unknown, result: { isError: boolean; meta?: unknown; content?: ReadonlyArray<{ type: string; text?: string }> }) {
   if (result.isError) return undefined
   const meta = readMetaOf(result.meta)
   if (!meta) return undefined
-  return { card: 'generic' as const, title: readCardTitle(meta), content: [{ type: 'text' as const, text: meta.title }] }
+  return { card: 'generic' as const, title: readCardTitle(meta, isCompactedRead(result.content ?? [])), content: [{ type: 'text' as const, text: meta.title }] }
 }

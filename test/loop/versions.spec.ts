@@ -142,7 +142,7 @@ describe('progressive disclosure', () => {
     // The card dsh's UI shows, rebuilt from the meta dsh persisted with the tool result.
     const events = loop!.agent(SESSION).session.events as any[]
     const results = events.filter((e) => e.type === 'tool/result')
-    const cards = results.map((e) => presentReadResult({}, { isError: !!e.data.message.content[0].isError, meta: e.data.meta }))
+    const cards = results.map((e) => presentReadResult({}, { isError: !!e.data.message.content[0].isError, meta: e.data.meta, content: e.data.message.content[0].content }))
     expect(cards[0]).toEqual({ card: 'generic', title: `Read ${id} (v:1), 4 sections: "Finding"`, content: [{ type: 'text', text: 'Why does pnpm install fail on CI?' }] })
     expect(cards[2]).toBeUndefined() // errors keep dsh's default card
   })
@@ -163,5 +163,65 @@ describe('progressive disclosure', () => {
     expect(text).toContain('## Finding\n\nShort finding.')
     expect(text).toContain('[2 more section(s) not shown: Appendix: the raw round · Tools; read them with "section".]')
     expect(text.length).toBeLessThan(2000)
+  })
+})
+
+describe('compaction keeps the tag', () => {
+  it('shrinks a knowledge_read result to {id, title, version, note} and names summarized reads with their versions', async () => {
+    const ws = tmp('ws')
+    const [a, b] = ['c0a00001-t1', 'c0a00002-t1']
+    const summarize: LoopScript = (request) => {
+      const last = (request.options.messages as any[]).at(-1)
+      if (/checkpoint/i.test(textOf(last?.content ?? []))) return { text: 'Checkpoint: the user asked about pnpm; two knowledge documents were read.' }
+      return script(request)
+    }
+    const script = byPrompt({
+      'read a': [{ toolCalls: [{ name: 'knowledge_read', arguments: { id: a } }] }, { text: 'Read a.' }],
+      'read b': [{ toolCalls: [{ name: 'knowledge_read', arguments: { id: b } }] }, { text: 'Read b.' }],
+      'after': [{ text: 'Continuing.' }],
+      'later': [{ text: 'Still here.' }],
+    })
+    const { store } = await boot(summarize, [[TokenMeter], [BasicCompactionEngine, { auto: false }]])
+    const long = 'pnpm fetch output, line after line. '.repeat(150)
+    await seed(store, ws, 'session-c0a00001-0000-4000-8000-000000000000', [{ heading: 'Answer', text: `Use a writable HOME. ${long}` }], 'Document A about pnpm')
+    await seed(store, ws, 'session-c0a00002-0000-4000-8000-000000000000', [{ heading: 'Answer', text: `Set store-dir. ${long}` }], 'Document B about pnpm')
+    await loop!.ask('read a please', { session: SESSION, cwd: ws })
+    await loop!.ask('read b please', { session: SESSION, cwd: ws })
+    const agent = loop!.agent(SESSION)
+    const session = agent.session
+    const fullB = toolResults(loop!.adapter.requests.at(-1)!).at(-1)!
+    // Compaction inside the next turn's first step, as dsh's automatic (pressure) compaction runs: turn 1 (read a)
+    // goes into a summary, turn 2's read stays on the surface.
+    let compacted: any
+    ;(loop!.ctx as any).on('agent/pre-step', async (payload: any, next: () => Promise<unknown>) => {
+      if (payload.turn === 3 && !compacted) {
+        const nodes: number[] = [...session.surface.nodes]
+        const endOfTurn1 = nodes.find((seq) => { const e = session.events[seq]; return e.type === 'assistant/message' && textOf(e.data.message.content) === 'Read a.' })!
+        compacted = await (loop!.ctx as any).compaction.compactRegion(nodes[0], endOfTurn1, agent, payload.signal)
+      }
+      return next()
+    })
+    const before = loop!.adapter.requests.length
+    await loop!.ask('after the compaction', { session: SESSION, cwd: ws })
+    expect(compacted.shadowedSeqs.length).toBeGreaterThan(0)
+    const turn3 = loop!.adapter.requests.slice(before).find((r) => !/checkpoint/i.test(textOf((r.options.messages as any[]).at(-1)?.content ?? [])))!
+    const results = toolResults(turn3)
+    expect(results).toHaveLength(1) // read a is inside the summary now; read b is the stub
+    const stub = JSON.parse(results[0])
+    expect(stub).toEqual({ id: b, title: 'Document B about pnpm', version: 1, note: `content dropped by compaction; knowledge_read({"id":"${b}"}) reloads it (it may have changed since)` })
+    expect(results[0].length).toBeLessThan(200) // about 40 tokens, from a result of thousands of characters
+    expect(fullB.length).toBeGreaterThan(5000)
+    // The full result stays in the session log; the card says it was compacted.
+    const readB = session.events.filter((e: any) => e.type === 'tool/result' && e.data.meta?.id === b)
+    expect(readB.map((e: any) => textOf(e.data.message.content[0].content).length > 5000)).toEqual([true, false])
+    expect(presentReadResult({}, { isError: false, meta: readB[1].data.meta, content: readB[1].data.message.content[0].content })!.title).toBe(`Read ${b} (v:1), 2 sections (compacted)`)
+    // The read the summary swallowed is named, with its version, in the next runtime-context snapshot.
+    await loop!.ask('later still', { session: SESSION, cwd: ws })
+    const told = contexts(loop!.adapter.requests.at(-1)!).at(-1)!
+    expect(told).toContain(`Knowledge documents you read before this conversation was compacted`)
+    expect(told).toContain(`- ${a} "Document A about pnpm" (v:1)`)
+    expect(told).not.toContain(b)
+    // The system prompt never changed.
+    expect(new Set(loop!.adapter.requests.filter((r) => !/checkpoint/i.test(textOf((r.options.messages as any[]).at(-1)?.content ?? []))).map((r) => r.system)).size).toBe(1)
   })
 })
