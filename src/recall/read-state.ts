@@ -17,8 +17,8 @@ interface ReadEntry {
   /** The latest revision this session read. */
   read: number
   title: string
-  /** The change the runtime context names; fixed until a newer revision appears, so the snapshot stays put. */
-  told?: Change
+  /** The change the runtime context names (with the title then); fixed until a newer revision appears, so the snapshot stays put. */
+  told?: Change & { title: string }
   /** Compaction summarized the read's result away; stays set (the line is history, and the snapshot stays put). */
   dropped?: boolean
 }
@@ -85,10 +85,10 @@ export class ReadState {
     let more = 0
     for (const [id, entry] of docs) {
       const current = currentOf(id)
-      if (current !== undefined && current > entry.read && (!entry.told || entry.told.to < current)) entry.told = { from: entry.read, to: current }
+      if (current !== undefined && current > entry.read && (!entry.told || entry.told.to < current)) entry.told = { from: entry.read, to: current, title: entry.title }
       if (!entry.told) continue
       if (lines.length >= CONTEXT_MAX_CHANGES) { more++; continue }
-      lines.push(`- ${id} "${promptSafe(entry.title).slice(0, 80)}": v:${entry.told.from} → v:${entry.told.to}`)
+      lines.push(`- ${id} "${promptSafe(entry.told.title).slice(0, 80)}": v:${entry.told.from} → v:${entry.told.to}`)
     }
     if (more) lines.push(`- and ${more} more`)
     const dropped = [...docs].filter(([, e]) => e.dropped).slice(-CONTEXT_MAX_CHANGES)
