@@ -20,7 +20,7 @@ interface ReadEntry {
   /** The change the runtime context names (with the title then); fixed until a newer revision appears, so the snapshot stays put. */
   told?: Change & { title: string }
   /** Compaction summarized the read's result away; stays set (the line is history, and the snapshot stays put). */
-  dropped?: boolean
+  dropped?: { version: number; title: string }
 }
 
 /** How many changed documents the runtime context names; the rest are counted. */
@@ -69,7 +69,7 @@ export class ReadState {
   /** Marks reads whose full text compaction dropped from the conversation. */
   markDropped(session: string, ids: Iterable<string>): void {
     const docs = this.docs(session, false)
-    for (const id of ids) { const entry = docs?.get(id); if (entry) entry.dropped = true }
+    for (const id of ids) { const entry = docs?.get(id); if (entry && !entry.dropped) entry.dropped = { version: entry.read, title: entry.title } }
   }
 
   /**
@@ -92,7 +92,7 @@ export class ReadState {
     }
     if (more) lines.push(`- and ${more} more`)
     const dropped = [...docs].filter(([, e]) => e.dropped).slice(-CONTEXT_MAX_CHANGES)
-      .map(([id, e]) => `- ${id} "${promptSafe(e.title).slice(0, 80)}" (v:${e.read})`)
+      .map(([id, e]) => `- ${id} "${promptSafe(e.dropped!.title).slice(0, 80)}" (v:${e.dropped!.version})`)
     const blocks: string[] = []
     if (lines.length) blocks.push(['Knowledge documents changed after you read them in this session (what you read earlier may be stale; '
       + 'call knowledge_read again before relying on them):', ...lines].join('\n'))
