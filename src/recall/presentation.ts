@@ -19,7 +19,7 @@ export interface ReadMeta {
 /** True when a read's result content is the compaction stub (see `compactedRead`), not the document. */
 export function isCompactedRead(content: ReadonlyArray<{ type: string; text?: string }>): boolean {
   const only = content.length === 1 ? content[0] : undefined
-  return only?.type === 'text' && typeof only.text === 'string' && only.text.startsWith('{') && only.text.includes('"note":"content dropped by compaction')
+  return only?.type === 'text' && typeof only.text === 'string' && only.text.startsWith('{') && only.text.includes('"note":"dropped by compaction')
 }
 
 /** Narrows a persisted `meta` to a read's (anything else, or a malformed one, is undefined). */

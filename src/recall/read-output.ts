@@ -84,6 +84,6 @@ export function renderRead(view: ReadView): ReadResult {
 export function compactedRead(id: string, title: string, version: number): { id: string; title: string; version: number; note: string } {
   return {
     id, title: title.length > 80 ? `${title.slice(0, 79)}…` : title, version,
-    note: `content dropped by compaction; knowledge_read({"id":"${id}"}) reloads it (it may have changed since)`,
+    note: 'dropped by compaction; reload with knowledge_read',
   }
 }

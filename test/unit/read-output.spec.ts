@@ -78,6 +78,6 @@ describe('read output', () => {
     const stub = JSON.stringify(compactedRead('abc-t1', 'Title', 2))
     expect(isCompactedRead([{ type: 'text', text: stub }])).toBe(true)
     expect(isCompactedRead([{ type: 'text', text: value.text }])).toBe(false)
-    expect(Math.ceil(stub.length / 4)).toBeLessThanOrEqual(40)
+    expect(Math.ceil(stub.length / 4)).toBeLessThanOrEqual(30)
   })
 })

@@ -11,6 +11,9 @@ import { KnowledgeStore } from '../../src/knowledge/store.js'
 import { contentHash, Revisions } from '../../src/knowledge/revisions.js'
 import { createRedactor } from '../../src/redact/redactor.js'
 import { PROJECT_ROOT } from '../harness/dsh.ts'
+import { createServer, request } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { createHandler } from '../../src/http/routes.js'
 
 const stores: KnowledgeStore[] = []
 afterEach(async () => { while (stores.length) await stores.pop()!.close() })
@@ -152,6 +155,38 @@ describe('revisions', () => {
     git('merge', '-q', '--no-edit', 'other')
     expect(child(root, 'versions', a.id, b.id)).toEqual({ [a.id]: 2, [b.id]: 2 })
     expect(readFileSync(join(root, '.knowledge/.gitattributes'), 'utf8')).toContain('revisions.log merge=union')
+  })
+})
+
+describe('version on the wire', () => {
+  it('the routes carry the version of list rows, search hits and a document', async () => {
+    const root = tmpRoot()
+    const store = await open(root)
+    const { id, path } = await seed(store)
+    const file = join(root, path)
+    writeFileSync(file, readFileSync(file, 'utf8').replace('timestamp', 'wall-clock timestamp'))
+    await until(() => store.list().items[0]?.version === 2)
+    const server = createServer(createHandler(store, { path: '/knowledge', trustedHosts: [], pageSize: 50 }))
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    const port = (server.address() as AddressInfo).port
+    const get = (p: string) => new Promise<any>((resolve, reject) => {
+      request({ host: '127.0.0.1', port, path: p, headers: { host: `127.0.0.1:${port}` } }, (res) => {
+        let text = ''; res.on('data', (d) => { text += d }); res.on('end', () => resolve(JSON.parse(text)))
+      }).on('error', reject).end()
+    })
+    try {
+      expect((await get('/knowledge/documents')).items[0]).toMatchObject({ id, version: 2 })
+      expect((await get('/knowledge/documents?q=wall%20clock')).items[0]).toMatchObject({ id, version: 2 })
+      expect(await get(`/knowledge/documents/${id}`)).toMatchObject({ id, version: 2 })
+    } finally {
+      server.close()
+    }
+    const cli = spawnSync(process.execPath, [join(PROJECT_ROOT, 'lib/cli/bin.js'), 'search', 'wall clock', '--root', root, '--json'], { encoding: 'utf8' })
+    expect(JSON.parse(cli.stdout)[0]).toMatchObject({ id, version: 2 })
+    const text = spawnSync(process.execPath, [join(PROJECT_ROOT, 'lib/cli/bin.js'), 'list', '--root', root], { encoding: 'utf8' })
+    expect(text.stdout).toContain(`${id} (v:2)\traw`)
+    const read = spawnSync(process.execPath, [join(PROJECT_ROOT, 'lib/cli/bin.js'), 'read', id, '--root', root, '--json'], { encoding: 'utf8' })
+    expect(JSON.parse(read.stdout)).toMatchObject({ id, version: 2 })
   })
 })
 
