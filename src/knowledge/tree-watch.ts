@@ -5,7 +5,7 @@
  * with an editor) are never reported. A directory watch reports every change of its entries, whatever their inode.
  * @module dsh-knowledge-sync/knowledge/tree-watch
  */
-import { readdirSync, statSync, watch, type FSWatcher } from 'node:fs'
+import { lstatSync, readdirSync, watch, type FSWatcher } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 
 /** How deep below the root directories are watched (the scan reads as deep). */
@@ -41,7 +41,8 @@ export class TreeWatcher {
       if (name.toString().startsWith('.') || name.toString() === 'node_modules') return
       // A new directory (a session folder another process created): watch it, and report what is already in it.
       let isDir = false
-      try { isDir = statSync(full).isDirectory() } catch { /* removed */ }
+      // lstat: a symlinked directory is not followed (the scan does not follow it either).
+      try { isDir = lstatSync(full).isDirectory() } catch { /* removed */ }
       if (isDir) this.add(full, depth + 1, true)
       else this.onPath(rel)
     })

@@ -12,6 +12,15 @@ import type { DocSection } from './sections.js'
 
 /** A read without `section` returns the whole document up to this many characters, then the sections that fit. */
 export const FULL_READ_CHARS = 12_000
+/** No read returns more than this many characters of document text (a hand-written file may hold megabytes in one section). */
+export const MAX_READ_CHARS = 60_000
+
+/** Cuts `text` to `max` characters (never inside a surrogate pair) with a note that says how to see the rest. */
+function bounded(text: string, max: number, path: string): string {
+  if (text.length <= max) return text
+  const end = /[\ud800-\udbff]/.test(text[max - 1]) ? max - 1 : max
+  return `${text.slice(0, end)}\n[… ${text.length - end} more characters not shown; the file is ${path}]\n`
+}
 
 /** Everything one read shows. The optional slots are filled by whoever knows them. */
 export interface ReadView {
@@ -77,7 +86,7 @@ export function renderRead(view: ReadView): ReadResult {
       content = `${parts.join('\n\n')}\n`
     }
   }
-  return { text: `${lines.join('\n')}\n\n${content}`, id: doc.id, version, title, sections: names, ...(section ? { section: section.name } : {}) }
+  return { text: `${lines.join('\n')}\n\n${bounded(content, MAX_READ_CHARS, doc.path)}`, id: doc.id, version, title, sections: names, ...(section ? { section: section.name } : {}) }
 }
 
 /** The note a compacted read keeps (about 30 tokens): what it was, and how to get it back. */

@@ -81,3 +81,16 @@ describe('read output', () => {
     expect(Math.ceil(stub.length / 4)).toBeLessThanOrEqual(30)
   })
 })
+
+describe('read bounds', () => {
+  it('never returns more than the bound, even for one huge section of a hand-written file', () => {
+    const huge: KnowledgeDoc = { ...doc, body: `# T\n\n## Dump\n\n${'é🙂'.repeat(100_000)}\n` }
+    const { sections, head } = splitSections(huge.body)
+    const one = renderRead({ doc: huge, version: 1, head, sections, section: sections[0] })
+    expect(one.text.length).toBeLessThan(61_000)
+    expect(one.text).toMatch(/more characters not shown; the file is s\/abc-t1-title\.md\]\n$/)
+    expect(one.text).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/) // no half surrogate pair
+    const noSections: KnowledgeDoc = { ...doc, body: 'x'.repeat(200_000) }
+    expect(renderRead({ doc: noSections, version: 1, head: noSections.body, sections: [] }).text.length).toBeLessThan(61_000)
+  })
+})

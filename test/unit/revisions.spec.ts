@@ -203,4 +203,25 @@ describe('the revision log', () => {
     expect(new Revisions(root).observe('abc-t1', contentHash('two'))).toBe(2)
     expect(contentHash('\ufeffa\r\nb')).toBe(contentHash('a\nb'))
   })
+
+  it('breaks a lock left by a killed process, and never loses a revision to a lock that is held too long', () => {
+    const root = tmpRoot()
+    const log = new Revisions(root)
+    log.observe('abc-t1', contentHash('one'))
+    const lock = join(root, '.knowledge/revisions.lock')
+    writeFileSync(lock, '')
+    const old = new Date(Date.now() - 60_000)
+    utimesSync(lock, old, old)
+    let t = Date.now()
+    expect(log.observe('abc-t1', contentHash('two'))).toBe(2)
+    expect(Date.now() - t).toBeLessThan(500)
+    writeFileSync(lock, '') // a fresh lock nobody releases
+    const warnings: string[] = []
+    const other = new Revisions(root, { warn: (f: string) => warnings.push(f) })
+    t = Date.now()
+    expect(other.observe('abc-t1', contentHash('three'))).toBe(3)
+    expect(Date.now() - t).toBeLessThan(3000)
+    expect(warnings.join()).toMatch(/held for over/)
+    expect(new Revisions(root).observe('abc-t1', contentHash('three'))).toBe(3)
+  })
 })
