@@ -225,3 +225,34 @@ describe('compaction keeps the tag', () => {
     expect(new Set(loop!.adapter.requests.filter((r) => !/checkpoint/i.test(textOf((r.options.messages as any[]).at(-1)?.content ?? []))).map((r) => r.system)).size).toBe(1)
   })
 })
+
+describe('disposal', () => {
+  it('removes the tools and the runtime-context notice with the recall row', async () => {
+    const ws = tmp('ws')
+    const id = 'd15p0000-t1'
+    const script = byPrompt({
+      'read': [{ toolCalls: [{ name: 'knowledge_read', arguments: { id } }] }, { text: 'Read.' }],
+      'again': [{ text: 'ok' }],
+      'gone': [{ text: 'ok' }],
+    })
+    const root = join(tmp('versions'), 'kb')
+    loop = await createLoop(script, [[knowledge, { root }]])
+    const store = (loop.ctx as any).knowledge as KnowledgeStore
+    const fiber = (loop.ctx as any).plugin(recall, {})
+    await fiber
+    await seed(store, ws, 'session-d15p0000-0000-4000-8000-000000000000', [{ heading: 'Answer', text: 'Before.' }])
+    await loop.ask('read it', { session: SESSION, cwd: ws })
+    const file = join(root, store.get(id)!.path)
+    writeFileSync(file, readFileSync(file, 'utf8').replace('Before.', 'After.'))
+    await until(() => store.versionOf(id) === 2)
+    await loop.ask('again', { session: SESSION, cwd: ws })
+    const tools = (r: LoopRequest) => ((r.options as any).tools ?? []).map((t: any) => t.name)
+    expect(tools(loop.adapter.requests.at(-1)!)).toContain('knowledge_read')
+    expect(contexts(loop.adapter.requests.at(-1)!).at(-1)).toContain(`${id} "Why does pnpm install fail on CI?": v:1 → v:2`)
+    await fiber.dispose()
+    await loop.ask('gone now', { session: SESSION, cwd: ws })
+    const last = loop.adapter.requests.at(-1)!
+    expect(tools(last).filter((n: string) => n.startsWith('knowledge_'))).toEqual([])
+    expect(contexts(last).at(-1)).not.toContain(id) // the snapshot no longer carries the notice
+  })
+})
