@@ -34,18 +34,16 @@ export class TreeWatcher {
 
   private add(dir: string, depth: number, announce: boolean): void {
     if (this.closed || this.dirs.has(dir) || depth > MAX_DEPTH) return
-    const watcher = watch(dir, { persistent: false }, (_event, name) => {
-      if (!name) return
-      const full = join(dir, name.toString())
-      const rel = relative(this.root, full).split(sep).join('/')
-      if (name.toString().startsWith('.') || name.toString() === 'node_modules') return
-      // A new directory (a session folder another process created): watch it, and report what is already in it.
-      let isDir = false
-      // lstat: a symlinked directory is not followed (the scan does not follow it either).
-      try { isDir = lstatSync(full).isDirectory() } catch { /* removed */ }
-      if (isDir) this.add(full, depth + 1, true)
-      else this.onPath(rel)
-    })
+    let watcher: FSWatcher
+    try {
+      watcher = watch(dir, { persistent: false }, (_event, name) => this.changed(dir, depth, name))
+    } catch (error) {
+      // The root must be watchable (the caller reports it); below it, a folder that vanished or the inotify limit
+      // (ENOSPC) costs that folder's live updates only, never the process (this also runs inside a watch callback).
+      if (dir === this.root) throw error
+      this.onError(Object.assign(error as Error, { message: `cannot watch ${dir}: ${(error as Error).message}` }))
+      return
+    }
     watcher.on('error', (error) => {
       watcher.close()
       this.dirs.delete(dir)
@@ -59,6 +57,23 @@ export class TreeWatcher {
       const full = join(dir, entry.name)
       if (entry.isDirectory()) this.add(full, depth + 1, announce)
       else if (announce) this.onPath(relative(this.root, full).split(sep).join('/'))
+    }
+  }
+
+  private changed(dir: string, depth: number, name: string | Buffer | null): void {
+    if (!name) return
+    const entry = name.toString()
+    if (entry.startsWith('.') || entry === 'node_modules') return
+    const full = join(dir, entry)
+    // A new directory (a session folder another process created): watch it, and report what is already in it.
+    let isDir = false
+    // lstat: a symlinked directory is not followed (the scan does not follow it either).
+    try { isDir = lstatSync(full).isDirectory() } catch { /* removed */ }
+    if (isDir) this.add(full, depth + 1, true)
+    else {
+      // A watched folder that vanished: forget it and its subfolders, so one created again at the path is watched.
+      for (const [path, watcher] of this.dirs) if (path === full || path.startsWith(full + sep)) { watcher.close(); this.dirs.delete(path) }
+      this.onPath(relative(this.root, full).split(sep).join('/'))
     }
   }
 }

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { KnowledgeStore } from '../../src/knowledge/store.js'
@@ -105,6 +105,16 @@ describe('revisions', () => {
     const fresh = join(root, store.get('f01de500-t1')!.path)
     writeFileSync(fresh, readFileSync(fresh, 'utf8').replace('timestamp', 'wall clock'))
     await until(() => store.versionOf('f01de500-t1') === 2 && store.search('wall clock').length === 1)
+    // The folder is removed and created again (a git checkout does that): still watched.
+    const folder = join(root, store.get('f01de500-t1')!.path.split('/')[0])
+    const text = readFileSync(fresh, 'utf8')
+    rmSync(folder, { recursive: true })
+    await until(() => store.get('f01de500-t1') === undefined)
+    mkdirSync(folder)
+    writeFileSync(fresh, text)
+    await until(() => store.get('f01de500-t1') !== undefined)
+    writeFileSync(fresh, text.replace('wall clock', 'sundial'))
+    await until(() => store.versionOf('f01de500-t1') === 3 && store.search('sundial').length === 1)
   })
 
   it('a status change in the front matter is a change', async () => {
