@@ -60,7 +60,7 @@ export function apply(ctx: Context, config: Config): void {
   ctx.tools.register({
     name: SEARCH_TOOL,
     description: 'Search the knowledge base of earlier sessions (questions, answers, notes, tool calls) with BM25. '
-      + 'Use a few keywords, an error code or an identifier. Returns ids, titles, dates and snippets; read one with knowledge_read.',
+      + 'Use a few keywords, an error code or an identifier. Returns ids with their revision (v:N), titles, dates and snippets; read one with knowledge_read.',
     parameters: {
       type: 'object',
       properties: {
