@@ -142,7 +142,9 @@ describe('progressive disclosure', () => {
     // The card dsh's UI shows, rebuilt from the meta dsh persisted with the tool result.
     const events = loop!.agent(SESSION).session.events as any[]
     const results = events.filter((e) => e.type === 'tool/result')
-    const cards = results.map((e) => presentReadResult({}, { isError: !!e.data.message.content[0].isError, meta: e.data.meta, content: e.data.message.content[0].content }))
+    const tool = (loop!.ctx as any).tools.get('knowledge_read') // the definition dsh's UI asks
+    expect(tool.presentCall({ id, section: 'finding' })).toEqual({ card: 'generic', title: `Read ${id} § finding`, kind: 'read' })
+    const cards = results.map((e) => tool.presentResult({}, { isError: !!e.data.message.content[0].isError, meta: e.data.meta, content: e.data.message.content[0].content }))
     expect(cards[0]).toEqual({ card: 'generic', title: `Read ${id} (v:1), 4 sections: "Finding"`, content: [{ type: 'text', text: 'Why does pnpm install fail on CI?' }] })
     expect(cards[2]).toBeUndefined() // errors keep dsh's default card
   })
