@@ -16,7 +16,7 @@ import { DOC_KINDS } from '../wire.js'
 import { READ_PARAMETERS, READ_TOOL, readForSession } from './read-tool.js'
 import { renderHits, SEARCH_TOOL } from './search-tool.js'
 import { ReadState } from './read-state.js'
-import { presentReadCall, presentReadResult, READ_OUTPUT } from './presentation.js'
+import { presentReadCall, presentReadResult, READ_OUTPUT, readsInLog } from './presentation.js'
 import { installCompactionStubs } from './compaction.js'
 
 export const name = 'knowledge-recall'
@@ -42,7 +42,7 @@ export const Config: z<Config> = z.object({
   searchLimit: z.natural().min(1).max(MAX_LIMIT).default(8).description('Default number of hits of knowledge_search.'),
 }) as z<Config>
 
-interface SessionLike { id: string; header?: { cwd?: string } }
+interface SessionLike { id: string; header?: { cwd?: string }; events?: ReadonlyArray<{ type: string; data?: unknown }> }
 const sessionOf = (agent: unknown): SessionLike | undefined => (agent as { session?: SessionLike } | undefined)?.session
 
 export function apply(ctx: Context, config: Config): void {
@@ -55,6 +55,12 @@ export function apply(ctx: Context, config: Config): void {
   const scopeOf = (agent: unknown) => store.visibleScope(sessionOf(agent)?.header?.cwd, current.sameWorkspaceOnly)
   // Which revision of which document each session read: for "changed since you read it".
   const reads = new ReadState()
+  /** The session's id, its read state seeded from its log the first time this process sees it (a resumed session). */
+  const readerOf = (agent: unknown): string | undefined => {
+    const session = sessionOf(agent)
+    if (session) reads.ensure(session.id, () => readsInLog(session.events ?? []))
+    return session?.id
+  }
   const version = (id: string) => store.versionOf(id)
 
   ctx.tools.register({
@@ -78,7 +84,7 @@ export function apply(ctx: Context, config: Config): void {
       const parsed = parseSearchArgs(args, current.searchLimit)
       const scope = scopeOf(exec.agent)
       const hits = store.search(parsed.query, { kind: parsed.kind, tag: parsed.tag, tool: parsed.tool, limit: parsed.limit, scope })
-      const session = sessionOf(exec.agent)?.id
+      const session = readerOf(exec.agent)
       const text = renderHits(parsed.query, hits, scope, (hit) => reads.changed(session, hit.id, hit.version))
       return { text, ids: hits.map((h) => h.id), versions: hits.map((h) => h.version ?? null) }
     },
@@ -91,7 +97,7 @@ export function apply(ctx: Context, config: Config): void {
     parameters: READ_PARAMETERS as unknown as Record<string, unknown>,
     output: READ_OUTPUT,
     async execute(args, exec) {
-      return readForSession(store, args, scopeOf(exec.agent), sessionOf(exec.agent)?.id, reads)
+      return readForSession(store, args, scopeOf(exec.agent), readerOf(exec.agent), reads)
     },
     presentCall: presentReadCall,
     presentResult: presentReadResult,
@@ -102,7 +108,7 @@ export function apply(ctx: Context, config: Config): void {
   ctx.systemPrompt.context({
     name: 'knowledge-sync:changed-since-read',
     order: CHANGES_ORDER,
-    text: (assembly) => promptSafeContext(reads.contextText(sessionOf((assembly as { agent?: unknown }).agent)?.id, version)),
+    text: (assembly) => promptSafeContext(reads.contextText(readerOf((assembly as { agent?: unknown }).agent), version)),
   })
   installCompactionStubs(ctx, reads)
 

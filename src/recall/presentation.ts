@@ -29,6 +29,23 @@ export function readMetaOf(meta: unknown): ReadMeta | undefined {
     ? (m as ReadMeta) : undefined
 }
 
+/**
+ * The reads a session log holds (its `knowledge_read` results' meta), newest revision per document: how a session
+ * resumed in a new process, or a reloaded recall row, knows what the conversation already contains.
+ */
+export function readsInLog(events: ReadonlyArray<{ type: string; data?: unknown }>): Array<{ id: string; version: number; title: string }> {
+  const found = new Map<string, { id: string; version: number; title: string }>()
+  for (const event of events) {
+    if (event.type !== 'tool/result') continue
+    const data = event.data as { meta?: unknown; message?: { content?: Array<{ isError?: boolean }> } } | undefined
+    const meta = readMetaOf(data?.meta)
+    if (!meta || data?.message?.content?.[0]?.isError) continue
+    const known = found.get(meta.id)
+    if (!known || known.version < meta.version) found.set(meta.id, { id: meta.id, version: meta.version, title: meta.title })
+  }
+  return [...found.values()]
+}
+
 /** The output declaration of `knowledge_read`: the text for the model, the meta for the card and for compaction. */
 export const READ_OUTPUT = {
   schema: { type: 'object' as const },

@@ -41,6 +41,16 @@ export class ReadState {
     return docs
   }
 
+  /**
+   * Seeds a session this process has not seen yet from what its log says it read (a resumed session, a reloaded
+   * row); a no-op for a known session.
+   */
+  ensure(session: string, seed: () => Array<{ id: string; version: number; title: string }>): void {
+    if (this.sessions.has(session)) return
+    const docs = this.docs(session, true)!
+    for (const read of seed().slice(-this.maxDocs)) docs.set(read.id, { read: read.version, title: read.title })
+  }
+
   /** Records that `session` read revision `version` of `id`; returns the revision it had read before, if older. */
   record(session: string, id: string, version: number, title: string): number | undefined {
     const docs = this.docs(session, true)!

@@ -228,6 +228,34 @@ describe('compaction keeps the tag', () => {
   })
 })
 
+describe('a resumed session', () => {
+  it('knows from its log which revisions it read: a reloaded recall row still names the change', async () => {
+    const ws = tmp('ws')
+    const id = '4e5u0000-t1'
+    const script = byPrompt({
+      'read': [{ toolCalls: [{ name: 'knowledge_read', arguments: { id } }] }, { text: 'Read.' }],
+      'search': [{ toolCalls: [{ name: 'knowledge_search', arguments: { query: 'pnpm install fail' } }] }, { text: 'ok' }],
+    })
+    const root = join(tmp('versions'), 'kb')
+    loop = await createLoop(script, [[knowledge, { root }]])
+    const store = (loop.ctx as any).knowledge as KnowledgeStore
+    const first = (loop.ctx as any).plugin(recall, {})
+    await first
+    await seed(store, ws, 'session-4e5u0000-0000-4000-8000-000000000000', [{ heading: 'Answer', text: 'Before.' }])
+    await loop.ask('read it', { session: SESSION, cwd: ws })
+    await first.dispose() // the row goes (a reload; a restarted dsh resuming the session starts the same way)
+    const second = (loop.ctx as any).plugin(recall, {})
+    await second
+    const file = join(root, store.get(id)!.path)
+    writeFileSync(file, readFileSync(file, 'utf8').replace('Before.', 'After.'))
+    await until(() => store.list().items[0]?.version === 2)
+    await loop.ask('search again', { session: SESSION, cwd: ws })
+    const requests = loop.adapter.requests
+    expect(toolResults(requests.at(-1)!).at(-1)).toContain('changed since you read it: v:1 → v:2')
+    expect(contexts(requests.at(-2)!).at(-1)).toContain(`${id} "Why does pnpm install fail on CI?": v:1 → v:2`)
+  })
+})
+
 describe('disposal', () => {
   it('removes the tools and the runtime-context notice with the recall row', async () => {
     const ws = tmp('ws')
