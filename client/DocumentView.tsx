@@ -68,7 +68,7 @@ function FrontMatterHeader({ doc, t, lang }: { doc: DocumentFile; t: Translate; 
     )])
   }
   if (typeof meta.redacted === 'number') rows.push(['metaRedacted', <span data-testid="knowledge-redacted">{t('redactedCount', { count: meta.redacted })}</span>])
-  rows.push(['metaFile', <span style={s.mono}>{doc.path}</span>])
+  rows.push(['metaFile', <span style={s.mono}>{doc.path}{doc.version ? <span data-testid="knowledge-doc-version">{` · v:${doc.version}`}</span> : null}</span>])
   return (
     <dl data-testid="knowledge-front-matter" style={{ ...s.card, margin: 0, display: 'grid', gridTemplateColumns: 'max-content 1fr', gap: '4px 14px', fontSize: 12.5 }}>
       {rows.map(([label, value]) => (

@@ -167,6 +167,7 @@ function DocumentRow({ item, t, lang, onOpen }: { item: DocumentItem; t: Transla
       </div>
       <div style={{ ...s.row, gap: 6 }}>
         <span data-testid="knowledge-kind" style={s.badge('kind')}>{kindLabel(item.kind, t)}</span>
+        {item.version ? <span data-testid="knowledge-version" style={{ ...s.muted, ...s.mono }}>{`v:${item.version}`}</span> : null}
         {item.tags.length > 0 && <Badges values={item.tags} tone="tag" />}
         {item.tools.length > 0 && <Badges values={item.tools} tone="tool" />}
         {item.cwd && <span data-testid="knowledge-workspace" style={{ ...s.muted, ...s.mono, marginLeft: 'auto' }} title={item.cwd}>{shortPath(item.cwd)}</span>}
