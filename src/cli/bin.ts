@@ -12,8 +12,11 @@ import { search } from './search.js'
 import { read } from './read.js'
 import { list } from './list.js'
 import { stats } from './stats.js'
+import { importSessions } from './import.js'
+import { init } from './init.js'
+import { health } from './health.js'
 
-const COMMANDS: Record<string, Command> = { capture, redact, search, read, list, stats }
+const COMMANDS: Record<string, Command> = { capture, redact, search, read, list, stats, import: importSessions, init, health }
 
 const USAGE = `dsh-knowledge — the dsh-knowledge-sync knowledge base from the command line
 
@@ -24,6 +27,9 @@ Usage:
   dsh-knowledge read <id> [--root DIR] [--cwd DIR] [--json]
   dsh-knowledge list [--root DIR] [--cwd DIR] [--kind K] [--tag T] [--tool GLOB] [--json]
   dsh-knowledge stats [--root DIR] [--cwd DIR] [--json]
+  dsh-knowledge health [--root DIR] [--cwd DIR] [--sample N] [--json]
+  dsh-knowledge init --git [--root DIR] [--json]
+  dsh-knowledge import [--dsh-home DIR] [--since DATE] [--session ID] [--cwd DIR] [--min-score N] [--dry-run] [--json]
 
 The root is --root, else $DSH_KNOWLEDGE_ROOT, else ./knowledge. --cwd applies the workspace rule as if a session
 ran there; without it everything under the root is visible.
@@ -41,7 +47,7 @@ async function main(argv: string[]): Promise<number> {
     options: {
       root: { type: 'string' }, cwd: { type: 'string' }, json: { type: 'boolean' }, 'dry-run': { type: 'boolean' },
       'min-score': { type: 'string' }, kind: { type: 'string' }, tag: { type: 'string' }, tool: { type: 'string' },
-      limit: { type: 'string' }, mask: { type: 'string' }, pattern: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' },
+      limit: { type: 'string' }, 'dsh-home': { type: 'string' }, git: { type: 'boolean' }, sample: { type: 'string' }, since: { type: 'string' }, session: { type: 'string' }, mask: { type: 'string' }, pattern: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' },
     },
   })
   if (values.help) { process.stdout.write(USAGE); return 0 }

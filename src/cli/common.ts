@@ -10,7 +10,7 @@ export class UsageError extends Error {}
 
 export interface Invocation {
   values: { root?: string; cwd?: string; json?: boolean; 'dry-run'?: boolean; 'min-score'?: string; kind?: string; tag?: string;
-    tool?: string; limit?: string; mask?: string; pattern?: string[] }
+    tool?: string; limit?: string; mask?: string; pattern?: string[]; 'dsh-home'?: string; since?: string; session?: string; git?: boolean; sample?: string }
   positionals: string[]
 }
 
