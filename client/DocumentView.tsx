@@ -1,10 +1,13 @@
 /**
- * One document, read-only: its front matter as a compact header (kind, created, workspace, session, tools, tags,
- * salience score and reasons, how many values were masked, the file) over its body rendered as safe Markdown.
+ * One document: its front matter as a compact header (kind, status, created, workspace, session, tools, tags,
+ * salience score and reasons, how many values were masked, the file), its computed relations as in-page links
+ * ("Superseded by", "Supersedes", "Linked from"), retire (with a reason) and restore, over its body rendered as safe
+ * Markdown. Retire and restore are POSTs through {@link KnowledgeApi.post} (per-page token).
  * @module dsh-knowledge-sync/client/DocumentView
  */
 import { useEffect, useState, type ReactNode } from 'react'
 import type { DocumentFile, KnowledgeApi } from './api.js'
+import type { DocumentLink, StatusResult } from '../src/wire.js'
 import { formatDate, stringList } from './format.js'
 import type { Lang, MessageKey, Translate } from './i18n.js'
 import { Markdown } from './markdown.js'
@@ -16,12 +19,15 @@ export interface DocumentViewProps {
   t: Translate
   lang: Lang
   onBack: () => void
+  /** Opens another document in the page (relations are links inside the page). */
+  onOpen?: (id: string) => void
 }
 
 /** The document page, with a way back to the list. */
-export function DocumentView({ api, id, t, lang, onBack }: DocumentViewProps) {
+export function DocumentView({ api, id, t, lang, onBack, onOpen }: DocumentViewProps) {
   const [doc, setDoc] = useState<DocumentFile | undefined>()
   const [error, setError] = useState<string | undefined>()
+  const [reload, setReload] = useState(0)
 
   useEffect(() => {
     const abort = new AbortController()
@@ -29,7 +35,7 @@ export function DocumentView({ api, id, t, lang, onBack }: DocumentViewProps) {
     setError(undefined)
     api.document(id, abort.signal).then(setDoc, (e: Error) => { if (e.name !== 'AbortError') setError(e.message) })
     return () => abort.abort()
-  }, [api, id])
+  }, [api, id, reload])
 
   return (
     <article data-testid="knowledge-document" data-id={id} style={{ display: 'flex', flexDirection: 'column', gap: 10 }}>
@@ -39,6 +45,8 @@ export function DocumentView({ api, id, t, lang, onBack }: DocumentViewProps) {
       {error && <p role="alert" style={s.error}>{t('notFound', { message: error })}</p>}
       {!doc && !error && <p style={s.muted}>{t('loading')}</p>}
       {doc && <FrontMatterHeader doc={doc} t={t} lang={lang} />}
+      {doc && <Relations doc={doc} t={t} onOpen={onOpen} />}
+      {doc && <StatusActions api={api} doc={doc} t={t} lang={lang} onChanged={() => setReload((n) => n + 1)} />}
       {doc && <Markdown source={doc.body} />}
     </article>
   )
@@ -48,7 +56,8 @@ function FrontMatterHeader({ doc, t, lang }: { doc: DocumentFile; t: Translate; 
   const meta = doc.meta ?? {}
   const rows: Array<[MessageKey, ReactNode]> = []
   const kind = typeof meta.kind === 'string' ? meta.kind : ''
-  if (kind) rows.push(['metaKind', <span style={s.badge('kind')}>{kindLabel(kind, t)}</span>])
+  const status = meta.status === 'superseded' || meta.status === 'retired' ? meta.status : undefined
+  if (kind) rows.push(['metaKind', <span style={{ display: 'inline-flex', gap: 4 }}><span style={s.badge('kind')}>{kindLabel(kind, t)}</span>{status && <StatusBadge status={status} t={t} />}</span>])
   if (meta.created) rows.push(['metaCreated', <span title={String(meta.created)}>{formatDate(String(meta.created), lang)}</span>])
   if (meta.cwd) rows.push(['metaWorkspace', <span style={s.mono}>{String(meta.cwd)}</span>])
   if (meta.session) {
@@ -83,7 +92,72 @@ function FrontMatterHeader({ doc, t, lang }: { doc: DocumentFile; t: Translate; 
 
 /** The translated name of a document kind (unknown kinds as they are). */
 export function kindLabel(kind: string, t: Translate): string {
-  return ['raw', 'note', 'distilled', 'manual'].includes(kind) ? t(`kind_${kind}` as MessageKey) : kind
+  return ['raw', 'note', 'distilled', 'manual', 'preference'].includes(kind) ? t(`kind_${kind}` as MessageKey) : kind
+}
+
+/** A badge for a superseded or retired document (active documents carry none). */
+export function StatusBadge({ status, t }: { status: string; t: Translate }) {
+  if (status !== 'superseded' && status !== 'retired') return null
+  return <span data-testid="knowledge-status" data-status={status} style={{ ...s.badge('off'), color: status === 'retired' ? palette.error : palette.secondary }}>{t(`status_${status}` as MessageKey)}</span>
+}
+
+/** Computed relations as links inside the page. */
+function Relations({ doc, t, onOpen }: { doc: DocumentFile; t: Translate; onOpen?: (id: string) => void }) {
+  const rows: Array<[MessageKey, DocumentLink[]]> = []
+  if (doc.supersededBy) rows.push(['supersededBy', [doc.supersededBy]])
+  if (doc.supersedes?.length) rows.push(['supersedesLabel', doc.supersedes])
+  if (doc.linkedFrom?.length) rows.push(['linkedFrom', doc.linkedFrom])
+  if (!rows.length) return null
+  return (
+    <div data-testid="knowledge-relations" style={{ display: 'flex', flexDirection: 'column', gap: 4, fontSize: 12.5 }}>
+      {rows.map(([label, links]) => (
+        <div key={label} data-testid={`knowledge-${label}`} style={{ ...s.row, gap: 6 }}>
+          <span style={{ color: palette.tertiary }}>{t(label)}:</span>
+          {links.map((link) => (
+            <button key={link.id} type="button" data-id={link.id} style={s.linkButton} onClick={() => onOpen?.(link.id)}>
+              {link.title || link.id}{link.status && link.status !== 'active' ? ` (${t(`status_${link.status}` as MessageKey)})` : ''}
+            </button>
+          ))}
+        </div>
+      ))}
+    </div>
+  )
+}
+
+/** Retire (with a reason) or restore; both POST through the guarded routes. */
+function StatusActions({ api, doc, t, lang, onChanged }: { api: KnowledgeApi; doc: DocumentFile; t: Translate; lang: Lang; onChanged: () => void }) {
+  const [asking, setAsking] = useState(false)
+  const [reason, setReason] = useState('')
+  const [busy, setBusy] = useState(false)
+  const [failure, setFailure] = useState<string | undefined>()
+  const retired = doc.meta?.status === 'retired'
+  const info = (doc.meta?.retired ?? {}) as { at?: string; reason?: string }
+  const change = (action: 'retire' | 'restore', body: unknown) => {
+    setBusy(true)
+    setFailure(undefined)
+    api.post<StatusResult>(`/documents/${encodeURIComponent(doc.id)}/${action}`, body).then(
+      () => { setBusy(false); setAsking(false); setReason(''); onChanged() },
+      (e: Error) => { setBusy(false); setFailure(e.message) },
+    )
+  }
+  return (
+    <div data-testid="knowledge-status-actions" style={{ display: 'flex', flexDirection: 'column', gap: 6 }}>
+      {retired && <p role="status" style={s.muted}>{t('retiredNotice', { at: info.at ? formatDate(info.at, lang) : '?', reason: info.reason ?? '' })}</p>}
+      <div style={s.row}>
+        {retired
+          ? <button type="button" style={s.button} disabled={busy} onClick={() => change('restore', {})}>{t('restoreButton')}</button>
+          : !asking && <button type="button" style={s.button} disabled={busy} onClick={() => setAsking(true)}>{t('retireButton')}</button>}
+        {asking && !retired && (
+          <form style={{ ...s.row, flex: 1 }} onSubmit={(e) => { e.preventDefault(); if (reason.trim()) change('retire', { reason: reason.trim() }) }}>
+            <input aria-label={t('retireReason')} placeholder={t('retireReason')} value={reason} maxLength={500} onChange={(e) => setReason(e.target.value)} style={{ ...s.input, flex: 1 }} />
+            <button type="submit" style={s.button} disabled={busy || !reason.trim()}>{t('retireConfirm')}</button>
+            <button type="button" style={s.button} onClick={() => { setAsking(false); setReason('') }}>{t('retireCancel')}</button>
+          </form>
+        )}
+      </div>
+      {failure && <p role="alert" style={s.error}>{t('statusFailed', { message: failure })}</p>}
+    </div>
+  )
 }
 
 /** A row of small badges. */

@@ -5,7 +5,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'react'
 import type { DocumentItem, DocumentPage, DocumentQuery, KnowledgeApi, Stats } from './api.js'
-import { Badges, DocumentView, kindLabel } from './DocumentView.js'
+import { Badges, DocumentView, kindLabel, StatusBadge } from './DocumentView.js'
 import { facetEntries, formatDate, shortPath } from './format.js'
 import type { Lang, Translate } from './i18n.js'
 import { InlineMarkdown } from './markdown.js'
@@ -27,9 +27,11 @@ interface Filters {
   tag: string
   tool: string
   cwd: string
+  /** '' = active and superseded (retired documents are left out, as in search); or one status, or `all`. */
+  status: string
 }
 
-const NO_FILTERS: Filters = { kind: '', tag: '', tool: '', cwd: '' }
+const NO_FILTERS: Filters = { kind: '', tag: '', tool: '', cwd: '', status: '' }
 
 /** The Documents tab. */
 export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
@@ -86,7 +88,7 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
   const filtered = query !== '' || Object.values(filters).some(Boolean)
 
   if (openId) {
-    return <DocumentView api={api} id={openId} t={t} lang={lang} onBack={() => { setOpenId(undefined); setTick((n) => n + 1) }} />
+    return <DocumentView api={api} id={openId} t={t} lang={lang} onOpen={setOpenId} onBack={() => { setOpenId(undefined); setTick((n) => n + 1) }} />
   }
 
   return (
@@ -110,6 +112,8 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
           options={facetEntries(page?.facets.tools, filters.tool).map(([k, n]) => [k, `${k} (${n})`])} />
         <Filter label={t('filterWorkspace')} all={t('allWorkspaces')} value={filters.cwd} onChange={setFilter('cwd')}
           options={facetEntries(page?.facets.workspaces, filters.cwd).filter(([k]) => k !== '').map(([k, n]) => [k, `${shortPath(k)} (${n})`])} />
+        <Filter label={t('filterStatus')} all={t('statusCurrent')} value={filters.status} onChange={setFilter('status')}
+          options={(['active', 'superseded', 'retired', 'all'] as const).map((k) => [k, t(`status_${k}`)])} />
         {filtered && <button type="button" style={s.button} onClick={() => { setText(''); setQuery(''); setFilters(NO_FILTERS) }}>{t('clear')}</button>}
       </div>
       <p style={s.hint}>{t('readOnlyHint', { root: stats?.root ?? 'the knowledge root' })}</p>
@@ -130,7 +134,7 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
 
 /** Every kind is offered (with its count, 0 included), so the filter reads the same whatever the other filters select. */
 function kindOptions(counts: Record<string, number> | undefined): Array<[string, number]> {
-  const known = ['raw', 'note', 'distilled', 'manual']
+  const known = ['raw', 'note', 'distilled', 'manual', 'preference']
   const extra = Object.keys(counts ?? {}).filter((k) => !known.includes(k))
   return [...known, ...extra].map((k) => [k, counts?.[k] ?? 0])
 }
@@ -168,6 +172,7 @@ function DocumentRow({ item, t, lang, onOpen }: { item: DocumentItem; t: Transla
       <div style={{ ...s.row, gap: 6 }}>
         <span data-testid="knowledge-kind" style={s.badge('kind')}>{kindLabel(item.kind, t)}</span>
         {item.version ? <span data-testid="knowledge-version" style={{ ...s.muted, ...s.mono }}>{`v:${item.version}`}</span> : null}
+        {item.status && <StatusBadge status={item.status} t={t} />}
         {item.tags.length > 0 && <Badges values={item.tags} tone="tag" />}
         {item.tools.length > 0 && <Badges values={item.tools} tone="tool" />}
         {item.cwd && <span data-testid="knowledge-workspace" style={{ ...s.muted, ...s.mono, marginLeft: 'auto' }} title={item.cwd}>{shortPath(item.cwd)}</span>}

@@ -26,6 +26,8 @@ export interface DocumentQuery {
   tag?: string
   tool?: string
   cwd?: string
+  /** Default: active and superseded; `retired`, `superseded`, `active` or `all` on purpose. */
+  status?: string
   offset?: number
   limit?: number
 }

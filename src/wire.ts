@@ -5,9 +5,13 @@
  * @module dsh-knowledge-sync/wire
  */
 
-/** What a document is: a captured round, a deliberate note, a distilled round, or a hand-written file. */
-export const DOC_KINDS = ['raw', 'note', 'distilled', 'manual'] as const
+/** What a document is: a captured round, a deliberate note, a distilled round, a hand-written file, or a person's preference. */
+export const DOC_KINDS = ['raw', 'note', 'distilled', 'manual', 'preference'] as const
 export type DocKind = (typeof DOC_KINDS)[number]
+
+/** A document's standing: absent in the front matter = `active`. Retired documents stay on disk, out of search. */
+export const DOC_STATUSES = ['active', 'superseded', 'retired'] as const
+export type DocStatus = (typeof DOC_STATUSES)[number]
 
 /** How a round ended. Only `completed` rounds are ever written. */
 export const OUTCOMES = ['completed', 'no-answer', 'aborted', 'errored', 'blocked', 'max-tokens', 'interrupted'] as const
@@ -31,6 +35,10 @@ export interface DocumentItem {
   tags: string[]
   tools: string[]
   path: string
+  /** Absent = active. */
+  status?: DocStatus
+  /** The successor's id, for a superseded document. */
+  supersededBy?: string
   /** The store-assigned revision (`v:N`): +1 on every change of the file's text. */
   version?: number
   /** Search hits only. */
@@ -64,6 +72,13 @@ export interface WireFrontMatter {
   [key: string]: unknown
 }
 
+/** A computed link between documents (by id), as the page shows it. */
+export interface DocumentLink {
+  id: string
+  title: string
+  status?: DocStatus
+}
+
 /** `GET <prefix>/documents/<id>`. */
 export interface DocumentFile {
   id: string
@@ -72,6 +87,21 @@ export interface DocumentFile {
   path: string
   meta: WireFrontMatter
   body: string
+  /** Computed, never written: documents linking here, and the successor of a superseded document. */
+  linkedFrom?: DocumentLink[]
+  supersededBy?: DocumentLink
+  supersedes?: DocumentLink[]
+}
+
+/** `POST <prefix>/documents/<id>/retire` (a reason is required) and `…/restore`. */
+export interface StatusRequest {
+  reason?: string
+}
+
+/** The answer of a status route. */
+export interface StatusResult {
+  id: string
+  status: DocStatus
 }
 
 /** What the ledger says of rounds. */

@@ -35,7 +35,8 @@ export interface CaptureResult {
 export function roundDraft(round: Round, salience: Salience, keepFailedResults = false): DocumentDraft {
   return {
     kind: 'raw',
-    title: titleFrom(round.question || round.answer),
+    // Taken from the question only after the store has redacted it (redact first, then cut).
+    title: { source: round.question || round.answer, derive: (redacted, mask) => titleFrom(redacted, 80, mask) },
     cwd: round.cwd,
     created: round.created,
     session: round.session,

@@ -16,7 +16,14 @@ import { importSessions } from './import.js'
 import { init } from './init.js'
 import { health } from './health.js'
 
-const COMMANDS: Record<string, Command> = { capture, redact, search, read, list, stats, import: importSessions, init, health }
+import { note } from './note.js'
+import { supersede } from './supersede.js'
+import { retire } from './retire.js'
+import { restore } from './restore.js'
+import { check } from './check.js'
+
+
+const COMMANDS: Record<string, Command> = { capture, redact, search, read, list, stats, note, supersede, retire, restore, check, import: importSessions, init, health }
 
 const USAGE = `dsh-knowledge — the dsh-knowledge-sync knowledge base from the command line
 
@@ -27,6 +34,12 @@ Usage:
   dsh-knowledge read <id> [--root DIR] [--cwd DIR] [--json]
   dsh-knowledge list [--root DIR] [--cwd DIR] [--kind K] [--tag T] [--tool GLOB] [--json]
   dsh-knowledge stats [--root DIR] [--cwd DIR] [--json]
+  dsh-knowledge note --title T --finding F [--evidence E] [--scope S] [--tags a,b] [--link ID]... [--supersedes ID]...
+                     [--kind note|preference] [--quote TEXT] [--root DIR] [--cwd DIR] [--json]
+  dsh-knowledge supersede <id> --by <id> [--reason TEXT] [--root DIR] [--cwd DIR] [--json]
+  dsh-knowledge retire <id> --reason TEXT [--root DIR] [--cwd DIR] [--json]
+  dsh-knowledge restore <id> [--root DIR] [--cwd DIR] [--json]
+  dsh-knowledge check [--root DIR] [--cwd DIR] [--json]          (exit code 1 when a problem is found)
   dsh-knowledge health [--root DIR] [--cwd DIR] [--sample N] [--json]
   dsh-knowledge init --git [--root DIR] [--json]
   dsh-knowledge import [--dsh-home DIR] [--since DATE] [--session ID] [--cwd DIR] [--min-score N] [--dry-run] [--json]
@@ -48,6 +61,9 @@ async function main(argv: string[]): Promise<number> {
       root: { type: 'string' }, cwd: { type: 'string' }, json: { type: 'boolean' }, 'dry-run': { type: 'boolean' },
       'min-score': { type: 'string' }, kind: { type: 'string' }, tag: { type: 'string' }, tool: { type: 'string' },
       limit: { type: 'string' }, 'dsh-home': { type: 'string' }, git: { type: 'boolean' }, sample: { type: 'string' }, since: { type: 'string' }, session: { type: 'string' }, mask: { type: 'string' }, pattern: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' },
+      title: { type: 'string' }, finding: { type: 'string' }, evidence: { type: 'string' }, scope: { type: 'string' }, tags: { type: 'string' },
+      quote: { type: 'string' }, link: { type: 'string', multiple: true }, supersedes: { type: 'string', multiple: true }, by: { type: 'string' },
+      reason: { type: 'string' }, status: { type: 'string' },
     },
   })
   if (values.help) { process.stdout.write(USAGE); return 0 }

@@ -7,7 +7,8 @@ import type { Context } from '@deepseek-ai/cordis'
 import z from '@deepseek-ai/schemastery'
 import type {} from '../knowledge/index.js'
 import { probeHealth } from '../knowledge/health.js'
-import { createHandler, type Mutation, type RouteHandler } from './routes.js'
+import { createHandler, type RouteHandler } from './routes.js'
+import { statusMutations } from './mutations.js'
 
 /** Documents a health probe started from the page looks at (an even sample of the visible ones). */
 export const PAGE_PROBE_SAMPLE = 500
@@ -40,9 +41,10 @@ export const Config: z<Config> = z.object({
 export function apply(ctx: Context, config: Config): void {
   if (config.path === '/api' || config.path.startsWith('/api/')) throw new Error('knowledge-http: path must not be under /api, which dsh owns')
   const store = ctx.knowledge
-  const mutations: Mutation[] = [
+  const mutations = [
+    ...statusMutations(store),
     // A probe from the page is sampled, so it answers in seconds at any size; the CLI probes everything.
-    { pattern: /^\/health\/run$/, run: (_match, _body, scope) => probeHealth(store, { scope, sample: PAGE_PROBE_SAMPLE }) },
+    { pattern: /^\/health\/run$/, run: (_match: RegExpExecArray, _body: unknown, scope: string | undefined) => probeHealth(store, { scope, sample: PAGE_PROBE_SAMPLE }) },
   ]
   const handler = createHandler(store, { path: config.path, trustedHosts: config.trustedHosts, pageSize: config.pageSize, mutations })
   ctx.inject(['webServer'], (web) => {

@@ -10,6 +10,7 @@ import { parseSearchArgs } from '../knowledge/query.js'
 import { mutationRefusal, PageTokens, refusal } from './guard.js'
 import { collectStats } from '../knowledge/stats.js'
 import { healthSummary } from '../knowledge/health.js'
+import { bodyWithIds, relationsView } from '../knowledge/correct.js'
 
 export interface RouteOptions {
   /** The prefix, e.g. `/knowledge`. */
@@ -84,8 +85,8 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Rou
       if (sub === '/documents') {
         const limit = Math.min(Math.max(Number(q.get('limit')) || options.pageSize, 1), 200)
         const offset = Math.max(Number(q.get('offset')) || 0, 0)
-        const args = parseSearchArgs({ query: q.get('q') ?? '', kind: q.get('kind') || undefined, tag: q.get('tag') || undefined, tool: q.get('tool') || undefined }, limit)
-        const filter = { kind: args.kind, tag: args.tag, tool: args.tool, scope }
+        const args = parseSearchArgs({ query: q.get('q') ?? '', kind: q.get('kind') || undefined, tag: q.get('tag') || undefined, tool: q.get('tool') || undefined, status: q.get('status') || undefined }, limit)
+        const filter = { kind: args.kind, tag: args.tag, tool: args.tool, scope, status: args.status }
         if (args.query.trim()) {
           const hits = store.search(args.query, { ...filter, limit: offset + limit })
           return send(res, 200, { total: hits.length, offset, items: hits.slice(offset), facets: store.facets(filter), scope: scope ?? null })
@@ -97,7 +98,7 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Rou
         const id = decodeURIComponent(sub.slice('/documents/'.length))
         try {
           const doc = await store.readVisible(id, scope)
-          return send(res, 200, { id: doc.id, version: doc.version, path: doc.path, meta: doc.meta, body: doc.body })
+          return send(res, 200, { id: doc.id, version: doc.version, path: doc.path, meta: doc.meta, body: bodyWithIds(store, doc), ...relationsView(store, doc.id, scope) })
         } catch (error) {
           return send(res, 404, { error: (error as Error).message })
         }

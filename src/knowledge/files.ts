@@ -71,6 +71,11 @@ export class DocumentFiles {
     return this.idPaths.get(id)
   }
 
+  /** The id of the document in a file (root-relative path). */
+  idAt(path: string): string | undefined {
+    return this.byPath.get(path)
+  }
+
   /** Records a document this process wrote (the index already has it). */
   noteWritten(doc: KnowledgeDoc): void {
     this.byPath.set(doc.path, doc.id)

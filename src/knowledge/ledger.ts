@@ -19,6 +19,8 @@ export type LedgerEntry =
   | { type: 'distilled'; id: string; provider: string; model: string; tokensIn: number; tokensOut: number }
   | { type: 'distill-failed'; id: string; error: string }
   | { type: 'distill-skipped'; id: string; reason: string }
+  /** A status change (supersede, retire, restore) and who asked: `tool`, `cli` or `page`. */
+  | { type: 'status'; id: string; status: string; by?: string; reason?: string; actor: string }
 
 /** Aggregates shown by `stats` (CLI, routes, page). */
 /** What the ledger folds to (the wire shape of `rounds` in stats). */

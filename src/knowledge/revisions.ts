@@ -56,6 +56,9 @@ export class Revisions {
   private torn = false
   /** Set when the log cannot be written (a read-only root): revisions are then counted in memory only. */
   private readOnly = false
+  /** The revision of the text the search index holds, per id (hits and list rows show what their snippet came from). */
+  private readonly indexed = new Map<string, number>()
+  private refreshed = 0
 
   constructor(root: string, private readonly logger?: RevisionLogger) {
     this.dir = join(root, LEDGER_DIR)
@@ -66,6 +69,30 @@ export class Revisions {
   /** The current revision of `id` as this process knows it (0: never seen). */
   get(id: string): number {
     return this.entries.get(id)?.n ?? 0
+  }
+
+  /** The newest revision of `id` (the log's tail is read at most every 20 ms); undefined for an unknown id. */
+  current(id: string): number | undefined {
+    if (Date.now() - this.refreshed > 20) { this.refresh(); this.refreshed = Date.now() }
+    return this.get(id) || undefined
+  }
+
+  /** Records the texts the index now holds (one lock and one append for a whole scan slice); returns their revisions. */
+  index(docs: ReadonlyArray<{ id: string; hash?: string }>): number[] {
+    const hashed = docs.filter((doc) => doc.hash)
+    const versions = this.observeMany(hashed.map((doc) => [doc.id, doc.hash!] as const))
+    versions.forEach((version, k) => this.indexed.set(hashed[k].id, version))
+    return versions
+  }
+
+  /** Forgets the indexed revision of a document that left the index (its history stays in the log). */
+  unindex(id: string): void {
+    this.indexed.delete(id)
+  }
+
+  /** The revision of the indexed text of `id`, else the newest. */
+  indexedVersion(id: string): number | undefined {
+    return this.indexed.get(id) ?? this.current(id)
   }
 
   /** Folds lines other processes appended since the last look. Cheap when nothing changed (one fstat). */

@@ -11,8 +11,9 @@
  */
 import { readFile, stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
-import type { FrontMatter, KnowledgeDoc, Redaction, SearchFilter, SearchHit } from '../types.js'
+import type { DocStatus, FrontMatter, KnowledgeDoc, Redaction, SearchFilter, SearchHit } from '../types.js'
 import type { Redactor } from '../redact/redactor.js'
+import { type FieldInput, type RedactedFields, redactFields } from '../redact/fields.js'
 import { isVisible, workspaceOf } from '../search/scope.js'
 import { SearchIndex, type Facets, type IndexedMeta, type ListSort, type SearchIndexOptions } from '../search/search-index.js'
 import { writeFileAtomic } from './atomic.js'
@@ -24,8 +25,10 @@ import { Ledger } from './ledger.js'
 import { documentPath, insideRoot, sessionFolder, slugify } from './paths.js'
 import { contentHash, Revisions } from './revisions.js'
 import { LiveSettings } from './settings.js'
+import { applyStatus, carryStatus, idsToPaths, RelationGraph, statusOf, successorsFirst, type StatusChange } from './relations.js'
 
 export type { DocumentDraft } from './draft.js'
+export type { FieldInput, RedactedFields } from '../redact/fields.js'
 export { LIMITS } from './draft.js'
 export type { Facets, IndexedMeta, ListSort } from '../search/search-index.js'
 
@@ -75,11 +78,10 @@ export class KnowledgeStore {
   private readonly index: SearchIndex
   private readonly files: DocumentFiles
   private readonly ids: IdClaims
+  /** Links and supersede relations of the indexed documents; backlinks are computed from it. */
+  private readonly graph: RelationGraph
   /** Store-assigned revisions (`v:N`), shared with every process on the root through `.knowledge/revisions.log`. */
   private readonly revisions: Revisions
-  private revisionsSeen = 0
-  /** The revision of the text the index holds, per id: hits and list rows show the version their snippet came from. */
-  private readonly indexedVersions = new Map<string, number>()
   private redactor: Redactor
   private readonly logger: StoreLogger
   private readonly watchEnabled: boolean
@@ -99,19 +101,15 @@ export class KnowledgeStore {
     this.ledger = new Ledger(this.root)
     this.ids = new IdClaims(this.root)
     this.revisions = new Revisions(this.root, this.logger)
+    this.graph = new RelationGraph({ idAt: (path) => this.files.idAt(path), pathOf: (id) => this.files.pathOf(id) })
     this.files = new DocumentFiles(this.root, {
       upsertMany: (docs) => {
         this.index.upsertMany(docs)
-        for (const doc of docs) this.ids.noteIndexed(doc.id, doc.meta.session)
-        const hashed = docs.filter((doc) => doc.hash)
-        this.revisions.observeMany(hashed.map((doc) => [doc.id, doc.hash!] as const)).forEach((v, k) => this.indexedVersions.set(hashed[k].id, v))
+        for (const doc of docs) { this.ids.noteIndexed(doc.id, doc.meta.session); this.graph.set(doc) }
+        this.revisions.index(docs)
       },
-      upsert: (doc) => {
-        this.index.upsert(doc)
-        this.ids.noteIndexed(doc.id, doc.meta.session)
-        if (doc.hash) this.indexedVersions.set(doc.id, this.revisions.observe(doc.id, doc.hash))
-      },
-      remove: (id) => { this.index.remove(id); this.indexedVersions.delete(id) },
+      upsert: (doc) => { this.index.upsert(doc); this.ids.noteIndexed(doc.id, doc.meta.session); this.graph.set(doc); this.revisions.index([doc]) },
+      remove: (id) => { this.index.remove(id); this.graph.remove(id); this.revisions.unindex(id) },
       indexedMtime: (id) => this.index.get(id)?.mtimeMs,
       holdMerges: () => this.index.holdMerges(),
       written: (doc) => this.emit({ type: 'written', id: doc.id, path: doc.path, kind: doc.meta.kind, cwd: doc.meta.cwd }),
@@ -119,9 +117,17 @@ export class KnowledgeStore {
     }, this.logger)
   }
 
+  /**
+   * Redacts texts that leave the process other than as a document (a distill request) exactly as a document's fields
+   * are: windowed, every masked value masked in all of them, then cut. Uses the live redactor.
+   */
+  redactFields(fields: FieldInput[]): Promise<RedactedFields> { return redactFields(this.redactor, fields) }
+
   /** Replaces the redactor (live settings). Later writes use it. */
   setRedactor(redactor: Redactor): void { this.redactor = redactor }
   get redactionEnabled(): boolean { return this.redactor.enabled }
+  /** The text that replaces a masked value ('' when redaction is off). */
+  get redactionMask(): string { return this.redactor.enabled ? this.redactor.mask : '' }
 
   /** Files that could not be read as documents, with why. */
   get invalid(): ReadonlyMap<string, string> { return this.files.invalid }
@@ -199,8 +205,7 @@ export class KnowledgeStore {
    * counts here even before this process's watcher has re-read the file.
    */
   versionOf(id: string): number | undefined {
-    if (Date.now() - this.revisionsSeen > 20) { this.revisions.refresh(); this.revisionsSeen = Date.now() }
-    return this.revisions.get(id) || undefined
+    return this.revisions.current(id)
   }
 
   /** One document in full, read from its file (the source of truth). */
@@ -233,20 +238,15 @@ export class KnowledgeStore {
     return doc
   }
 
-  /** BM25 search over the documents the filter selects. */
+  /** BM25 search over the documents the filter selects; a superseded hit never ranks above its successor. */
   search(query: string, filter: SearchFilter = {}): SearchHit[] {
-    return this.index.search(query, filter).map((hit) => ({ ...hit, version: this.indexedVersion(hit.id) }))
+    return successorsFirst(this.index.search(query, filter)).map((hit) => ({ ...hit, version: this.revisions.indexedVersion(hit.id) }))
   }
 
   /** A page of document metadata, newest first (or by title). */
   list(filter: SearchFilter & { sort?: ListSort } = {}): { total: number; items: Array<IndexedMeta & { version?: number }> } {
     const page = this.index.list(filter)
-    return { total: page.total, items: page.items.map((item) => ({ ...item, version: this.indexedVersion(item.id) })) }
-  }
-
-  /** The revision of the indexed text of `id` (what its snippet and metadata come from). */
-  private indexedVersion(id: string): number | undefined {
-    return this.indexedVersions.get(id) ?? this.versionOf(id)
+    return { total: page.total, items: page.items.map((item) => ({ ...item, version: this.revisions.indexedVersion(item.id) })) }
   }
 
   /** How many documents the filter selects. */
@@ -258,6 +258,23 @@ export class KnowledgeStore {
   facets(filter: SearchFilter = {}): Facets {
     return this.index.facets(filter)
   }
+
+  /** The indexed body of a document (what search sees), without reading the file. */
+  text(id: string): string | undefined {
+    return isValidId(id) ? this.index.body(id) : undefined
+  }
+
+  /** Ids of the documents that link to `id` (computed from every document's links, never written). */
+  linkedFrom(id: string): string[] { return this.graph.linkedFrom(id) }
+
+  /** Ids of the documents `id` replaces (their `superseded_by`, or its own `supersedes`). */
+  supersededOnes(id: string): string[] { return this.graph.supersededOnes(id) }
+
+  /** The id of the document at a root-relative path. */
+  idOfPath(path: string): string | undefined { return this.graph.idOfPath(path) }
+
+  /** The relation graph, read-only (for the check). */
+  get relations(): Pick<RelationGraph, 'entries' | 'get' | 'resolve'> { return this.graph }
 
   /** The workspace a session in `cwd` sees (see {@link workspaceOf}). */
   scopeFor(cwd: string): string {
@@ -290,7 +307,13 @@ export class KnowledgeStore {
     const slug = slugify(redacted.title, draft.kind === 'note' ? 'note' : 'round')
     const relPath = existing?.path ?? documentPath(sessionFolder(session), id, slug)
     insideRoot(this.root, relPath)
-    const { meta, body } = renderDraft(draft, redacted, id)
+    let rendered = renderDraft(draft, redacted, id)
+    // A rewrite keeps the status of the document it replaces (a late distillation must not un-retire it).
+    const previous = existing ? await this.read(existing.id) : undefined
+    if (previous) rendered = carryStatus(previous, rendered.meta, rendered.body)
+    const { meta } = rendered
+    // Links by id become paths relative to this file, so it reads well in an editor and on a git forge.
+    const body = draft.kind === 'note' || draft.kind === 'preference' ? idsToPaths(rendered.body, relPath, (to) => this.get(to)?.path) : rendered.body
     return { id, path: relPath, meta, body, text: formatDocument(meta, body), redaction: redacted.redaction }
   }
 
@@ -305,18 +328,62 @@ export class KnowledgeStore {
   private async writeNow(draft: DocumentDraft): Promise<WrittenDocument> {
     if (this.closed) throw new Error('knowledge store is closed')
     const { id, path: relPath, meta, body, text, redaction } = await this.prepare(draft)
+    const version = await this.commit(id, relPath, meta, body, text)
+    return { id, path: relPath, meta, redaction, version }
+  }
+
+  /** The one atomic write: file, index, relations, change listeners. */
+  private async commit(id: string, relPath: string, meta: FrontMatter, body: string, text: string): Promise<number> {
     const full = insideRoot(this.root, relPath)
     await writeFileAtomic(full, text)
     const info = await stat(full)
     const hash = contentHash(text)
-    const version = this.revisions.observe(id, hash)
+    const [version] = this.revisions.index([{ id, hash }])
     const doc = { id, path: relPath, meta, body, mtimeMs: info.mtimeMs, hash, version }
     this.index.upsert(doc)
-    this.indexedVersions.set(id, version)
     this.ids.noteIndexed(id, meta.session)
+    this.graph.set(doc)
     this.files.noteWritten(doc)
     if (this.watchEnabled) this.files.watch()
     this.emit({ type: 'written', id, path: relPath, kind: meta.kind, cwd: meta.cwd })
-    return { id, path: relPath, meta, redaction, version }
+    return version
+  }
+
+  /**
+   * Changes a document's status: front matter (`status`, `superseded_by`, `retired`) and a one-line notice under its
+   * title; the round's own sections are never rewritten. The reason is redacted; the change is recorded in the
+   * ledger with who asked (`actor`: tool, cli, page). Serialized with every other write.
+   */
+  setStatus(id: string, change: StatusChange, actor: string): Promise<{ id: string; status: DocStatus }> {
+    const run = this.chain.then(async () => {
+      if (this.closed) throw new Error('knowledge store is closed')
+      const doc = await this.read(id)
+      if (!doc) throw new Error(`no document ${id}`)
+      const reason = 'reason' in change && change.reason ? (await this.redactor.redact(change.reason.slice(0, 1000))).text : undefined
+      const redacted = { ...change, ...(reason !== undefined ? { reason } : {}) } as StatusChange
+      const at = new Date().toISOString()
+      const { meta, body } = applyStatus(doc, redacted, at)
+      await this.commit(doc.id, doc.path, meta, body, formatDocument(meta, body))
+      const status = statusOf(meta)
+      await this.ledger.record({ type: 'status', id: doc.id, status, ...(change.to === 'superseded' ? { by: change.by } : {}), ...(reason ? { reason } : {}), actor })
+      return { id: doc.id, status }
+    })
+    this.chain = run.catch(() => {})
+    return run
+  }
+
+  /** Adds `oldIds` to a document's `supersedes` list (front matter only; the body stays as it is). */
+  addSupersedes(id: string, oldIds: string[]): Promise<void> {
+    const run = this.chain.then(async () => {
+      const doc = await this.read(id)
+      if (!doc) throw new Error(`no document ${id}`)
+      const before = Array.isArray(doc.meta.supersedes) ? doc.meta.supersedes.map(String) : []
+      const next = [...new Set([...before, ...oldIds])]
+      if (next.length === before.length) return
+      const meta = { ...doc.meta, supersedes: next }
+      await this.commit(doc.id, doc.path, meta, doc.body, formatDocument(meta, doc.body))
+    })
+    this.chain = run.catch(() => {})
+    return run
   }
 }

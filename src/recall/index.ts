@@ -19,14 +19,17 @@ import { renderHits, SEARCH_TOOL } from './search-tool.js'
 import { ReadState } from './read-state.js'
 import { presentReadCall, presentReadResult, READ_OUTPUT, readsInLog } from './presentation.js'
 import { installCompactionStubs } from './compaction.js'
+import { MAX_PREFERENCES, preferencesText, quoteOf } from './preferences.js'
+import { STATUS_FILTERS } from '../knowledge/query.js'
 
 export const name = 'knowledge-recall'
 export const inject = ['knowledge', 'tools', 'systemPrompt']
 
-/** Tool guidance sections use orders 100–199; the pointer sits at their end. */
+/** Tool guidance sections use orders 100–199; the pointer sits at their end, the person's preferences right after. */
 export const POINTER_ORDER = 190
 /** Order of the "changed since you read it" runtime-context block. */
 export const CHANGES_ORDER = 190
+export const PREFERENCES_ORDER = 191
 
 export interface Config {
   /** Add the two-sentence pointer to the system prompt when documents are visible. */
@@ -72,6 +75,7 @@ export function apply(ctx: Context, config: Config): void {
         tag: { type: 'string', description: 'Only documents with this tag.' },
         tool: { type: 'string', description: 'Only rounds that used a tool matching this glob, e.g. "bash*".' },
         limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: 'How many hits (default: the configured search limit).' },
+        status: { type: 'string', enum: [...STATUS_FILTERS], description: 'Default: active and superseded documents (retired ones are left out). "retired" or "all" shows them on purpose.' },
       },
       required: ['query'],
       additionalProperties: false,
@@ -80,7 +84,7 @@ export function apply(ctx: Context, config: Config): void {
     async execute(args, exec) {
       const parsed = parseSearchArgs(args, current.searchLimit)
       const scope = scopeOf(exec.agent)
-      const hits = store.search(parsed.query, { kind: parsed.kind, tag: parsed.tag, tool: parsed.tool, limit: parsed.limit, scope })
+      const hits = store.search(parsed.query, { kind: parsed.kind, tag: parsed.tag, tool: parsed.tool, limit: parsed.limit, scope, status: parsed.status })
       const session = readerOf(exec.agent)
       const text = renderHits(parsed.query, hits, scope, (hit) => reads.changed(session, hit.id, hit.version))
       return { text, ids: hits.map((h) => h.id), versions: hits.map((h) => h.version ?? null) }
@@ -90,7 +94,8 @@ export function apply(ctx: Context, config: Config): void {
   ctx.tools.register({
     name: READ_TOOL,
     description: 'Read one knowledge document by the id knowledge_search returned: whole, or one section ("Finding", '
-      + '"Answer", "Tools", …). Returns its revision (v:N) and the list of its sections.',
+      + '"Answer", "Tools", …). Returns its revision (v:N) and the list of its sections. Links to other documents appear '
+      + 'as ids; a successor is named first ("Superseded by"), the documents that link here last ("Linked from").',
     parameters: READ_PARAMETERS as unknown as Record<string, unknown>,
     output: READ_OUTPUT,
     async execute(args, exec) {
@@ -122,6 +127,20 @@ export function apply(ctx: Context, config: Config): void {
           return pointerText(store.count({ scope }), scope)
         })
       },
+  })
+  const preferences = new PointerMemo()
+  ctx.systemPrompt.section({
+    name: 'knowledge-sync:preferences',
+    order: PREFERENCES_ORDER,
+    text: (assembly) => {
+      const session = sessionOf(assembly.agent)
+      if (!session || !current.announce) return ''
+      // Fixed at the session's first request, like the pointer: a preference noted now reaches the next session.
+      return preferences.get(session.id, () => {
+        const { total, items } = store.list({ kind: 'preference', status: 'active', scope: scopeOf(assembly.agent), limit: MAX_PREFERENCES })
+        return preferencesText(items.map((m) => ({ id: m.id, title: m.title, quote: quoteOf(store.text(m.id)) })), total)
+      })
+    },
   })
   logger.debug('recall ready (announce %s, sameWorkspaceOnly %s)', config.announce, config.sameWorkspaceOnly)
 }

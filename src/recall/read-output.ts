@@ -6,7 +6,7 @@
  * @module dsh-knowledge-sync/recall/read-output
  */
 import { formatDocument } from '../knowledge/document.js'
-import type { KnowledgeDoc } from '../types.js'
+import type { DocStatus, KnowledgeDoc } from '../types.js'
 import type { Change } from './read-state.js'
 import type { DocSection } from './sections.js'
 
@@ -22,7 +22,12 @@ function bounded(text: string, max: number, path: string): string {
   return `${text.slice(0, end)}\n[… ${text.length - end} more characters not shown; the file is ${path}]\n`
 }
 
-/** Everything one read shows. The optional slots are filled by whoever knows them. */
+/** A related document as one line of the read output. */
+export interface ReadLink { id: string; title: string; status?: DocStatus }
+
+const linkLine = (l: ReadLink): string => `${l.id} — ${l.title.replace(/\s+/g, ' ')}${l.status && l.status !== 'active' ? ` (${l.status})` : ''}`
+
+/** Everything one read shows. The optional slots are filled by whoever knows them; absent slots add nothing. */
 export interface ReadView {
   doc: KnowledgeDoc
   version: number
@@ -33,10 +38,16 @@ export interface ReadView {
   section?: DocSection
   /** The session read an older revision before this one. */
   changed?: Change
-  /** Slot: the document's status line (e.g. "superseded by <id>"), when it is not active. */
+  /** Slot: the document's status line, when it is not active. */
   status?: string
-  /** Slot: "Superseded by: …" / "Linked from: …" lines, computed elsewhere. */
-  relations?: string[]
+  /** Slot: the successor of a superseded document, shown before the document so it is not missed. */
+  supersededBy?: ReadLink
+  /** Slot: documents this one replaces (after the document). */
+  supersedes?: ReadLink[]
+  /** Slot: computed backlinks, documents that link here (after the document). */
+  linkedFrom?: ReadLink[]
+  /** The body to show instead of the file's (links written back as ids); sections are split from it. */
+  body?: string
 }
 
 /** The value `knowledge_read` returns: the model's text plus the fields its UI card and compaction stub use. */
@@ -62,14 +73,14 @@ export function renderRead(view: ReadView): ReadResult {
   const lines = [`${readTag(doc.id, version, title)} · ${doc.meta.kind} · ${String(doc.meta.created).slice(0, 10)} · ${doc.path}`]
   if (view.changed) lines.push(`Changed since you read it: v:${view.changed.from} → v:${view.changed.to}. This is the current text; drop what you concluded from v:${view.changed.from} if it disagrees.`)
   if (view.status) lines.push(`Status: ${view.status}`)
-  for (const line of view.relations ?? []) lines.push(line)
+  if (view.supersededBy) lines.push(`Superseded by: ${linkLine(view.supersededBy)} (read that one first)`)
   let content: string
   if (section) {
     const others = names.filter((n) => n !== section.name)
     lines.push(`Section "${section.name}" of ${names.length}.${others.length ? ` Others: ${others.join(' · ')} (knowledge_read with "section").` : ''}`)
     content = `${formatDocument(doc.meta, '').trimEnd()}\n\n${section.text}\n`
   } else {
-    const whole = formatDocument(doc.meta, doc.body)
+    const whole = formatDocument(doc.meta, view.body ?? doc.body)
     if (names.length) lines.push(`Sections: ${names.join(' · ')}. Read one alone with {"id": "${doc.id}", "section": "<name>"}.`)
     if (whole.length <= FULL_READ_CHARS || !sections.length) content = whole
     else {
@@ -86,7 +97,11 @@ export function renderRead(view: ReadView): ReadResult {
       content = `${parts.join('\n\n')}\n`
     }
   }
-  return { text: `${lines.join('\n')}\n\n${bounded(content, MAX_READ_CHARS, doc.path)}`, id: doc.id, version, title, sections: names, ...(section ? { section: section.name } : {}) }
+  const tail: string[] = []
+  if (view.supersedes?.length) tail.push(`Supersedes: ${view.supersedes.map(linkLine).join('; ')}`)
+  if (view.linkedFrom?.length) tail.push(`Linked from: ${view.linkedFrom.map(linkLine).join('; ')}`)
+  const text = `${lines.join('\n')}\n\n${bounded(content, MAX_READ_CHARS, doc.path)}`
+  return { text: tail.length ? `${text}${text.endsWith('\n') ? '' : '\n'}${tail.join('\n')}` : text, id: doc.id, version, title, sections: names, ...(section ? { section: section.name } : {}) }
 }
 
 /** The note a compacted read keeps (about 30 tokens): what it was, and how to get it back. */

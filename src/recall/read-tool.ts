@@ -1,10 +1,13 @@
 /**
- * `knowledge_read`: one visible document, whole or one section, tagged with the revision it read. Hostile ids
- * (`../`, absolute paths, NUL) never reach the disk (the store's `readVisible` checks them).
+ * `knowledge_read`: one visible document, whole or one section, tagged with the revision it read, with its relations
+ * ("Superseded by" first, "Supersedes" and "Linked from" last). Hostile ids (`../`, absolute paths, NUL) never
+ * reach the disk (the store's `readVisible` checks them). The text is built in one place, `renderRead`, from slots.
  * @module dsh-knowledge-sync/recall/read-tool
  */
 import type { KnowledgeStore } from '../knowledge/store.js'
+import { bodyWithIds, relationsView } from '../knowledge/correct.js'
 import { type ReadResult, renderRead } from './read-output.js'
+export type { ReadLink } from './read-output.js'
 import type { ReadState } from './read-state.js'
 import { findSection, splitSections } from './sections.js'
 
@@ -30,7 +33,9 @@ export async function readForSession(store: KnowledgeStore, args: unknown, scope
   if (a.section !== undefined && (typeof a.section !== 'string' || a.section.length > 200)) throw new Error('"section" must be a section name (a string of at most 200 characters), e.g. "Finding"')
   const doc = await store.readVisible(a.id, scope)
   const version = doc.version ?? store.versionOf(doc.id) ?? 1
-  const { head, sections } = splitSections(doc.body)
+  // Links are written on disk as relative paths; the model sees ids, and sections are split from that text.
+  const body = bodyWithIds(store, doc)
+  const { head, sections } = splitSections(body)
   const wanted = typeof a.section === 'string' && a.section.trim() ? a.section : undefined
   const section = wanted ? findSection(sections, wanted) : undefined
   if (wanted && !section) {
@@ -38,5 +43,5 @@ export async function readForSession(store: KnowledgeStore, args: unknown, scope
   }
   const title = String(doc.meta.title)
   const before = session ? reads.record(session, doc.id, version, title) : undefined
-  return renderRead({ doc, version, head, sections, section, changed: before === undefined ? undefined : { from: before, to: version } })
+  return renderRead({ doc, version, head, sections, section, body, ...relationsView(store, doc.id, scope), changed: before === undefined ? undefined : { from: before, to: version } })
 }

@@ -29,7 +29,8 @@ export function renderHits(query: string, hits: SearchHit[], scope: string | und
     const tags = hit.tags.length ? ` · tags: ${hit.tags.join(', ')}` : ''
     const ws = hit.cwd ? ` · ${hit.cwd}` : ''
     const version = hit.version ? ` (v:${hit.version})` : ''
-    lines.push('', `${k + 1}. ${hit.id}${version} — ${hit.title}`, `   ${hit.kind} · ${hit.created.slice(0, 10)}${ws}${tags} · score ${formatScore(hit.score)}`)
+    const status = hit.status === 'superseded' ? ` · superseded by ${hit.supersededBy ?? '?'}` : hit.status === 'retired' ? ' · retired' : ''
+    lines.push('', `${k + 1}. ${hit.id}${version} — ${hit.title}`, `   ${hit.kind} · ${hit.created.slice(0, 10)}${ws}${tags} · score ${formatScore(hit.score)}${status}`)
     const change = changedOf?.(hit)
     if (change) lines.push(`   ${changedLine(change)}`)
     if (hit.snippet) lines.push(`   ${hit.snippet}`)

@@ -10,8 +10,10 @@
  *   `*`, `^`, `:`, NUL, 10 KB pastes…).
  * - The FTS5 table is contentless (`content=''`, `contentless_delete=1`): tokens are stored once, in the index; the
  *   original body lives in a separate table only for snippets. An upsert is a delete plus an insert: O(one document).
- * - Rowids are dense, in indexing order, and carry the kind in their low two bits: the kind boost is applied inside
- *   the ORDER BY without a join, a kind filter is `rowid & 3 = k`, and "the newest documents" is a rowid range.
+ * - Rowids are dense, in indexing order, and carry the kind in their low three bits and the status in the next two:
+ *   the kind boost and the superseded penalty are applied inside the ORDER BY without a join, a kind filter is
+ *   `rowid & 7 = k`, the default status filter (retired documents leave search) is `(rowid >> 3) & 3 <> 2`, and
+ *   "the newest documents" is a rowid range.
  * - Ranking: `bm25(title 4, tags 2, body 1, identifier wholes ×2) × kind boost`, OR semantics (any query term
  *   matches), times an all-terms bonus (1.6) for documents that hold every query term (an identifier counts when
  *   one of its wholes, or all of its words, are present), computed with an AND-ed MATCH under the same filters.
@@ -21,8 +23,8 @@
  */
 import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlite'
 import picomatch from 'picomatch'
-import type { DocKind, KnowledgeDoc, SearchFilter, SearchHit } from '../types.js'
-import { DOC_KINDS, type Facets } from '../wire.js'
+import type { DocKind, DocStatus, KnowledgeDoc, SearchFilter, SearchHit } from '../types.js'
+import { DOC_KINDS, DOC_STATUSES, type Facets } from '../wire.js'
 import { indexStreams, queryTerms, type QueryTerm } from './tokenize.js'
 import { snippet } from './snippet.js'
 import { scopeRange } from './scope.js'
@@ -40,6 +42,8 @@ export interface SearchIndexOptions {
   identWeight?: number
   /** Rank multiplier for documents that contain every query term; default 1.6. */
   allTermsBonus?: number
+  /** Rank multiplier of a superseded document (its successor should come first); default 0.5. */
+  supersededFactor?: number
   /** Snippet width in characters; default 200. */
   snippetWidth?: number
   /**
@@ -63,6 +67,10 @@ export interface IndexedMeta {
   /** The dsh session and turn of a captured round (absent for hand-written documents). */
   session?: string
   turn?: number
+  /** Absent = active. */
+  status?: DocStatus
+  /** The successor of a superseded document. */
+  supersededBy?: string
 }
 
 export type { Facets }
@@ -70,10 +78,12 @@ export type { Facets }
 /** Sort orders of {@link SearchIndex.list}: newest first, or by title A→Z (case-insensitive). */
 export type ListSort = 'created' | 'title'
 
-// The kind is stored in a rowid's low two bits, in DOC_KINDS order.
+// The kind is stored in a rowid's low three bits (DOC_KINDS order), the status in the next two (DOC_STATUSES order).
 const KINDS = DOC_KINDS
 const KIND_INDEX: Record<string, number> = Object.fromEntries(DOC_KINDS.map((kind, k) => [kind, k]))
-const DEFAULT_BOOST: Record<DocKind, number> = { raw: 1, note: 1.5, distilled: 1.3, manual: 1.2 }
+const STATUS_INDEX: Record<string, number> = Object.fromEntries(DOC_STATUSES.map((status, k) => [status, k]))
+const ROWID_STEP = 32
+const DEFAULT_BOOST: Record<DocKind, number> = { raw: 1, note: 1.5, distilled: 1.3, manual: 1.2, preference: 1.5 }
 export const DEFAULT_SEARCH_LIMIT = 10
 export const DEFAULT_LIST_LIMIT = 50
 /** Paging never reaches further than this into a ranking (a model or a page never needs more). */
@@ -104,6 +114,8 @@ interface Where {
   none: boolean
   /** The clauses read the `doc` table (the FTS query then joins it). */
   needsDoc: boolean
+  /** The only clause is the default status filter (counted without a scan). */
+  defaultOnly?: boolean
 }
 
 interface Row { r: number; s: number }
@@ -111,7 +123,7 @@ interface Row { r: number; s: number }
 interface AllTerms { expr: string; rows: number; postings: number }
 interface DocRow {
   rowid: number; id: string; path: string; kind: number; title: string; cwd: string; created: string; mtime: number; tags: string; tools: string
-  session: string | null; turn: number | null
+  session: string | null; turn: number | null; superseded_by: string | null
 }
 
 /** An in-memory BM25 index over knowledge documents. Synchronous; one instance per store. */
@@ -121,6 +133,7 @@ export class SearchIndex {
   private readonly boost: Record<DocKind, number>
   private readonly bm25: string
   private readonly bonus: number
+  private readonly superseded: number
   private readonly snippetWidth: number
   /** Tool name → number of documents using it: tool globs are matched against this, not against every row. */
   private readonly toolNames = new Map<string, number>()
@@ -133,6 +146,8 @@ export class SearchIndex {
   private readonly names: string[] = []
   private seq = 0
   private count_ = 0
+  /** Retired documents indexed (the default filter leaves them out; counting the rest needs no scan). */
+  private retired = 0
   private inTx = false
   private closed = false
   /** Document frequency per query token, for query planning only (never for scores: FTS5 computes those). */
@@ -154,6 +169,7 @@ export class SearchIndex {
     const ident = finite(options.identWeight, 2)
     this.bm25 = `bm25(fts, ${title}, ${finite(w.tags, 2)}, ${body}, ${title * ident}, ${body * ident})`
     this.bonus = finite(options.allTermsBonus, 1.6)
+    this.superseded = finite(options.supersededFactor, 0.5)
     this.snippetWidth = finite(options.snippetWidth, 200)
     this.budget = finite(options.scoreBudget, 500)
     this.db = new DatabaseSync(':memory:')
@@ -164,7 +180,7 @@ export class SearchIndex {
       CREATE TABLE doc (
         rowid INTEGER PRIMARY KEY, id TEXT NOT NULL, path TEXT NOT NULL, kind INTEGER NOT NULL, title TEXT NOT NULL,
         cwd TEXT NOT NULL, created TEXT NOT NULL, created_ms REAL NOT NULL, mtime REAL NOT NULL, tags TEXT NOT NULL, tools TEXT NOT NULL,
-        session TEXT, turn INTEGER
+        session TEXT, turn INTEGER, superseded_by TEXT
       );
       CREATE INDEX doc_created ON doc (created_ms);
       CREATE INDEX doc_cwd ON doc (cwd);
@@ -337,6 +353,8 @@ export class SearchIndex {
     const body = typeof doc.body === 'string' ? doc.body : ''
     const session = typeof meta.session === 'string' ? meta.session : null
     const turn = typeof meta.turn === 'number' && Number.isFinite(meta.turn) ? meta.turn : null
+    const status = STATUS_INDEX[meta.status as string] ?? 0
+    const supersededBy = status === STATUS_INDEX.superseded && typeof meta.superseded_by === 'string' ? meta.superseded_by : null
     // Tokenize before touching the database: the write itself is then a handful of statements.
     const titleText = indexStreams(title)
     const tagText = indexStreams(tags.join(' '))
@@ -344,12 +362,12 @@ export class SearchIndex {
     const bodyText = indexStreams(stripTitle(body, title))
     const createdMs = epoch(created, mtime)
     // Dense rowids in indexing order: FTS5 stores rowid deltas as varints, so sparse rowids (say, derived from
-    // timestamps) would add bytes to every posting. The low two bits carry the kind for the boost.
-    const rowid = ++this.seq * 4 + kind
+    // timestamps) would add bytes to every posting. The low bits carry the kind and the status (see the header).
+    const rowid = ++this.seq * ROWID_STEP + status * 8 + kind
     const write = (): void => {
       const replaced = this.deleteRow(id)
-      this.stmt('INSERT INTO doc (rowid, id, path, kind, title, cwd, created, created_ms, mtime, tags, tools, session, turn) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)')
-        .run(rowid, id, String(doc.path ?? ''), kind, title, cwd, created, createdMs, mtime, JSON.stringify(tags), JSON.stringify(tools), session, turn)
+      this.stmt('INSERT INTO doc (rowid, id, path, kind, title, cwd, created, created_ms, mtime, tags, tools, session, turn, superseded_by) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)')
+        .run(rowid, id, String(doc.path ?? ''), kind, title, cwd, created, createdMs, mtime, JSON.stringify(tags), JSON.stringify(tools), session, turn, supersededBy)
       this.stmt('INSERT INTO body (rowid, text) VALUES (?, ?)').run(rowid, body)
       this.rowids.set(ownString(id), rowid)
       this.stmt('INSERT INTO fts (rowid, title, tags, body, title_id, body_id) VALUES (?, ?, ?, ?, ?, ?)')
@@ -362,6 +380,7 @@ export class SearchIndex {
         this.toolNames.set(this.names[this.toolIds.get(t)!], (this.toolNames.get(t) ?? 0) + 1)
       }
       if (!replaced) this.count_++
+      if (status === STATUS_INDEX.retired) this.retired++
     }
     this.atomically(write)
     this.wrote()
@@ -395,6 +414,7 @@ export class SearchIndex {
     if (rowid === undefined) return false
     this.rowids.delete(id)
     const row = this.stmt('SELECT rowid, tools FROM doc WHERE rowid = ?').get(rowid) as { rowid: number; tools: string }
+    if (((row.rowid >> 3) & 3) === STATUS_INDEX.retired) this.retired--
     for (const t of new Set(asStrings(JSON.parse(row.tools)))) {
       const n = (this.toolNames.get(t) ?? 1) - 1
       if (n > 0) this.toolNames.set(t, n)
@@ -413,7 +433,7 @@ export class SearchIndex {
     if (typeof id !== 'string') return undefined
     const rowid = this.rowids.get(id)
     if (rowid === undefined) return undefined
-    const row = this.stmt('SELECT rowid, id, path, kind, title, cwd, created, mtime, tags, tools, session, turn FROM doc WHERE rowid = ?').get(rowid) as DocRow | undefined
+    const row = this.stmt('SELECT rowid, id, path, kind, title, cwd, created, mtime, tags, tools, session, turn, superseded_by FROM doc WHERE rowid = ?').get(rowid) as DocRow | undefined
     return row ? toMeta(row) : undefined
   }
 
@@ -438,7 +458,17 @@ export class SearchIndex {
     if (f.kind !== undefined && f.kind !== null) {
       const k = KIND_INDEX[f.kind as string]
       if (k === undefined) none = true
-      else { clauses.push(`(${alias}.rowid & 3) = ?`); params.push(k) }
+      else { clauses.push(`(${alias}.rowid & 7) = ?`); params.push(k) }
+    }
+    // Retired documents leave search, lists and counts unless the filter names a status (or `all`); while none is
+    // indexed the default filter adds no clause at all.
+    let defaultClause = false
+    if (f.status !== 'all') {
+      const s = f.status === undefined || f.status === null ? undefined : STATUS_INDEX[f.status as string]
+      if (f.status !== undefined && f.status !== null && s === undefined) none = true
+      else if (s === undefined) {
+        if (this.retired > 0) { clauses.push(`((${alias}.rowid >> 3) & 3) <> ${STATUS_INDEX.retired}`); defaultClause = true }
+      } else { clauses.push(`((${alias}.rowid >> 3) & 3) = ?`); params.push(s) }
     }
     if (typeof f.tag === 'string' && f.tag.trim()) {
       const tag = this.tagIds.get(f.tag.trim().toLowerCase())
@@ -465,7 +495,8 @@ export class SearchIndex {
       clauses.push(`(doc.cwd = '' OR doc.cwd = ? OR (doc.cwd >= ? AND doc.cwd < ?))`)
       params.push(exact, lo, hi)
     }
-    return { sql: clauses.length ? ' AND ' + clauses.join(' AND ') : '', params, none, needsDoc }
+    const defaultOnly = defaultClause && clauses.length === 1
+    return { sql: clauses.length ? ' AND ' + clauses.join(' AND ') : '', params, none, needsDoc, defaultOnly }
   }
 
   /** Tool names (from the live vocabulary) that the glob matches, case-insensitively; a broken glob matches literally. */
@@ -512,7 +543,7 @@ export class SearchIndex {
     const ranked = [...pool].sort((a, b) => b[1] - a[1] || b[0] - a[0]).slice(offset, window)
     if (!ranked.length) return []
     const marks = [...new Set(terms.flatMap((t) => [...t.tokens, ...(t.parts ?? [])]))]
-    const rows = this.stmt('SELECT doc.rowid, id, path, kind, title, cwd, created, mtime, tags, tools, session, turn, body.text AS body FROM doc JOIN body ON body.rowid = doc.rowid WHERE doc.rowid IN (SELECT value FROM json_each(?))')
+    const rows = this.stmt('SELECT doc.rowid, id, path, kind, title, cwd, created, mtime, tags, tools, session, turn, superseded_by, body.text AS body FROM doc JOIN body ON body.rowid = doc.rowid WHERE doc.rowid IN (SELECT value FROM json_each(?))')
       .all(JSON.stringify(ranked.map(([r]) => r))) as unknown as Array<DocRow & { body: string }>
     const byRowid = new Map(rows.map((r) => [r.rowid, r]))
     const hits: SearchHit[] = []
@@ -713,7 +744,8 @@ export class SearchIndex {
   /** Top `n` rows of one MATCH expression under the filters, best first (`s` is the boosted bm25, lower is better). */
   private rank(expr: string, where: Where, n: number, fromRowid = 0): Row[] {
     const b = this.boost
-    const sql = `SELECT fts.rowid AS r, ${this.bm25} * (CASE fts.rowid & 3 WHEN 0 THEN ${b.raw} WHEN 1 THEN ${b.note} WHEN 2 THEN ${b.distilled} ELSE ${b.manual} END) AS s ` +
+    const sql = `SELECT fts.rowid AS r, ${this.bm25} * (CASE fts.rowid & 7 WHEN 0 THEN ${b.raw} WHEN 1 THEN ${b.note} WHEN 2 THEN ${b.distilled} WHEN 4 THEN ${b.preference} ELSE ${b.manual} END)` +
+      ` * (CASE (fts.rowid >> 3) & 3 WHEN ${STATUS_INDEX.superseded} THEN ${this.superseded} ELSE 1 END) AS s ` +
       `FROM fts${where.needsDoc ? ' JOIN doc ON doc.rowid = fts.rowid' : ''} WHERE fts MATCH ?${fromRowid ? ' AND fts.rowid >= ?' : ''}${where.sql} ORDER BY s, fts.rowid DESC LIMIT ?`
     try {
       return this.stmt(sql).all(expr, ...(fromRowid ? [fromRowid] : []), ...where.params, n) as unknown as Row[]
@@ -729,6 +761,7 @@ export class SearchIndex {
       id: meta.id, title: meta.title, kind: meta.kind, score: Number(score.toPrecision(6)),
       snippet: snippet(stripTitle(text, meta.title), marks, { width: this.snippetWidth }),
       path: meta.path, cwd: meta.cwd, tags: meta.tags, tools: meta.tools, created: meta.created,
+      ...(meta.status ? { status: meta.status } : {}), ...(meta.supersededBy ? { supersededBy: meta.supersededBy } : {}),
     }
   }
 
@@ -740,7 +773,7 @@ export class SearchIndex {
     const total = this.countWhere(where)
     if (limit === 0 || offset >= total) return { total, items: [] }
     const order = filter.sort === 'title' ? 'title COLLATE NOCASE, created_ms DESC, rowid DESC' : 'created_ms DESC, rowid DESC'
-    const rows = this.stmt(`SELECT rowid, id, path, kind, title, cwd, created, mtime, tags, tools, session, turn FROM doc WHERE 1${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`)
+    const rows = this.stmt(`SELECT rowid, id, path, kind, title, cwd, created, mtime, tags, tools, session, turn, superseded_by FROM doc WHERE 1${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`)
       .all(...where.params, limit, offset) as unknown as DocRow[]
     return { total, items: rows.map(toMeta) }
   }
@@ -758,6 +791,7 @@ export class SearchIndex {
 
   private countWhere(where: Where): number {
     if (!where.sql) return this.count_
+    if (where.defaultOnly) return this.count_ - this.retired
     const row = this.stmt(`SELECT count(*) AS n FROM doc WHERE 1${where.sql}`).get(...where.params) as { n: number }
     return row.n
   }
@@ -831,6 +865,8 @@ function toMeta(row: DocRow): IndexedMeta {
     id: row.id, path: row.path, kind: KINDS[row.kind] ?? 'manual', title: row.title, cwd: row.cwd, created: row.created,
     tags: asStrings(JSON.parse(row.tags)), tools: asStrings(JSON.parse(row.tools)), mtimeMs: row.mtime,
     ...(row.session !== null ? { session: row.session } : {}), ...(row.turn !== null ? { turn: row.turn } : {}),
+    ...(((row.rowid >> 3) & 3) ? { status: DOC_STATUSES[(row.rowid >> 3) & 3] } : {}),
+    ...(row.superseded_by !== null ? { supersededBy: row.superseded_by } : {}),
   }
 }
 

@@ -151,7 +151,7 @@ describe('the Knowledge page in dsh web', () => {
     expect(await pnpm.innerText()).toContain('…/projects/webapp')
     const line = page.getByTestId('knowledge-stats')
     await poll(() => line.innerText()).toMatch(/^3 documents · 3 rounds kept · 1 dropped \(mostly terse-status\)/)
-    expect(await page.getByTestId('knowledge-documents').innerText()).toMatch(/read-only here, on purpose/)
+    expect(await page.getByTestId('knowledge-documents').innerText()).toMatch(/retire a wrong document \(with a reason\) and restore it; nothing is deleted/)
     await screenshot(page, 'knowledge-documents')
   })
 

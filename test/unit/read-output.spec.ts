@@ -59,13 +59,15 @@ describe('read state', () => {
 describe('read output', () => {
   it('puts the tag first and fills the slots in order', () => {
     const { sections, head } = splitSections(body)
-    const out = renderRead({ doc, version: 4, head, sections, changed: { from: 3, to: 4 }, status: 'superseded by abc-t2', relations: ['Linked from: abc-n1'] })
+    const out = renderRead({ doc, version: 4, head, sections, changed: { from: 3, to: 4 }, status: 'superseded',
+      supersededBy: { id: 'abc-t2', title: 'Newer' }, supersedes: [{ id: 'abc-t0', title: 'Older', status: 'superseded' }], linkedFrom: [{ id: 'abc-n1', title: 'A note' }] })
     const lines = out.text.split('\n')
     expect(lines[0]).toBe('abc-t1 (v:4) "Title" · distilled · 2026-11-30 · s/abc-t1-title.md')
     expect(lines[1]).toMatch(/^Changed since you read it: v:3 → v:4\./)
-    expect(lines[2]).toBe('Status: superseded by abc-t2')
-    expect(lines[3]).toBe('Linked from: abc-n1')
+    expect(lines[2]).toBe('Status: superseded')
+    expect(lines[3]).toBe('Superseded by: abc-t2 — Newer (read that one first)')
     expect(lines[4]).toMatch(/^Sections: Summary · Finding · Appendix: the raw round\./)
+    expect(lines.slice(-2)).toEqual(['Supersedes: abc-t0 — Older (superseded)', 'Linked from: abc-n1 — A note'])
     expect(out).toMatchObject({ id: 'abc-t1', version: 4, sections: ['Summary', 'Finding', 'Appendix: the raw round'] })
   })
   it('gives the card one line and recognizes the compaction stub', () => {
