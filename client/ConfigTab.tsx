@@ -118,7 +118,7 @@ function FieldRow({ spec, view, section, editable, host, t, labels, onSaved }: F
     control = (
       <textarea id={id} rows={3} value={draft} disabled={busy} spellCheck={false}
         onChange={(e) => { setDraft(e.target.value); setTouched(true); setStatus({ kind: 'idle' }) }}
-        style={{ ...s.input, ...s.mono, width: '100%', boxSizing: 'border-box', resize: 'vertical' }} />
+        style={{ ...s.input, ...s.mono, width: '100%', boxSizing: 'border-box', resize: 'vertical', ...(dirty ? { borderColor: palette.warn } : {}) }} />
     )
   } else if (!checkbox) {
     control = (
@@ -126,7 +126,7 @@ function FieldRow({ spec, view, section, editable, host, t, labels, onSaved }: F
         placeholder={formatValue(view.inherited, labels)}
         onChange={(e) => { setDraft(e.target.value); setTouched(true); setStatus({ kind: 'idle' }) }}
         onKeyDown={(e) => { if (e.key === 'Enter' && dirty) save() }}
-        style={{ ...s.input, width: spec.type === 'number' || spec.type === 'integer' ? 110 : 220 }} />
+        style={{ ...s.input, width: spec.type === 'number' || spec.type === 'integer' ? 110 : 220, ...(dirty ? { borderColor: palette.warn } : {}) }} />
     )
   }
   const showSave = editable && !checkbox
@@ -144,15 +144,16 @@ function FieldRow({ spec, view, section, editable, host, t, labels, onSaved }: F
           )
           : <label htmlFor={editable ? id : undefined} style={{ fontWeight: 500 }}>{label}</label>}
         <span style={{ ...s.row, gap: 6 }}>
-          {checkbox && showReset && <button type="button" style={s.button} disabled={busy} onClick={() => void write(undefined)}>{t('reset')}</button>}
-          <span style={s.badge(view.overridden ? 'on' : 'off')}>{view.overridden ? t('overridden') : t('notOverridden')}</span>
+          {showReset && <button type="button" data-testid="knowledge-reset" style={s.button} disabled={busy} title={t('resetHint')} onClick={() => void write(undefined)}>{t('reset')}</button>}
+          {dirty
+            ? <span data-testid="knowledge-unsaved" style={{ ...s.badge('off'), borderColor: palette.warn, color: palette.warn }} title={t('unsavedHint')}>{t('unsaved')}</span>
+            : <span style={s.badge(view.overridden ? 'on' : 'off')} title={t(view.overridden ? 'overriddenHint' : 'inheritedHint')}>{view.overridden ? t('overridden') : t('notOverridden')}</span>}
         </span>
       </div>
       {(control || showSave) && (
         <div style={s.row}>
           {control}
           {showSave && <button type="button" style={s.button} disabled={!dirty || busy} onClick={save}>{t('save')}</button>}
-          {showSave && showReset && <button type="button" style={s.button} disabled={busy} onClick={() => void write(undefined)}>{t('reset')}</button>}
         </div>
       )}
       <p style={s.hint}>

@@ -48,7 +48,9 @@ export interface DocumentItem {
 
 /** `GET <prefix>/documents`. */
 export interface DocumentPage {
+  /** Matching documents; with `more`, a lower bound (search reads one page ahead, not the whole ranking). */
   total: number
+  more?: boolean
   offset: number
   items: DocumentItem[]
   facets: Facets
@@ -194,4 +196,52 @@ export interface HealthView {
   documents: number
   history: HealthHistoryPoint[]
   growth: GrowthDay[]
+}
+
+/** Per-source results of knowledge sync (`dsh-knowledge sync`, the Sources tab). */
+export const SYNC_STATUSES = ['unchanged', 'changed', 'would-change', 'source-missing', 'fetch-error', 'too-large', 'missing-section',
+  'target-missing', 'invalid-target', 'marker-error', 'write-error', 'conflict-suppressed'] as const
+export type SyncStatus = (typeof SYNC_STATUSES)[number]
+
+/** What happened to one source in one run. */
+export interface SyncResult {
+  name: string
+  /** `local`, `http`, `https`, or `sources.yml` for a whole-file problem. */
+  type: string
+  /** The URL or the local path. */
+  source: string
+  target: { file: string; section: string } | null
+  status: SyncStatus
+  /** One line saying why. */
+  reason: string
+  /** Served without any network round trip (a 304 revalidation is not). */
+  from_cache?: boolean
+  /** Dry runs: a unified diff of the target document. */
+  diff?: string
+}
+
+/** `dry-run` or `sync` over the routes, and the CLI's `--json`. */
+export interface SyncReport { at: string; dryRun: boolean; results: SyncResult[] }
+
+/** One row of the Sources tab. */
+export interface SourceRow {
+  name: string
+  type: string
+  source: string
+  target: { file: string; section: string } | null
+  origin: 'declared' | 'decision' | 'invalid'
+  last?: { status: SyncStatus; reason: string; at: string; from_cache?: boolean }
+  /** Cache state of an http source: when fetched, whether still within cache_ttl. */
+  cache?: { fetchedAt: string; fresh: boolean; etag: boolean; lastModified: boolean; bytes: number } | null
+}
+
+/** `GET <prefix>/sources`. */
+export interface SourcesView { available: boolean; file: string; exists: boolean; error?: string; lastRun?: string; sources: SourceRow[] }
+
+/** `GET <prefix>/rounds`: the recent rounds' salience, for the page's chart of what the bar keeps. */
+export interface RecentRounds {
+  /** The bar in force (capture's effective `salience.minScore`), or null when the capture row is not running. */
+  minScore: number | null
+  /** Newest last. Titles are redacted; dropped rounds carry their first drop reason. */
+  rounds: Array<{ at: string; kept: boolean; score: number; title: string; reason?: string; id?: string }>
 }

@@ -21,9 +21,10 @@ import { supersede } from './supersede.js'
 import { retire } from './retire.js'
 import { restore } from './restore.js'
 import { check } from './check.js'
+import { audit, discoverCommand, promote, regenerateMd, status, sync } from './sync.js'
 
-
-const COMMANDS: Record<string, Command> = { capture, redact, search, read, list, stats, note, supersede, retire, restore, check, import: importSessions, init, health }
+const COMMANDS: Record<string, Command> = { capture, redact, search, read, list, stats, note, supersede, retire, restore, check,
+  import: importSessions, init, health, sync, status, discover: discoverCommand, audit, promote, 'regenerate-md': regenerateMd }
 
 const USAGE = `dsh-knowledge — the dsh-knowledge-sync knowledge base from the command line
 
@@ -43,6 +44,9 @@ Usage:
   dsh-knowledge health [--root DIR] [--cwd DIR] [--sample N] [--json]
   dsh-knowledge init --git [--root DIR] [--json]
   dsh-knowledge import [--dsh-home DIR] [--since DATE] [--session ID] [--cwd DIR] [--min-score N] [--dry-run] [--json]
+  dsh-knowledge sync [--root DIR] [--dry-run] [--source NAME] [--json]   (status = sync --dry-run)
+  dsh-knowledge status|discover|audit|regenerate-md [--root DIR] [--json]
+  dsh-knowledge promote --url U --file F --section S [--reason TEXT] [--root DIR] [--json]
 
 The root is --root, else $DSH_KNOWLEDGE_ROOT, else ./knowledge. --cwd applies the workspace rule as if a session
 ran there; without it everything under the root is visible.
@@ -64,6 +68,7 @@ async function main(argv: string[]): Promise<number> {
       title: { type: 'string' }, finding: { type: 'string' }, evidence: { type: 'string' }, scope: { type: 'string' }, tags: { type: 'string' },
       quote: { type: 'string' }, link: { type: 'string', multiple: true }, supersedes: { type: 'string', multiple: true }, by: { type: 'string' },
       reason: { type: 'string' }, status: { type: 'string' },
+      source: { type: 'string' }, url: { type: 'string' }, file: { type: 'string' }, section: { type: 'string' },
     },
   })
   if (values.help) { process.stdout.write(USAGE); return 0 }

@@ -12,7 +12,7 @@ export const LEDGER_DIR = '.knowledge'
 
 export type LedgerEntry =
   | { type: 'kept'; session: string; turn: number; id: string; score: number; redacted: number }
-  | { type: 'dropped'; session: string; turn: number; score: number; reasons: string[] }
+  | { type: 'dropped'; session: string; turn: number; score: number; reasons: string[]; title?: string }
   | { type: 'unanswered'; session: string; turn: number; outcome: string }
   | { type: 'failed'; session?: string; turn?: number; path?: string; error: string }
   | { type: 'note'; session?: string; id: string; redacted: number }
@@ -21,6 +21,7 @@ export type LedgerEntry =
   | { type: 'distill-skipped'; id: string; reason: string }
   /** A status change (supersede, retire, restore) and who asked: `tool`, `cli` or `page`. */
   | { type: 'status'; id: string; status: string; by?: string; reason?: string; actor: string }
+  | { type: 'synced'; id: string; path: string; source: string; redacted: number }
 
 /** Aggregates shown by `stats` (CLI, routes, page). */
 /** What the ledger folds to (the wire shape of `rounds` in stats). */
@@ -135,6 +136,7 @@ export class Ledger {
       // A failed call may still have cost tokens, so it counts against the daily budget too.
       case 'distill-failed': stats.distill.failed++; bump(stats.distill.perDay, (entry.t ?? new Date().toISOString()).slice(0, 10)); break
       case 'distill-skipped': bump(stats.distill.skipped, entry.reason); break
+      case 'synced': stats.redacted += entry.redacted ?? 0; break
     }
   }
 }

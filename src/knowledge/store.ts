@@ -10,7 +10,7 @@
  * @module dsh-knowledge-sync/knowledge/store
  */
 import { readFile, stat } from 'node:fs/promises'
-import { resolve } from 'node:path'
+import { basename, resolve } from 'node:path'
 import type { DocStatus, FrontMatter, KnowledgeDoc, Redaction, SearchFilter, SearchHit } from '../types.js'
 import type { Redactor } from '../redact/redactor.js'
 import { type FieldInput, type RedactedFields, redactFields } from '../redact/fields.js'
@@ -199,11 +199,7 @@ export class KnowledgeStore {
     return isValidId(id) ? this.index.get(id) : undefined
   }
 
-  /**
-   * The current revision (`v:N`) of a document: 1 when the store first saw it, +1 per change of its file's text by
-   * anyone. Undefined for an unknown id. Reads the revision log's tail (throttled), so another process's change
-   * counts here even before this process's watcher has re-read the file.
-   */
+  /** The newest revision (`v:N`) of a document, another process's change included (see {@link Revisions}). */
   versionOf(id: string): number | undefined {
     return this.revisions.current(id)
   }
@@ -315,6 +311,51 @@ export class KnowledgeStore {
     // Links by id become paths relative to this file, so it reads well in an editor and on a git forge.
     const body = draft.kind === 'note' || draft.kind === 'preference' ? idsToPaths(rendered.body, relPath, (to) => this.get(to)?.path) : rendered.body
     return { id, path: relPath, meta, body, text: formatDocument(meta, body), redaction: redacted.redaction }
+  }
+
+  /** Masks `text` the way every write is masked (so a caller can compare what would be written with what is there). */
+  redact(text: string): Promise<Redaction> { return this.redactor.redact(text) }
+
+  /**
+   * Replaces spans of one document's file text (upstream sections): each inserted text is redacted, every other byte
+   * stays as it is. `expected` is the text the caller read; a file changed since is refused. Atomic, indexed, ledgered.
+   */
+  splice(relPath: string, expected: string, edits: Array<{ start: number; end: number; text: string }>, source = ''): Promise<WrittenDocument> {
+    const run = this.chain.then(async () => {
+      if (this.closed) throw new Error('knowledge store is closed')
+      await this.start()
+      const full = insideRoot(this.root, relPath)
+      if (await readFile(full, 'utf8') !== expected) throw new Error(`${relPath} changed on disk while it was being synced; try again`)
+      let text = expected
+      let count = 0
+      const families: Record<string, number> = {}
+      for (const edit of [...edits].sort((a, b) => b.start - a.start)) {
+        const masked = await this.redactor.redact(edit.text)
+        count += masked.count
+        for (const [family, n] of Object.entries(masked.families)) families[family] = (families[family] ?? 0) + n
+        text = text.slice(0, edit.start) + masked.text + text.slice(edit.end)
+      }
+      const parsed = parseDocument(text, relPath, basename(relPath, '.md').replace(/[^A-Za-z0-9_.-]/g, '-').replace(/^[-.]+/, '') || 'doc', Date.now())
+      await writeFileAtomic(full, text)
+      const info = await stat(full)
+      const doc = { id: parsed.meta.id, path: relPath, meta: parsed.meta, body: parsed.body, mtimeMs: info.mtimeMs }
+      this.index.upsert(doc)
+      this.files.noteWritten(doc)
+      this.emit({ type: 'written', id: doc.id, path: relPath, kind: doc.meta.kind, cwd: doc.meta.cwd })
+      await this.ledger.record({ type: 'synced', id: doc.id, path: relPath, source, redacted: count })
+      return { id: doc.id, path: relPath, meta: doc.meta, redaction: { text: '', count, families } }
+    })
+    this.chain = run.catch(() => {})
+    return run
+  }
+
+  /**
+   * One line of text as it may be recorded outside a document (the ledger's title of a dropped round): redacted
+   * first, then cut to `max` characters on one line.
+   */
+  async redactLine(text: string, max = 80): Promise<string> {
+    const redacted = (await this.redactor.redact(text.replace(/\s+/g, ' ').trim())).text
+    return redacted.length > max ? `${redacted.slice(0, max - 1)}…` : redacted
   }
 
   /** Next free note number in a session: `n1`, `n2`, … */

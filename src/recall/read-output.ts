@@ -38,6 +38,8 @@ export interface ReadView {
   section?: DocSection
   /** The session read an older revision before this one. */
   changed?: Change
+  /** Slot: lines said before anything else about the document (e.g. that it holds synced upstream content). */
+  notices?: string[]
   /** Slot: the document's status line, when it is not active. */
   status?: string
   /** Slot: the successor of a superseded document, shown before the document so it is not missed. */
@@ -72,6 +74,7 @@ export function renderRead(view: ReadView): ReadResult {
   const names = sections.map((s) => s.name)
   const lines = [`${readTag(doc.id, version, title)} · ${doc.meta.kind} · ${String(doc.meta.created).slice(0, 10)} · ${doc.path}`]
   if (view.changed) lines.push(`Changed since you read it: v:${view.changed.from} → v:${view.changed.to}. This is the current text; drop what you concluded from v:${view.changed.from} if it disagrees.`)
+  for (const notice of view.notices ?? []) lines.push(notice)
   if (view.status) lines.push(`Status: ${view.status}`)
   if (view.supersededBy) lines.push(`Superseded by: ${linkLine(view.supersededBy)} (read that one first)`)
   let content: string

@@ -320,7 +320,7 @@ describe('the Knowledge page in dsh web', () => {
     await page.getByText('中文', { exact: true }).click()
     await page.getByRole('dialog').getByRole('button', { name: '知识库' }).click()
     await page.getByTestId('knowledge-page').waitFor()
-    expect(await page.getByTestId('knowledge-page').getByRole('tab').allInnerTexts()).toEqual(['文档', '配置'])
+    expect(await page.getByTestId('knowledge-page').getByRole('tab').allInnerTexts()).toEqual(['文档', '来源', '配置'])
     await poll(() => page.getByTestId('knowledge-stats').innerText()).toMatch(/^4 篇文档/)
     await screenshot(page, 'knowledge-documents-zh')
     // Back to English for whoever looks at the page next.
