@@ -87,6 +87,10 @@ export interface KnowledgeDoc {
   body: string
   /** File modification time, ms since the epoch. */
   mtimeMs: number
+  /** Hash of the file's text (see `contentHash`): what "the document changed" means. */
+  hash?: string
+  /** The store-assigned revision (`v:N`) of this text. */
+  version?: number
 }
 
 /** What redaction did to one piece of text. */
@@ -135,4 +139,6 @@ export interface SearchHit {
   status?: DocStatus
   /** The successor's id, for a superseded document. */
   supersededBy?: string
+  /** The store-assigned revision (`v:N`). */
+  version?: number
 }

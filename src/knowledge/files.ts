@@ -4,14 +4,16 @@
  * store's change listeners), one file at a time after the scan (never a rebuild).
  * @module dsh-knowledge-sync/knowledge/files
  */
-import { existsSync, lstatSync, realpathSync, rmSync, statSync, watch, type FSWatcher } from 'node:fs'
+import { existsSync, lstatSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
-import { basename, dirname, join, sep } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import type { KnowledgeDoc } from '../types.js'
 import { DocumentError, parseDocument } from './document.js'
 import { insideRoot, sessionShortId, toRelative } from './paths.js'
 import { createHash } from 'node:crypto'
 import { lstatSafe, MAX_FILE_BYTES, readRootFile } from './safe-read.js'
+import { contentHash } from './revisions.js'
+import { TreeWatcher } from './tree-watch.js'
 import type { StoreLogger } from './store.js'
 
 export { MAX_FILE_BYTES, readRootFile }
@@ -56,7 +58,7 @@ export class DocumentFiles {
   private readonly pending = new Map<string, NodeJS.Timeout>()
   /** File → the session its front matter names (for the cross-machine id rule in {@link admit}). */
   private readonly sessions = new Map<string, string>()
-  private watcher?: FSWatcher
+  private watcher?: TreeWatcher
   private rootPoll?: NodeJS.Timeout
   private realRootPath?: string
   private closed = false
@@ -218,7 +220,7 @@ export class DocumentFiles {
     try {
       const fallbackId = basename(full, '.md').replace(/[^A-Za-z0-9_.-]/g, '-').replace(/^[-.]+/, '') || 'doc'
       const { meta, body } = parseDocument(text, rel, fallbackId, mtimeMs)
-      return { id: meta.id, path: rel, meta, body, mtimeMs }
+      return { id: meta.id, path: rel, meta, body, mtimeMs, hash: contentHash(text) }
     } catch (error) {
       this.invalid.set(rel, (error as Error).message)
       return undefined
@@ -342,11 +344,9 @@ export class DocumentFiles {
     this.rootPoll = undefined
     if (appeared) queueMicrotask(() => this.rootAppeared())
     try {
-      this.watcher = watch(this.root, { recursive: true, persistent: false }, (_event, name) => {
+      const watcher = new TreeWatcher(this.root, (rel) => {
         // The root itself was removed (no error is raised on Linux): look for it again.
         if (!existsSync(this.root)) return this.lostRoot()
-        if (!name) return
-        const rel = name.toString().split(sep).join('/')
         if (rel.split('/').some((part) => part.startsWith('.')) || !rel.endsWith('.md')) return
         // Trigger: a file changed on disk. Why debounce: editors write in several steps. Outcome: one re-parse.
         clearTimeout(this.pending.get(rel))
@@ -354,11 +354,12 @@ export class DocumentFiles {
           this.pending.delete(rel)
           this.loadFile(join(this.root, rel))
         }, 30))
-      })
-      this.watcher.on('error', (error) => {
+      }, (error) => {
         this.logger.warn('watching %s failed: %s', this.root, error.message)
         if (!existsSync(this.root)) this.lostRoot()
       })
+      watcher.start()
+      this.watcher = watcher
     } catch (error) {
       this.logger.warn('cannot watch %s: %s (hand edits are picked up at the next start)', this.root, (error as Error).message)
     }

@@ -23,6 +23,7 @@ import { DocumentFiles } from './files.js'
 import { IdClaims, roundFiles, withRoundLock } from './id-claims.js'
 import { Ledger } from './ledger.js'
 import { documentPath, insideRoot, sessionFolder, slugify } from './paths.js'
+import { contentHash, Revisions } from './revisions.js'
 import { LiveSettings } from './settings.js'
 import { applyStatus, carryStatus, idsToPaths, RelationGraph, statusOf, successorsFirst, type StatusChange } from './relations.js'
 
@@ -39,6 +40,8 @@ export interface WrittenDocument {
   path: string
   meta: FrontMatter
   redaction: Redaction
+  /** The revision the write created (`v:N`). */
+  version?: number
 }
 
 /** A redacted, formatted document not yet on disk. */
@@ -79,6 +82,8 @@ export class KnowledgeStore {
   private readonly ids: IdClaims
   /** Links and supersede relations of the indexed documents; backlinks are computed from it. */
   private readonly graph: RelationGraph
+  /** Store-assigned revisions (`v:N`), shared with every process on the root through `.knowledge/revisions.log`. */
+  private readonly revisions: Revisions
   private redactor: Redactor
   private readonly logger: StoreLogger
   private readonly watchEnabled: boolean
@@ -97,11 +102,16 @@ export class KnowledgeStore {
     this.index = new SearchIndex(options.index)
     this.ledger = new Ledger(this.root)
     this.ids = new IdClaims(this.root)
+    this.revisions = new Revisions(this.root, this.logger)
     this.graph = new RelationGraph({ idAt: (path) => this.files.idAt(path), pathOf: (id) => this.files.pathOf(id) })
     this.files = new DocumentFiles(this.root, {
-      upsertMany: (docs) => { this.index.upsertMany(docs); for (const doc of docs) { this.ids.noteIndexed(doc.id, doc.meta.session); this.graph.set(doc) } },
-      upsert: (doc) => { this.index.upsert(doc); this.ids.noteIndexed(doc.id, doc.meta.session); this.graph.set(doc) },
-      remove: (id) => { this.index.remove(id); this.graph.remove(id) },
+      upsertMany: (docs) => {
+        this.index.upsertMany(docs)
+        for (const doc of docs) { this.ids.noteIndexed(doc.id, doc.meta.session); this.graph.set(doc) }
+        this.revisions.index(docs)
+      },
+      upsert: (doc) => { this.index.upsert(doc); this.ids.noteIndexed(doc.id, doc.meta.session); this.graph.set(doc); this.revisions.index([doc]) },
+      remove: (id) => { this.index.remove(id); this.graph.remove(id); this.revisions.unindex(id) },
       indexedMtime: (id) => this.index.get(id)?.mtimeMs,
       holdMerges: () => this.index.holdMerges(),
       written: (doc) => this.emit({ type: 'written', id: doc.id, path: doc.path, kind: doc.meta.kind, cwd: doc.meta.cwd }),
@@ -191,6 +201,11 @@ export class KnowledgeStore {
     return isValidId(id) ? this.index.get(id) : undefined
   }
 
+  /** The newest revision (`v:N`) of a document, another process's change included (see {@link Revisions}). */
+  versionOf(id: string): number | undefined {
+    return this.revisions.current(id)
+  }
+
   /**
    * One document in full, read from its file (the source of truth) with the index's bounds: never through a symbolic
    * link, never over 4 MiB. A file that fails (now a link, too large, broken front matter) leaves the index at once
@@ -203,7 +218,10 @@ export class KnowledgeStore {
     try {
       const { text, mtimeMs } = this.files.readText(meta.path, full)
       const parsed = parseDocument(text, meta.path, id, mtimeMs)
-      return { id: parsed.meta.id, path: meta.path, meta: parsed.meta, body: parsed.body, mtimeMs }
+      // The revision of exactly the text returned: a change the watcher has not seen yet is counted now.
+      const hash = contentHash(text)
+      const version = this.revisions.observe(parsed.meta.id, hash)
+      return { id: parsed.meta.id, path: meta.path, meta: parsed.meta, body: parsed.body, mtimeMs, hash, version }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
       if (error instanceof DocumentError) this.files.evict(meta.path, error.message)
@@ -231,12 +249,13 @@ export class KnowledgeStore {
 
   /** BM25 search over the documents the filter selects; a superseded hit never ranks above its successor. */
   search(query: string, filter: SearchFilter = {}): SearchHit[] {
-    return successorsFirst(this.index.search(query, filter))
+    return successorsFirst(this.index.search(query, filter)).map((hit) => ({ ...hit, version: this.revisions.indexedVersion(hit.id) }))
   }
 
   /** A page of document metadata, newest first (or by title). */
-  list(filter: SearchFilter & { sort?: ListSort } = {}): { total: number; items: IndexedMeta[] } {
-    return this.index.list(filter)
+  list(filter: SearchFilter & { sort?: ListSort } = {}): { total: number; items: Array<IndexedMeta & { version?: number }> } {
+    const page = this.index.list(filter)
+    return { total: page.total, items: page.items.map((item) => ({ ...item, version: this.revisions.indexedVersion(item.id) })) }
   }
 
   /** How many documents the filter selects. */
@@ -366,25 +385,28 @@ export class KnowledgeStore {
   private async writeNow(draft: DocumentDraft): Promise<WrittenDocument> {
     if (this.closed) throw new Error('knowledge store is closed')
     const { id, path: relPath, meta, body, text, redaction, replaced } = await this.prepare(draft)
-    await this.commit(id, relPath, meta, body, text, replaced)
-    return { id, path: relPath, meta, redaction }
+    const version = await this.commit(id, relPath, meta, body, text, replaced)
+    return { id, path: relPath, meta, redaction, version }
   }
 
   /** The one atomic write: file, index, relations, change listeners. `replaced`: older files of the same round. */
-  private async commit(id: string, relPath: string, meta: FrontMatter, body: string, text: string, replaced?: string[]): Promise<void> {
+  private async commit(id: string, relPath: string, meta: FrontMatter, body: string, text: string, replaced?: string[]): Promise<number> {
     const full = insideRoot(this.root, relPath)
     this.files.assertWritable(relPath)
     await writeFileAtomic(full, text)
     // Copies of the same round left by an older version (two files, one id) go, so the newer round is the one read.
     for (const extra of replaced?.slice(1) ?? []) await rm(insideRoot(this.root, extra), { force: true }).catch(() => {})
     const info = await stat(full)
-    const doc = { id, path: relPath, meta, body, mtimeMs: info.mtimeMs }
+    const hash = contentHash(text)
+    const [version] = this.revisions.index([{ id, hash }])
+    const doc = { id, path: relPath, meta, body, mtimeMs: info.mtimeMs, hash, version }
     this.index.upsert(doc)
     this.ids.noteIndexed(id, meta.session)
     this.graph.set(doc)
     this.files.noteWritten(doc)
     if (this.watchEnabled) this.files.watch()
     this.emit({ type: 'written', id, path: relPath, kind: meta.kind, cwd: meta.cwd })
+    return version
   }
 
   /**
