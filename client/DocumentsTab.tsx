@@ -102,15 +102,15 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
         if (stopped) return
         if (revision.current !== undefined && next !== revision.current) {
           api.stats().then(setStats, () => {})
-          const top = await api.documents(request(0))
+          // The loaded window again (up to 200 rows): new documents appear, retired or removed ones go, changed ones
+          // update; rows that stay keep their place, so a reader who scrolled is not moved.
+          const window = await api.documents({ ...request(0), limit: Math.min(Math.max(itemsRef.current.length, PAGE_SIZE), 200) })
           if (stopped) return
           const known = new Set(itemsRef.current.map((i) => i.id))
-          const added = top.items.filter((i) => !known.has(i.id))
-          if (added.length) {
-            setItems((prev) => [...added, ...prev.filter((p) => !added.some((a) => a.id === p.id))])
-            setFresh((n) => n + added.length)
-          }
-          setPage((prev) => (prev ? { ...top, total: Math.max(top.total, prev.total + added.length), more: top.more } : top))
+          const added = window.items.filter((i) => !known.has(i.id)).length
+          setItems(window.items)
+          if (added) setFresh((n) => n + added)
+          setPage(window)
         }
         revision.current = next
       } catch { /* the next poll tries again */ }
