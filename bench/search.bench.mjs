@@ -155,7 +155,9 @@ async function childFts(size) {
   const queries = JSON.parse(readFileSync(join(data, `queries-${size}.json`), 'utf8'))
   const rss0 = gcRss()
   // BENCH_SCORE_BUDGET overrides the planner's score budget (for tuning runs).
-  const index = new SearchIndex(process.env.BENCH_SCORE_BUDGET ? { scoreBudget: Number(process.env.BENCH_SCORE_BUDGET) } : {})
+  const plans = {}
+  const onPlan = (plan) => { plans[plan] = (plans[plan] ?? 0) + 1 }
+  const index = new SearchIndex({ onPlan, ...(process.env.BENCH_SCORE_BUDGET ? { scoreBudget: Number(process.env.BENCH_SCORE_BUDGET) } : {}) })
   const t0 = performance.now()
   const { read, parse, added: upsert } = readCorpus(dir, paths, parseDocument, ({ meta, body }, rel) => index.upsert({ id: meta.id, path: rel, meta, body, mtimeMs: 0 }))
   const t1 = performance.now()
@@ -187,7 +189,8 @@ async function childFts(size) {
     rmSync(file)
   }
   // Search mix: three passes (the first with cold planning caches), every query with its filter.
-  const times = [], byKind = {}, plans = {}
+  const times = [], byKind = {}
+  for (const k of Object.keys(plans)) delete plans[k]
   let planted = 0, plantedN = 0, cjkAnswered = 0, cjkN = 0
   for (let pass = 0; pass < 3; pass++) {
     for (const q of queries) {
@@ -196,7 +199,6 @@ async function childFts(size) {
       const dt = performance.now() - t
       times.push(dt)
       ;(byKind[q.kind] ??= []).push(dt)
-      plans[index.lastPlan] = (plans[index.lastPlan] ?? 0) + 1
       if (pass === 0 && q.kind === 'cjk' && !Object.keys(q.filter).length) { cjkN++; if (hits.length) cjkAnswered++ }
       if (pass === 0 && q.kind === 'planted' && !Object.keys(q.filter).length && q.relevant.length) {
         plantedN++
