@@ -79,6 +79,18 @@ export interface KnowledgeDoc {
   body: string
   /** File modification time, ms since the epoch. */
   mtimeMs: number
+  /** What the file looked like when it was read (the persisted index's manifest entry). */
+  stamp?: FileStamp
+}
+
+/** Size, change time and content hash of a document file, and when they were taken (for the index cache). */
+export interface FileStamp {
+  size: number
+  ctimeMs: number
+  /** A hash of the file's text: the content check for files whose times cannot be trusted. */
+  hash: string
+  /** When the file was stat'ed; a file modified within the file system's time granularity of this is re-hashed. */
+  seenMs: number
 }
 
 /** What redaction did to one piece of text. */

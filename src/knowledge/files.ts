@@ -4,10 +4,12 @@
  * store's change listeners), one file at a time after the scan (never a rebuild).
  * @module dsh-knowledge-sync/knowledge/files
  */
-import { existsSync, readFileSync, rmSync, statSync, watch, type FSWatcher } from 'node:fs'
+import { existsSync, readFileSync, rmSync, statSync, watch, type FSWatcher, type Stats } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { basename, join, sep } from 'node:path'
 import type { KnowledgeDoc } from '../types.js'
+import type { ManifestRow } from '../search/search-index.js'
+import { changedSince, stampOf } from './index-cache.js'
 import { DocumentError, parseDocument } from './document.js'
 import { insideRoot, toRelative } from './paths.js'
 import type { StoreLogger } from './store.js'
@@ -30,6 +32,10 @@ export interface IndexSink {
   holdMerges(): () => void
   written(doc: KnowledgeDoc): void
   removed(id: string, path: string): void
+  /** A document the persisted index already holds as it is on disk (the reconcile kept it). */
+  known(id: string, session: string | undefined): void
+  /** A document whose file has new times but the same content: only its stamp changes. */
+  restamp(doc: KnowledgeDoc): void
 }
 
 export class DocumentFiles {
@@ -41,6 +47,8 @@ export class DocumentFiles {
   private closed = false
   /** Files that could not be parsed at the last scan or change, with why. */
   readonly invalid = new Map<string, string>()
+  /** What the last scan did: files kept from the persisted index, read, only re-stamped, and entries dropped. */
+  readonly scanned = { kept: 0, read: 0, restamped: 0, dropped: 0 }
 
   constructor(
     private readonly root: string,
@@ -70,7 +78,7 @@ export class DocumentFiles {
    * between slices: at boot that is several times faster than one async read per file, and the event loop still
    * gets a turn every few milliseconds.
    */
-  async scan(): Promise<void> {
+  async scan(manifest?: ManifestRow[]): Promise<void> {
     if (!existsSync(this.root)) return
     const files: string[] = []
     const now = Date.now()
@@ -93,20 +101,28 @@ export class DocumentFiles {
       }
     }
     await walk(this.root, 0)
+    const infos = new Map<string, Stats | undefined>(files.map((f) => { try { return [f, statSync(f)] } catch { return [f, undefined] } }))
+    const prior = manifest ? this.reconcile(manifest, infos) : new Map<string, ManifestRow>()
+    const todo = manifest ? files.filter((f) => !prior.has(f) || prior.get(f)!.path !== '') : files
     // Oldest first, so the index's insertion order follows time as it does for documents written later.
-    const mtimes = new Map(files.map((f) => { try { return [f, statSync(f).mtimeMs] } catch { return [f, 0] } }))
-    files.sort((a, b) => mtimes.get(a)! - mtimes.get(b)! || (a < b ? -1 : 1))
+    const mtime = (f: string): number => infos.get(f)?.mtimeMs ?? 0
+    todo.sort((a, b) => mtime(a) - mtime(b) || (a < b ? -1 : 1))
     const release = this.sink.holdMerges()
     try {
-      for (let k = 0; k < files.length && !this.closed; k += SCAN_SLICE) {
-        const batch: KnowledgeDoc[] = []
+      for (let k = 0; k < todo.length && !this.closed; k += SCAN_SLICE) {
+        // By id: a file that wins an id over one read earlier in the same slice replaces it (equal mtimes tie on path).
+        const batch = new Map<string, KnowledgeDoc>()
         const claimed = new Map<string, string>()
-        for (const full of files.slice(k, k + SCAN_SLICE)) {
+        for (const full of todo.slice(k, k + SCAN_SLICE)) {
+          const before = prior.get(full)
           const doc = this.readDocument(full)
-          if (doc && this.admit(doc, claimed)) batch.push(doc)
+          this.scanned.read++
+          if (before && doc?.stamp?.hash === before.hash && doc.id === before.id) { this.sink.restamp(doc); this.scanned.restamped++; continue }
+          if (before && !doc) { this.drop(before); this.scanned.dropped++ }
+          if (doc && this.admit(doc, claimed)) batch.set(doc.id, doc)
         }
-        this.sink.upsertMany(batch)
-        for (const doc of batch) this.noteWritten(doc)
+        this.sink.upsertMany([...batch.values()])
+        for (const doc of batch.values()) this.noteWritten(doc)
         await new Promise((resolve) => setImmediate(resolve))
       }
     } finally {
@@ -115,12 +131,44 @@ export class DocumentFiles {
     if (this.invalid.size) this.logger.warn('%d file(s) under %s could not be read; first: %s', this.invalid.size, this.root, [...this.invalid.values()][0])
   }
 
+  /**
+   * Compares the persisted index's manifest with the files on disk: entries whose file vanished are dropped, files
+   * whose size and times match (and were not modified within the time granularity of being indexed) are kept as
+   * they are. Returns the files to read, each with its old entry (`path` '' marks an unchanged file, not to be read).
+   */
+  private reconcile(manifest: ManifestRow[], infos: Map<string, Stats | undefined>): Map<string, ManifestRow> {
+    const onDisk = new Map<string, string>()
+    for (const full of infos.keys()) onDisk.set(toRelative(this.root, full), full)
+    const out = new Map<string, ManifestRow>()
+    for (const row of manifest) {
+      const full = onDisk.get(row.path)
+      const info = full === undefined ? undefined : infos.get(full)
+      if (!full || !info || this.byPath.has(row.path)) { this.sink.remove(row.id); this.scanned.dropped++; continue }
+      this.byPath.set(row.path, row.id)
+      this.idPaths.set(row.id, row.path)
+      if (changedSince(row, info)) out.set(full, row)
+      else {
+        out.set(full, { ...row, path: '' })
+        this.sink.known(row.id, row.session ?? undefined)
+        this.scanned.kept++
+      }
+    }
+    return out
+  }
+
+  /** Forgets an indexed file that can no longer be read as a document (no change event: this is the start-up scan). */
+  private drop(row: ManifestRow): void {
+    this.sink.remove(row.id)
+    this.byPath.delete(row.path)
+    if (this.idPaths.get(row.id) === row.path) this.idPaths.delete(row.id)
+  }
+
   /** Reads and parses one file; undefined (and the reason in {@link invalid}) when it is not a valid document. */
   private readDocument(full: string): KnowledgeDoc | undefined {
     const rel = toRelative(this.root, full)
-    let text: string, mtimeMs: number
+    let text: string, mtimeMs: number, info: Stats
     try {
-      const info = statSync(full)
+      info = statSync(full)
       if (!info.isFile()) return undefined
       if (info.size > MAX_FILE_BYTES) throw new DocumentError(rel, `too large to index (${info.size} bytes; the limit is 4 MiB)`)
       mtimeMs = info.mtimeMs
@@ -133,7 +181,7 @@ export class DocumentFiles {
     try {
       const fallbackId = basename(full, '.md').replace(/[^A-Za-z0-9_.-]/g, '-').replace(/^[-.]+/, '') || 'doc'
       const { meta, body } = parseDocument(text, rel, fallbackId, mtimeMs)
-      return { id: meta.id, path: rel, meta, body, mtimeMs }
+      return { id: meta.id, path: rel, meta, body, mtimeMs, stamp: stampOf(info, text) }
     } catch (error) {
       this.invalid.set(rel, (error as Error).message)
       return undefined

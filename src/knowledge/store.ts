@@ -20,6 +20,7 @@ import { formatDocument, isValidId, parseDocument } from './document.js'
 import { type DocumentDraft, redactDraft, renderDraft } from './draft.js'
 import { DocumentFiles } from './files.js'
 import { IdClaims } from './id-claims.js'
+import { openIndexCache, stampOf } from './index-cache.js'
 import { Ledger } from './ledger.js'
 import { documentPath, insideRoot, sessionFolder, slugify } from './paths.js'
 import { LiveSettings } from './settings.js'
@@ -60,6 +61,8 @@ export interface KnowledgeStoreOptions {
   /** Watch the root for changes made by others (default true). */
   watch?: boolean
   index?: SearchIndexOptions
+  /** Keep the index in `<root>/.knowledge/cache/` between runs (default true; see index-cache.ts). */
+  cache?: boolean
 }
 
 const silent: StoreLogger = { info() {}, warn() {}, debug() {} }
@@ -69,12 +72,16 @@ export class KnowledgeStore {
   readonly ledger: Ledger
   /** User overrides from the `knowledge` settings namespace, shared by every row. */
   readonly settings = new LiveSettings()
-  private readonly index: SearchIndex
+  /** In memory until {@link start} opens the persisted one. */
+  private index: SearchIndex
+  private releaseCache = (): void => {}
   private readonly files: DocumentFiles
   private readonly ids: IdClaims
   private redactor: Redactor
   private readonly logger: StoreLogger
   private readonly watchEnabled: boolean
+  private readonly cacheEnabled: boolean
+  private readonly indexOptions?: SearchIndexOptions
   private readonly listeners = new Set<(change: StoreChange) => void>()
   private readonly holds = new Set<Promise<unknown>>()
   private chain: Promise<unknown> = Promise.resolve()
@@ -87,6 +94,8 @@ export class KnowledgeStore {
     this.redactor = options.redactor
     this.logger = options.logger ?? silent
     this.watchEnabled = options.watch ?? true
+    this.cacheEnabled = options.cache ?? true
+    this.indexOptions = options.index
     this.index = new SearchIndex(options.index)
     this.ledger = new Ledger(this.root)
     this.ids = new IdClaims(this.root)
@@ -96,6 +105,8 @@ export class KnowledgeStore {
       remove: (id) => { this.index.remove(id) },
       indexedMtime: (id) => this.index.get(id)?.mtimeMs,
       holdMerges: () => this.index.holdMerges(),
+      known: (id, session) => this.ids.noteIndexed(id, session),
+      restamp: (doc) => { if (doc.stamp) this.index.restamp(doc.id, doc.mtimeMs, doc.stamp); this.ids.noteIndexed(doc.id, doc.meta.session) },
       written: (doc) => this.emit({ type: 'written', id: doc.id, path: doc.path, kind: doc.meta.kind, cwd: doc.meta.cwd }),
       removed: (id, path) => this.emit({ type: 'removed', id, path }),
     }, this.logger)
@@ -125,12 +136,28 @@ export class KnowledgeStore {
 
   // ---------------------------------------------------------------- lifecycle
 
-  /** Indexes every document under the root and starts watching. Idempotent; resolves when the index is complete. */
+  /**
+   * Indexes every document under the root and starts watching. With the persisted index, only files that changed
+   * since it was saved are read. Idempotent; resolves when the index is complete.
+   */
   start(): Promise<void> {
     this.scanned ??= (async () => {
       const started = Date.now()
-      await this.files.scan()
-      this.logger.debug('indexed %d document(s) under %s in %d ms', this.index.size, this.root, Date.now() - started)
+      let mode = 'memory'
+      if (this.cacheEnabled && !this.closed) {
+        const opened = openIndexCache(this.root, this.indexOptions, this.logger)
+        mode = opened.mode
+        if (opened.mode !== 'memory') {
+          this.index.close()
+          this.index = opened.index
+          this.releaseCache = opened.release
+        }
+      }
+      await this.files.scan(mode === 'reused' ? this.index.manifest() : undefined)
+      if (mode === 'rebuild' && !this.closed) this.index.setState('complete')
+      const { kept, read, restamped, dropped } = this.files.scanned
+      this.logger.debug('indexed %d document(s) under %s in %d ms (index %s: kept %d, read %d, restamped %d, dropped %d)',
+        this.index.size, this.root, Date.now() - started, mode, kept, read, restamped, dropped)
       if (this.watchEnabled) this.files.watch()
     })()
     return this.scanned
@@ -159,6 +186,7 @@ export class KnowledgeStore {
       await this.flush()
       this.files.close()
       this.index.close()
+      this.releaseCache()
     })()
     return this.closing
   }
@@ -271,7 +299,7 @@ export class KnowledgeStore {
     const full = insideRoot(this.root, relPath)
     await writeFileAtomic(full, text)
     const info = await stat(full)
-    const doc = { id, path: relPath, meta, body, mtimeMs: info.mtimeMs }
+    const doc = { id, path: relPath, meta, body, mtimeMs: info.mtimeMs, stamp: stampOf(info, text) }
     this.index.upsert(doc)
     this.ids.noteIndexed(id, meta.session)
     this.files.noteWritten(doc)

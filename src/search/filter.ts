@@ -31,14 +31,17 @@ export class Vocabulary {
   /** Tool name → number of documents using it. */
   readonly toolUse = new Map<string, number>()
 
+  /** `onNew` is told of every new name (the index persists them). */
+  constructor(private readonly onNew?: (kind: 'tag' | 'tool', id: number, name: string) => void) {}
+
   /** The id of a tag (lowercased by the caller). */
   tag(name: string): number {
-    return this.intern(this.tagIds, name)
+    return this.intern(this.tagIds, name, 'tag')
   }
 
   /** The id of a tool name, counting one more document that uses it. */
   useTool(name: string): number {
-    const id = this.intern(this.toolIds, name)
+    const id = this.intern(this.toolIds, name, 'tool')
     this.toolUse.set(this.names[id], (this.toolUse.get(name) ?? 0) + 1)
     return id
   }
@@ -50,20 +53,22 @@ export class Vocabulary {
     else this.toolUse.delete(name)
   }
 
-  /** Restores an id read back from a persisted index (ids never change meaning). */
-  restore(kind: 'tag' | 'tool', id: number, name: string): void {
+  /** Restores a name read back from a persisted index (ids never change meaning), with its tool use count. */
+  restore(kind: 'tag' | 'tool', id: number, name: string, uses = 0): void {
     const own = ownString(name)
     this.names[id] = own
     ;(kind === 'tag' ? this.tagIds : this.toolIds).set(own, id)
+    if (kind === 'tool' && uses > 0) this.toolUse.set(own, uses)
   }
 
-  private intern(ids: Map<string, number>, name: string): number {
+  private intern(ids: Map<string, number>, name: string, kind: 'tag' | 'tool'): number {
     let id = ids.get(name)
     if (id === undefined) {
       id = this.names.length
       const own = ownString(name)
       this.names.push(own)
       ids.set(own, id)
+      this.onNew?.(kind, id, own)
     }
     return id
   }

@@ -2,8 +2,8 @@
  * The search index's tables and the vocabulary its other files share: the SQL schema, the rowid layout (the kind in
  * its low two bits), the row ↔ metadata mapping, paging limits and small value helpers.
  *
- * Tables: `doc` (metadata, one row per document), `body` (the text snippets are cut from), `tag`/`tool` (document →
- * interned name id, for filters and facets) and `fts`, a contentless FTS5 table (`content=''`,
+ * Tables: `doc` (metadata and the file's stamp, one row per document), `body` (the text snippets are cut from),
+ * `tag`/`tool` (document → interned name id, for filters and facets), `name` (those ids' names) and `fts`, a contentless FTS5 table (`content=''`,
  * `contentless_delete=1`): tokens are stored once, in the index. Rowids are dense, in indexing order, and carry the
  * kind, so the kind boost needs no join, a kind filter is `rowid & 3 = k`, and "the newest documents" is a rowid range.
  * @module dsh-knowledge-sync/search/schema
@@ -36,6 +36,11 @@ export interface DocRow {
   session: string | null; turn: number | null
 }
 
+/** A document's file as the index last saw it (see {@link FileStamp}); `null`s for documents indexed without one. */
+export interface ManifestRow {
+  id: string; path: string; session: string | null; size: number | null; mtime: number; ctime: number | null; hash: string | null; seen: number | null
+}
+
 /** The columns {@link toMeta} reads. */
 export const DOC_COLUMNS = 'rowid, id, path, kind, title, cwd, created, mtime, tags, tools, session, turn'
 
@@ -53,7 +58,7 @@ export const SCHEMA = `
   CREATE TABLE doc (
     rowid INTEGER PRIMARY KEY, id TEXT NOT NULL, path TEXT NOT NULL, kind INTEGER NOT NULL, title TEXT NOT NULL,
     cwd TEXT NOT NULL, created TEXT NOT NULL, created_ms REAL NOT NULL, mtime REAL NOT NULL, tags TEXT NOT NULL, tools TEXT NOT NULL,
-    session TEXT, turn INTEGER
+    session TEXT, turn INTEGER, size INTEGER, ctime REAL, hash TEXT, seen REAL
   );
   CREATE INDEX doc_created ON doc (created_ms);
   CREATE INDEX doc_cwd ON doc (cwd);
@@ -62,6 +67,7 @@ export const SCHEMA = `
   CREATE INDEX tag_by_id ON tag (id, doc);
   CREATE TABLE tool (doc INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (doc, id)) WITHOUT ROWID;
   CREATE INDEX tool_by_id ON tool (id, doc);
+  CREATE TABLE name (id INTEGER PRIMARY KEY, kind INTEGER NOT NULL, text TEXT NOT NULL);
   CREATE VIRTUAL TABLE fts USING fts5(
     title, tags, body, title_id, body_id, content = '', contentless_delete = 1, detail = full,
     tokenize = "porter unicode61 remove_diacritics 2 tokenchars '_'"

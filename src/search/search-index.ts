@@ -16,7 +16,7 @@
  * @module dsh-knowledge-sync/search/search-index
  */
 import { DatabaseSync, type StatementSync } from 'node:sqlite'
-import type { DocKind, KnowledgeDoc, SearchFilter, SearchHit } from '../types.js'
+import type { DocKind, FileStamp, KnowledgeDoc, SearchFilter, SearchHit } from '../types.js'
 import type { Facets } from '../wire.js'
 import { indexStreams, queryTerms } from './tokenize.js'
 import { snippet } from './snippet.js'
@@ -25,11 +25,12 @@ import { Vocabulary, whereOf } from './filter.js'
 import { type Plan, QueryPlanner } from './planner.js'
 import {
   asStrings, DEFAULT_BOOST, DEFAULT_SEARCH_LIMIT, DOC_COLUMNS, type DocRow, epoch, finite, type IndexedMeta, KIND_INDEX, KINDS,
-  type ListSort, ownString, page, SCHEMA, stripTitle, toMeta,
+  type ListSort, type ManifestRow, ownString, page, SCHEMA, stripTitle, toMeta,
 } from './schema.js'
+import { type IndexFileState, setIndexFileState } from './index-file.js'
 
 export type { Facets }
-export type { IndexedMeta, ListSort } from './schema.js'
+export type { IndexedMeta, ListSort, ManifestRow } from './schema.js'
 export type { Plan } from './planner.js'
 
 /** Options of {@link SearchIndex}. */
@@ -67,8 +68,12 @@ export class SearchIndex {
   private readonly snippetWidth: number
   private readonly planner: QueryPlanner
   private readonly onPlan?: (plan: Plan) => void
-  /** Tag and tool names as small integers, for filters and facets. */
-  readonly vocabulary = new Vocabulary()
+  /** Tag and tool names as small integers, for filters and facets (new names are stored in `name`). */
+  readonly vocabulary = new Vocabulary((kind, id, name) => {
+    this.stmt('INSERT OR REPLACE INTO name (id, kind, text) VALUES (?, ?, ?)').run(id, kind === 'tag' ? 0 : 1, name)
+  })
+  /** Backed by a file (see {@link openIndexFile}) rather than memory. */
+  readonly persistent: boolean
   /** Document id → rowid. A Map, not a UNIQUE index: ids arrive in file order, and keeping a b-tree of them sorted
    * cost a quarter of the insert time. */
   private readonly rowids = new Map<string, number>()
@@ -82,8 +87,11 @@ export class SearchIndex {
   private bulkDepth = 0
   private settled: Array<() => void> = []
 
-  /** Creates an empty index. */
-  constructor(options: SearchIndexOptions = {}) {
+  /**
+   * Creates an empty in-memory index, or, given `db` (from {@link createIndexFile} or {@link openIndexFile}), an
+   * index over that file with its documents and vocabulary read back.
+   */
+  constructor(options: SearchIndexOptions = {}, db?: DatabaseSync) {
     const boost = { ...DEFAULT_BOOST }
     for (const k of KINDS) boost[k] = finite(options.boost?.[k], DEFAULT_BOOST[k])
     const w = options.weights ?? {}
@@ -98,6 +106,12 @@ export class SearchIndex {
       bonus: finite(options.allTermsBonus, 1.6),
       budget: finite(options.scoreBudget, 500),
     })
+    this.persistent = db !== undefined
+    if (db) {
+      this.db = db
+      this.restore()
+      return
+    }
     this.db = new DatabaseSync(':memory:')
     this.db.exec(`
       PRAGMA page_size = 8192;
@@ -105,6 +119,40 @@ export class SearchIndex {
       PRAGMA temp_store = MEMORY;
     `)
     this.db.exec(SCHEMA)
+  }
+
+  /** Reads back what lives in memory beside a file's tables: id → rowid, the counters and the vocabulary. */
+  private restore(): void {
+    for (const row of this.stmt('SELECT rowid, id FROM doc').iterate() as Iterable<{ rowid: number; id: string }>) {
+      this.rowids.set(ownString(row.id), row.rowid)
+      this.seq = Math.max(this.seq, row.rowid >> 2)
+    }
+    this.count_ = this.rowids.size
+    const uses = new Map((this.stmt('SELECT id, count(*) AS n FROM tool GROUP BY id').all() as Array<{ id: number; n: number }>).map((r) => [r.id, r.n]))
+    for (const row of this.stmt('SELECT id, kind, text FROM name ORDER BY id').all() as Array<{ id: number; kind: number; text: string }>) {
+      this.vocabulary.restore(row.kind === 0 ? 'tag' : 'tool', row.id, row.text, uses.get(row.id))
+    }
+  }
+
+  /** Every document's file as last indexed: the manifest a start-up reconcile compares the files with. */
+  manifest(): ManifestRow[] {
+    this.flush()
+    return this.stmt('SELECT id, path, session, size, mtime, ctime, hash, seen FROM doc').all() as unknown as ManifestRow[]
+  }
+
+  /** Records that a document's file was seen again with the same content (new times, no re-index). */
+  restamp(id: string, mtimeMs: number, stamp: FileStamp): void {
+    const rowid = this.rowids.get(id)
+    if (rowid === undefined) return
+    this.atomically(() => this.stmt('UPDATE doc SET mtime = ?, size = ?, ctime = ?, hash = ?, seen = ? WHERE rowid = ?')
+      .run(mtimeMs, stamp.size, stamp.ctimeMs, stamp.hash, stamp.seenMs, rowid))
+  }
+
+  /** Records a file-backed index's build state (committed with the writes before it). */
+  setState(state: IndexFileState): void {
+    if (!this.persistent || this.closed) return
+    this.atomically(() => setIndexFileState(this.db, state))
+    this.flush()
   }
 
   /** Number of documents in the index. */
@@ -263,6 +311,7 @@ export class SearchIndex {
     const body = typeof doc.body === 'string' ? doc.body : ''
     const session = typeof meta.session === 'string' ? meta.session : null
     const turn = typeof meta.turn === 'number' && Number.isFinite(meta.turn) ? meta.turn : null
+    const stamp = doc.stamp
     // Tokenize before touching the database: the write itself is then a handful of statements.
     const titleText = indexStreams(title)
     const tagText = indexStreams(tags.join(' '))
@@ -274,8 +323,9 @@ export class SearchIndex {
     const rowid = ++this.seq * 4 + kind
     const write = (): void => {
       const replaced = this.deleteRow(id)
-      this.stmt('INSERT INTO doc (rowid, id, path, kind, title, cwd, created, created_ms, mtime, tags, tools, session, turn) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)')
-        .run(rowid, id, String(doc.path ?? ''), kind, title, cwd, created, createdMs, mtime, JSON.stringify(tags), JSON.stringify(tools), session, turn)
+      this.stmt('INSERT INTO doc (rowid, id, path, kind, title, cwd, created, created_ms, mtime, tags, tools, session, turn, size, ctime, hash, seen) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)')
+        .run(rowid, id, String(doc.path ?? ''), kind, title, cwd, created, createdMs, mtime, JSON.stringify(tags), JSON.stringify(tools), session, turn,
+          stamp?.size ?? null, stamp?.ctimeMs ?? null, stamp?.hash ?? null, stamp?.seenMs ?? null)
       this.stmt('INSERT INTO body (rowid, text) VALUES (?, ?)').run(rowid, body)
       this.rowids.set(ownString(id), rowid)
       this.stmt('INSERT INTO fts (rowid, title, tags, body, title_id, body_id) VALUES (?, ?, ?, ?, ?, ?)')
@@ -409,10 +459,13 @@ export class SearchIndex {
     return facetCounts(this, filter)
   }
 
-  /** Frees the database. The index cannot be used afterwards. */
+  /** Frees the database (a file-backed one checkpointed into its main file first). The index cannot be used afterwards. */
   close(): void {
     if (this.closed) return
     this.flush()
+    if (this.persistent) {
+      try { this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)') } catch { /* another process reads it: the WAL stays, still valid */ }
+    }
     this.closed = true
     this.wake()
     this.statements.clear()
