@@ -6,14 +6,26 @@
  */
 import { parseArgs } from 'node:util'
 import { UsageError, type Command } from './common.js'
-import { capture } from './capture.js'
-import { redact } from './redact.js'
-import { search } from './search.js'
-import { read } from './read.js'
-import { list } from './list.js'
-import { stats } from './stats.js'
 
-const COMMANDS: Record<string, Command> = { capture, redact, search, read, list, stats }
+// node:sqlite still announces itself as experimental on Node 22; that one warning is noise to a CLI user. Every other
+// warning (and every other ExperimentalWarning) is printed as before.
+const emitWarning = process.emitWarning
+process.emitWarning = function (this: unknown, warning: string | Error, ...rest: unknown[]) {
+  const type = typeof rest[0] === 'string' ? rest[0] : (rest[0] as { type?: string } | undefined)?.type
+  const text = typeof warning === 'string' ? warning : warning?.message
+  if (type === 'ExperimentalWarning' && /^SQLite is an experimental feature/.test(String(text))) return
+  return (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest)
+} as typeof process.emitWarning
+
+/** Each command is imported when it runs: `--help` and `redact` never load the store or SQLite. */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  capture: async () => (await import('./capture.js')).capture,
+  redact: async () => (await import('./redact.js')).redact,
+  search: async () => (await import('./search.js')).search,
+  read: async () => (await import('./read.js')).read,
+  list: async () => (await import('./list.js')).list,
+  stats: async () => (await import('./stats.js')).stats,
+}
 
 const USAGE = `dsh-knowledge — the dsh-knowledge-sync knowledge base from the command line
 
@@ -33,8 +45,8 @@ round.json: {"session","turn","cwd","created"?,"question","answer","outcome","to
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv
   if (!name || name === '--help' || name === '-h' || name === 'help') { process.stdout.write(USAGE); return name ? 0 : 2 }
-  const command = COMMANDS[name]
-  if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}`)
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined
+  if (!load) throw new UsageError(`unknown command ${JSON.stringify(name)}`)
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
@@ -45,7 +57,7 @@ async function main(argv: string[]): Promise<number> {
     },
   })
   if (values.help) { process.stdout.write(USAGE); return 0 }
-  return command({ values, positionals })
+  return (await load())({ values, positionals })
 }
 
 main(process.argv.slice(2)).then((code) => { process.exitCode = code }, (error: unknown) => {

@@ -2,7 +2,7 @@
  * What every command shares: the parsed flags, the store opened the way the plugin opens it, stdin, output.
  * @module dsh-knowledge-sync/cli/common
  */
-import { KnowledgeStore } from '../knowledge/store.js'
+import type { KnowledgeStore } from '../knowledge/store.js'
 import { createRedactor, DEFAULT_MASK } from '../redact/redactor.js'
 import { resolveRoot } from '../knowledge/paths.js'
 
@@ -16,11 +16,13 @@ export interface Invocation {
 
 export type Command = (invocation: Invocation) => Promise<number>
 
-/** Opens the store at the resolved root, indexed, without watching. */
-export async function openStore(invocation: Invocation): Promise<KnowledgeStore> {
+/** Opens the store at the resolved root, without watching; indexed unless `index` is false (a dry run needs no index). */
+export async function openStore(invocation: Invocation, { index = true } = {}): Promise<KnowledgeStore> {
   const redactor = createRedactor({ enabled: true, mask: invocation.values.mask ?? DEFAULT_MASK, patterns: invocation.values.pattern ?? [] })
+  // Loaded here, not at import: commands that never open the store start without it (and without SQLite).
+  const { KnowledgeStore } = await import('../knowledge/store.js')
   const store = new KnowledgeStore({ root: resolveRoot(invocation.values.root), redactor, watch: false })
-  await store.start()
+  if (index) await store.start()
   return store
 }
 

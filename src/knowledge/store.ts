@@ -72,8 +72,8 @@ export class KnowledgeStore {
   readonly ledger: Ledger
   /** User overrides from the `knowledge` settings namespace, shared by every row. */
   readonly settings = new LiveSettings()
-  /** In memory until {@link start} opens the persisted one. */
-  private index: SearchIndex
+  /** In memory until {@link start} opens the persisted one; created on first use (SQLite loads only then). */
+  private index_?: SearchIndex
   private releaseCache = (): void => {}
   private readonly files: DocumentFiles
   private readonly ids: IdClaims
@@ -96,7 +96,6 @@ export class KnowledgeStore {
     this.watchEnabled = options.watch ?? true
     this.cacheEnabled = options.cache ?? true
     this.indexOptions = options.index
-    this.index = new SearchIndex(options.index)
     this.ledger = new Ledger(this.root)
     this.ids = new IdClaims(this.root)
     this.files = new DocumentFiles(this.root, {
@@ -110,6 +109,11 @@ export class KnowledgeStore {
       written: (doc) => this.emit({ type: 'written', id: doc.id, path: doc.path, kind: doc.meta.kind, cwd: doc.meta.cwd }),
       removed: (id, path) => this.emit({ type: 'removed', id, path }),
     }, this.logger)
+  }
+
+  private get index(): SearchIndex {
+    this.index_ ??= new SearchIndex(this.indexOptions)
+    return this.index_
   }
 
   /** Replaces the redactor (live settings). Later writes use it. */
@@ -148,8 +152,8 @@ export class KnowledgeStore {
         const opened = openIndexCache(this.root, this.indexOptions, this.logger)
         mode = opened.mode
         if (opened.mode !== 'memory') {
-          this.index.close()
-          this.index = opened.index
+          this.index_?.close()
+          this.index_ = opened.index
           this.releaseCache = opened.release
         }
       }
@@ -185,7 +189,7 @@ export class KnowledgeStore {
       this.closed = true
       await this.flush()
       this.files.close()
-      this.index.close()
+      this.index_?.close()
       this.releaseCache()
     })()
     return this.closing
@@ -272,7 +276,8 @@ export class KnowledgeStore {
 
   /** Everything `write` does except writing the file: the redacted document as it would be written. `dryRun` also skips the id-prefix claim, so nothing is created on disk. */
   async prepare(draft: DocumentDraft, options: { dryRun?: boolean } = {}): Promise<PreparedDocument> {
-    await this.start()
+    // A dry run needs the index only to find the document it would replace.
+    if (!options.dryRun || draft.replaceId) await this.start()
     const redacted = await redactDraft(draft, this.redactor)
     const session = draft.session ?? 'notes'
     const existing = draft.replaceId ? this.get(draft.replaceId) : undefined

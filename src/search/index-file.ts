@@ -12,9 +12,18 @@
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs'
 import { createHash } from 'node:crypto'
-import { DatabaseSync } from 'node:sqlite'
+import { createRequire } from 'node:module'
+import type { DatabaseSync } from 'node:sqlite'
 import { SCHEMA } from './schema.js'
 import { indexStreams } from './tokenize.js'
+
+/**
+ * `node:sqlite`, loaded on first use rather than at import: a CLI command that never searches (`--help`, `redact`,
+ * `capture --dry-run`) then never pays for it (nor prints its ExperimentalWarning).
+ */
+export function loadSqlite(): typeof import('node:sqlite') {
+  return createRequire(import.meta.url)('node:sqlite') as typeof import('node:sqlite')
+}
 
 /** Why a file cannot be used as an index. */
 export type IndexFileProblem = 'corrupt' | 'foreign' | 'incomplete'
@@ -50,7 +59,7 @@ function tune(db: DatabaseSync): void {
 
 /** Creates a new, empty index file (state `building`), replacing nothing: the caller removed any old file. */
 export function createIndexFile(path: string): DatabaseSync {
-  const db = new DatabaseSync(path)
+  const db = new (loadSqlite().DatabaseSync)(path)
   try {
     db.exec('PRAGMA page_size = 8192')
     tune(db)
@@ -74,7 +83,7 @@ export function openIndexFile(path: string): DatabaseSync {
   checkHeader(path)
   let db: DatabaseSync
   try {
-    db = new DatabaseSync(path)
+    db = new (loadSqlite().DatabaseSync)(path)
   } catch (error) {
     throw new IndexFileError('corrupt', `cannot open: ${(error as Error).message}`)
   }

@@ -15,7 +15,7 @@
  *   see {@link QueryPlanner}) to keep every search within a bounded number of scored rows.
  * @module dsh-knowledge-sync/search/search-index
  */
-import { DatabaseSync, type StatementSync } from 'node:sqlite'
+import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import type { DocKind, FileStamp, KnowledgeDoc, SearchFilter, SearchHit } from '../types.js'
 import type { Facets } from '../wire.js'
 import { indexStreams, queryTerms } from './tokenize.js'
@@ -27,7 +27,7 @@ import {
   asStrings, DEFAULT_BOOST, DEFAULT_SEARCH_LIMIT, DOC_COLUMNS, type DocRow, epoch, finite, type IndexedMeta, KIND_INDEX, KINDS,
   type ListSort, type ManifestRow, ownString, page, SCHEMA, stripTitle, toMeta,
 } from './schema.js'
-import { type IndexFileState, setIndexFileState } from './index-file.js'
+import { type IndexFileState, loadSqlite, setIndexFileState } from './index-file.js'
 
 export type { Facets }
 export type { IndexedMeta, ListSort, ManifestRow } from './schema.js'
@@ -112,7 +112,7 @@ export class SearchIndex {
       this.restore()
       return
     }
-    this.db = new DatabaseSync(':memory:')
+    this.db = new (loadSqlite().DatabaseSync)(':memory:')
     this.db.exec(`
       PRAGMA page_size = 8192;
       PRAGMA journal_mode = MEMORY;
