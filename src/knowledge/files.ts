@@ -78,7 +78,7 @@ export class DocumentFiles {
    * between slices: at boot that is several times faster than one async read per file, and the event loop still
    * gets a turn every few milliseconds.
    */
-  async scan(manifest?: ManifestRow[]): Promise<void> {
+  async scan(manifest?: Iterable<ManifestRow>): Promise<void> {
     if (!existsSync(this.root)) return
     const files: string[] = []
     const now = Date.now()
@@ -101,12 +101,20 @@ export class DocumentFiles {
       }
     }
     await walk(this.root, 0)
-    const infos = new Map<string, Stats | undefined>(files.map((f) => { try { return [f, statSync(f)] } catch { return [f, undefined] } }))
-    const prior = manifest ? this.reconcile(manifest, infos) : new Map<string, ManifestRow>()
-    const todo = manifest ? files.filter((f) => !prior.has(f) || prior.get(f)!.path !== '') : files
+    // Size, mtime and ctime of file i at 3i…3i+2 (NaN: gone): no Stats object outlives its line.
+    const times = new Float64Array(files.length * 3)
+    const noThrow = { throwIfNoEntry: false } as const
+    for (let i = 0; i < files.length; i++) {
+      const info = statSync(files[i], noThrow)
+      times[3 * i] = info ? info.size : NaN
+      times[3 * i + 1] = info ? info.mtimeMs : 0
+      times[3 * i + 2] = info ? info.ctimeMs : 0
+    }
+    const prior = manifest ? this.reconcile(manifest, files, times) : undefined
+    const order = files.map((_, i) => i).filter((i) => !prior || prior.has(files[i]))
     // Oldest first, so the index's insertion order follows time as it does for documents written later.
-    const mtime = (f: string): number => infos.get(f)?.mtimeMs ?? 0
-    todo.sort((a, b) => mtime(a) - mtime(b) || (a < b ? -1 : 1))
+    order.sort((a, b) => times[3 * a + 1] - times[3 * b + 1] || (files[a] < files[b] ? -1 : 1))
+    const todo = order.map((i) => files[i])
     const release = this.sink.holdMerges()
     try {
       for (let k = 0; k < todo.length && !this.closed; k += SCAN_SLICE) {
@@ -114,7 +122,7 @@ export class DocumentFiles {
         const batch = new Map<string, KnowledgeDoc>()
         const claimed = new Map<string, string>()
         for (const full of todo.slice(k, k + SCAN_SLICE)) {
-          const before = prior.get(full)
+          const before = prior?.get(full)
           const doc = this.readDocument(full)
           this.scanned.read++
           if (before && doc?.stamp?.hash === before.hash && doc.id === before.id) { this.sink.restamp(doc); this.scanned.restamped++; continue }
@@ -134,25 +142,29 @@ export class DocumentFiles {
   /**
    * Compares the persisted index's manifest with the files on disk: entries whose file vanished are dropped, files
    * whose size and times match (and were not modified within the time granularity of being indexed) are kept as
-   * they are. Returns the files to read, each with its old entry (`path` '' marks an unchanged file, not to be read).
+   * they are. Returns the files to read: changed ones with their old entry, new ones with none.
    */
-  private reconcile(manifest: ManifestRow[], infos: Map<string, Stats | undefined>): Map<string, ManifestRow> {
-    const onDisk = new Map<string, string>()
-    for (const full of infos.keys()) onDisk.set(toRelative(this.root, full), full)
-    const out = new Map<string, ManifestRow>()
+  private reconcile(manifest: Iterable<ManifestRow>, files: string[], times: Float64Array): Map<string, ManifestRow | undefined> {
+    const prefix = this.root + sep
+    const onDisk = new Map<string, number>()
+    for (let i = 0; i < files.length; i++) {
+      const full = files[i]
+      onDisk.set(sep === '/' && full.startsWith(prefix) ? full.slice(prefix.length) : toRelative(this.root, full), i)
+    }
+    const out = new Map<string, ManifestRow | undefined>()
     for (const row of manifest) {
-      const full = onDisk.get(row.path)
-      const info = full === undefined ? undefined : infos.get(full)
-      if (!full || !info || this.byPath.has(row.path)) { this.sink.remove(row.id); this.scanned.dropped++; continue }
+      const i = onDisk.get(row.path)
+      if (i === undefined || Number.isNaN(times[3 * i]) || this.byPath.has(row.path)) { this.sink.remove(row.id); this.scanned.dropped++; continue }
+      onDisk.delete(row.path)
       this.byPath.set(row.path, row.id)
       this.idPaths.set(row.id, row.path)
-      if (changedSince(row, info)) out.set(full, row)
+      if (changedSince(row, times[3 * i], times[3 * i + 1], times[3 * i + 2])) out.set(files[i], row)
       else {
-        out.set(full, { ...row, path: '' })
         this.sink.known(row.id, row.session ?? undefined)
         this.scanned.kept++
       }
     }
+    for (const i of onDisk.values()) out.set(files[i], undefined)
     return out
   }
 

@@ -43,9 +43,9 @@ export function stampOf(info: Pick<Stats, 'size' | 'ctimeMs'>, text: string): Fi
  * not be racy: a file indexed within {@link RACY_MS} of its modification gets its content checked once (its hash
  * compared; an unchanged text costs a read, not a re-index).
  */
-export function changedSince(row: ManifestRow, info: Pick<Stats, 'size' | 'mtimeMs' | 'ctimeMs'>): boolean {
-  if (row.size !== info.size || row.mtime !== info.mtimeMs || row.ctime !== info.ctimeMs || row.seen === null || row.hash === null) return true
-  return row.seen - info.mtimeMs < RACY_MS
+export function changedSince(row: ManifestRow, size: number, mtimeMs: number, ctimeMs: number): boolean {
+  if (row.size !== size || row.mtime !== mtimeMs || row.ctime !== ctimeMs || row.seen === null || row.hash === null) return true
+  return row.seen - mtimeMs < RACY_MS
 }
 
 /** An index opened for a store, and what became of the cache. */

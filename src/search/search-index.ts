@@ -74,8 +74,8 @@ export class SearchIndex {
   })
   /** Backed by a file (see {@link openIndexFile}) rather than memory. */
   readonly persistent: boolean
-  /** Document id → rowid. A Map, not a UNIQUE index: ids arrive in file order, and keeping a b-tree of them sorted
-   * cost a quarter of the insert time. */
+  /** Document id → rowid in memory. A Map, not an index: ids arrive in file order, and keeping a b-tree of them sorted
+   * cost a quarter of the insert time. A file-backed index uses its `doc_id` index instead (see {@link restore}). */
   private readonly rowids = new Map<string, number>()
   private seq = 0
   private count_ = 0
@@ -121,28 +121,35 @@ export class SearchIndex {
     this.db.exec(SCHEMA)
   }
 
-  /** Reads back what lives in memory beside a file's tables: id → rowid, the counters and the vocabulary. */
+  /**
+   * Reads back what lives in memory beside a file's tables: the counters and the vocabulary. Ids are looked up in
+   * the file's `doc_id` index rather than a Map: opening a file then costs nothing per document.
+   */
   private restore(): void {
-    for (const row of this.stmt('SELECT rowid, id FROM doc').iterate() as Iterable<{ rowid: number; id: string }>) {
-      this.rowids.set(ownString(row.id), row.rowid)
-      this.seq = Math.max(this.seq, row.rowid >> 2)
-    }
-    this.count_ = this.rowids.size
+    const row = this.stmt('SELECT count(*) AS n, coalesce(max(rowid), 0) AS top FROM doc').get() as { n: number; top: number }
+    this.count_ = row.n
+    this.seq = row.top >> 2
     const uses = new Map((this.stmt('SELECT id, count(*) AS n FROM tool GROUP BY id').all() as Array<{ id: number; n: number }>).map((r) => [r.id, r.n]))
-    for (const row of this.stmt('SELECT id, kind, text FROM name ORDER BY id').all() as Array<{ id: number; kind: number; text: string }>) {
-      this.vocabulary.restore(row.kind === 0 ? 'tag' : 'tool', row.id, row.text, uses.get(row.id))
+    for (const name of this.stmt('SELECT id, kind, text FROM name ORDER BY id').all() as Array<{ id: number; kind: number; text: string }>) {
+      this.vocabulary.restore(name.kind === 0 ? 'tag' : 'tool', name.id, name.text, uses.get(name.id))
     }
   }
 
-  /** Every document's file as last indexed: the manifest a start-up reconcile compares the files with. */
-  manifest(): ManifestRow[] {
+  /** The rowid of a document id. */
+  private rowidOf(id: string): number | undefined {
+    if (!this.persistent) return this.rowids.get(id)
+    return (this.stmt('SELECT rowid FROM doc WHERE id = ?').get(id) as { rowid: number } | undefined)?.rowid
+  }
+
+  /** Every document's file as last indexed (streamed): the manifest a start-up reconcile compares the files with. */
+  manifest(): Iterable<ManifestRow> {
     this.flush()
-    return this.stmt('SELECT id, path, session, size, mtime, ctime, hash, seen FROM doc').all() as unknown as ManifestRow[]
+    return this.stmt('SELECT id, path, session, size, mtime, ctime, hash, seen FROM doc').iterate() as Iterable<ManifestRow>
   }
 
   /** Records that a document's file was seen again with the same content (new times, no re-index). */
   restamp(id: string, mtimeMs: number, stamp: FileStamp): void {
-    const rowid = this.rowids.get(id)
+    const rowid = this.rowidOf(id)
     if (rowid === undefined) return
     this.atomically(() => this.stmt('UPDATE doc SET mtime = ?, size = ?, ctime = ?, hash = ?, seen = ? WHERE rowid = ?')
       .run(mtimeMs, stamp.size, stamp.ctimeMs, stamp.hash, stamp.seenMs, rowid))
@@ -327,7 +334,7 @@ export class SearchIndex {
         .run(rowid, id, String(doc.path ?? ''), kind, title, cwd, created, createdMs, mtime, JSON.stringify(tags), JSON.stringify(tools), session, turn,
           stamp?.size ?? null, stamp?.ctimeMs ?? null, stamp?.hash ?? null, stamp?.seenMs ?? null)
       this.stmt('INSERT INTO body (rowid, text) VALUES (?, ?)').run(rowid, body)
-      this.rowids.set(ownString(id), rowid)
+      if (!this.persistent) this.rowids.set(ownString(id), rowid)
       this.stmt('INSERT INTO fts (rowid, title, tags, body, title_id, body_id) VALUES (?, ?, ?, ?, ?, ?)')
         .run(rowid, titleText.words, tagText.words + tagText.wholes, bodyText.words, titleText.wholes, bodyText.wholes)
       const addTag = this.stmt('INSERT OR IGNORE INTO tag (doc, id) VALUES (?, ?)')
@@ -358,7 +365,7 @@ export class SearchIndex {
   }
 
   private deleteRow(id: string): boolean {
-    const rowid = this.rowids.get(id)
+    const rowid = this.rowidOf(id)
     if (rowid === undefined) return false
     this.rowids.delete(id)
     const row = this.stmt('SELECT rowid, tools FROM doc WHERE rowid = ?').get(rowid) as { rowid: number; tools: string }
@@ -374,7 +381,7 @@ export class SearchIndex {
   /** The metadata of one document (no body), or undefined. */
   get(id: string): IndexedMeta | undefined {
     if (typeof id !== 'string') return undefined
-    const rowid = this.rowids.get(id)
+    const rowid = this.rowidOf(id)
     if (rowid === undefined) return undefined
     const row = this.stmt(`SELECT ${DOC_COLUMNS} FROM doc WHERE rowid = ?`).get(rowid) as DocRow | undefined
     return row ? toMeta(row) : undefined
@@ -382,7 +389,7 @@ export class SearchIndex {
 
   /** The indexed body of one document (what snippets are cut from), or undefined. */
   body(id: string): string | undefined {
-    const rowid = this.rowids.get(id)
+    const rowid = this.rowidOf(id)
     if (rowid === undefined) return undefined
     const row = this.stmt('SELECT text FROM body WHERE rowid = ?').get(rowid) as { text: string } | undefined
     return row?.text
