@@ -305,12 +305,12 @@ async function childGrep(size) {
   return { engine: 'grep', size: paths.length, queries: sample.length, search: stats(times), rssGrowth: mb(gcRss() - rss0), avgMatches: matches / sample.length }
 }
 
-/** The product's own cold start: `KnowledgeStore.start()` walks the root, reads, parses and indexes every file. */
+/** The product's own cold start without its persisted index (bench/start.bench.mjs measures that): walk, read, parse, index every file. */
 async function childStore(size) {
   const { KnowledgeStore, createRedactor } = await import(pathToFileURL(libFile).href)
   const { dir } = loadCorpus(size)
   const rss0 = gcRss()
-  const store = new KnowledgeStore({ root: dir, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: false })
+  const store = new KnowledgeStore({ root: dir, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: false, cache: false })
   const t = performance.now()
   await store.start()
   const cold = performance.now() - t

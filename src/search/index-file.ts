@@ -53,7 +53,7 @@ function tune(db: DatabaseSync): void {
     PRAGMA journal_mode = WAL;
     PRAGMA synchronous = NORMAL;
     PRAGMA temp_store = MEMORY;
-    PRAGMA cache_size = -32768;
+    PRAGMA cache_size = -8192;
     PRAGMA busy_timeout = 2000;
   `)
 }
