@@ -49,7 +49,7 @@
 import type { Redaction } from '../types.js'
 import { isPlaceholder, isTokenPlaceholder } from './allow.js'
 import { scanContext } from './context.js'
-import { secretlintSpans, type BackstopResult } from './secretlint.js'
+import type { BackstopResult } from './secretlint.js'
 import { PRIORITY, type Span } from './scan.js'
 import { scanTokens } from './tokens.js'
 
@@ -241,6 +241,8 @@ export function createRedactor(options: RedactOptions, tuning: RedactorTuning = 
       if (!useBackstop || !LONG_RUN_RE.test(text)) return applySpans(text, own, mask)
       let extra: Span[] = []
       try {
+        // Loaded on the first redaction: secretlint's preset is most of the CLI's start-up cost otherwise.
+        const { secretlintSpans } = await import('./secretlint.js')
         const result = await secretlintSpans(text, tuning.secretlintBudgetMs?.(text.length))
         extra = novel(text, result.spans, own, mask)
         tuning.onBackstop?.({ ...result, novel: extra.length })
