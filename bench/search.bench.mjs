@@ -36,7 +36,7 @@ const mb = (bytes) => bytes / 1048576
 async function bundle() {
   const { buildSync } = await import(pathToFileURL(join(root, 'node_modules/esbuild/lib/main.js')).href)
   mkdirSync(dirname(libFile), { recursive: true })
-  writeFileSync(join(data, 'lib', 'entry.ts'), `export { SearchIndex } from '../../../src/search/search-index.js'\nexport { parseDocument, readSimpleFrontMatter, splitFrontMatter } from '../../../src/knowledge/document.js'\nexport { KnowledgeStore } from '../../../src/knowledge/store.js'\nexport { createRedactor } from '../../../src/redact/redactor.js'\n`)
+  writeFileSync(join(data, 'lib', 'entry.ts'), `export { SearchIndex } from '../../../src/search/search-index.js'\nexport { createIndexFile } from '../../../src/search/index-file.js'\nexport { parseDocument, readSimpleFrontMatter, splitFrontMatter } from '../../../src/knowledge/document.js'\nexport { KnowledgeStore } from '../../../src/knowledge/store.js'\nexport { createRedactor } from '../../../src/redact/redactor.js'\n`)
   buildSync({ entryPoints: [join(data, 'lib', 'entry.ts')], bundle: true, platform: 'node', format: 'esm', outfile: libFile, packages: 'external', logLevel: 'warning' })
 }
 
@@ -145,8 +145,8 @@ function readCorpus(dir, paths, parseDocument, add) {
   return { read, parse, added }
 }
 
-async function childFts(size) {
-  const { SearchIndex, parseDocument, readSimpleFrontMatter, splitFrontMatter } = await import(pathToFileURL(libFile).href)
+async function childFts(size, file = false) {
+  const { SearchIndex, createIndexFile, parseDocument, readSimpleFrontMatter, splitFrontMatter } = await import(pathToFileURL(libFile).href)
   const { dir, paths } = loadCorpus(size)
   // The generator mirrors formatDocument by hand: prove the store's fast front-matter path reads what it wrote.
   for (const rel of paths.slice(0, 50)) {
@@ -157,7 +157,11 @@ async function childFts(size) {
   // BENCH_SCORE_BUDGET overrides the planner's score budget (for tuning runs).
   const plans = {}
   const onPlan = (plan) => { plans[plan] = (plans[plan] ?? 0) + 1 }
-  const index = new SearchIndex({ onPlan, ...(process.env.BENCH_SCORE_BUDGET ? { scoreBudget: Number(process.env.BENCH_SCORE_BUDGET) } : {}) })
+  const options = { onPlan, ...(process.env.BENCH_SCORE_BUDGET ? { scoreBudget: Number(process.env.BENCH_SCORE_BUDGET) } : {}) }
+  // `fts-file`: the same index backed by a file, as the store's persisted cache is (WAL, 8 MB page cache).
+  const dbFile = join(data, `index-${size}.sqlite`)
+  for (const suffix of ['', '-wal', '-shm']) rmSync(dbFile + suffix, { force: true })
+  const index = file ? new SearchIndex(options, createIndexFile(dbFile)) : new SearchIndex(options)
   const t0 = performance.now()
   const { read, parse, added: upsert } = readCorpus(dir, paths, parseDocument, ({ meta, body }, rel) => index.upsert({ id: meta.id, path: rel, meta, body, mtimeMs: 0 }))
   const t1 = performance.now()
@@ -358,7 +362,7 @@ async function main() {
   const argv = process.argv.slice(2)
   if (argv[0] === '--child') {
     const [, engine, size] = argv
-    const fn = { fts: childFts, wink: childWink, grep: childGrep, store: childStore }[engine]
+    const fn = { fts: childFts, 'fts-file': (n) => childFts(n, true), wink: childWink, grep: childGrep, store: childStore }[engine]
     const result = await fn(Number(size))
     process.stdout.write('\n' + JSON.stringify(result) + '\n')
     return
@@ -378,9 +382,11 @@ async function main() {
     console.log(`\n[${size}] corpus ${existed ? 'reused' : 'written'} under ${dir} (${Math.round(performance.now() - t)} ms); running engines…`)
     const store = runChild('store', size)
     const fts = runChild('fts', size)
+    const ftsFile = runChild('fts-file', size)
     const grep = runChild('grep', size)
     const wink = size <= 10_000 || winkAll ? runChild('wink', size) : null
     report(size, fts, grep, wink)
+    console.log(`  the same index backed by a file (the store's cache): cold ${f1(ftsFile.cold)} ms (${ratio(fts.cold, ftsFile.cold)} of memory's time), new round searchable p50 ${f1(ftsFile.fresh.p50)} / max ${f1(ftsFile.fresh.max)} ms, search p50 ${f1(ftsFile.search.p50)} / p99 ${f1(ftsFile.search.p99)} / max ${f1(ftsFile.search.max)} ms, RSS growth ${f1(ftsFile.rssGrowth)} MB; plans ${JSON.stringify(ftsFile.plans)}`)
     console.log(`  store cold start (KnowledgeStore.start(): walk + read + parse + index, ${store.size} documents, ${store.invalid} unreadable): ${f1(store.cold)} ms` + (wink ? ` — wink cold ${f1(wink.cold)} ms (${ratio(store.cold, wink.cold)})` : ''))
   }
 }

@@ -98,9 +98,12 @@ const PHASES = {
     const lines = []
     const rss0 = gcRss()
     const store = await openStore(size, { logger: { info: (f) => lines.push(f), warn: (f) => lines.push(f), debug() {} } })
+    const c = process.cpuUsage()
     const t = performance.now()
     await store.start()
     const start = performance.now() - t
+    const cu = process.cpuUsage(c)
+    const cpu = (cu.user + cu.system) / 1000
     const rss = mb(gcRss() - rss0)
     const search = searchMix(store, size)
     const adds = []
@@ -120,7 +123,7 @@ const PHASES = {
     const again = await openStore(size)
     await again.start()
     await again.close()
-    return { start, docs, rss, rssAfter, search, add: stats(adds), logged: lines.length }
+    return { start, cpu, docs, rss, rssAfter, search, add: stats(adds), logged: lines.length }
   },
   async changed(size) {
     const paths = JSON.parse(readFileSync(join(corpus(size), '.manifest.json'), 'utf8')).paths
@@ -158,9 +161,13 @@ const PHASES = {
       const rows = []
       for (let pass = 0; pass < passes; pass++) {
         for (const q of queries(size)) {
+          const c = process.cpuUsage()
           const t = performance.now()
           store.search(q.q, { ...q.filter, limit: 10 })
-          rows.push({ at: t, ms: performance.now() - t, q: q.q })
+          const ms = performance.now() - t
+          const cu = process.cpuUsage(c)
+          // CPU time of the process during the search: wall ≫ CPU means the search waited for a core (shared machine).
+          rows.push({ at: t, ms, cpu: (cu.user + cu.system) / 1000, q: q.q })
         }
       }
       return rows
@@ -200,6 +207,7 @@ const PHASES = {
     }
     return {
       idle: stats(idle.map((r) => r.ms)), burst: stats(burst.map((r) => r.ms)), picked, fresh: stats(fresh), plans,
+      idleCpu: stats(idle.map((r) => r.cpu)), burstCpu: stats(burst.map((r) => r.cpu)), load: (await import('node:os')).loadavg()[0],
       gcMax: Math.max(0, ...gcs.map((g) => g.ms)), idleWhy: explain(idle), burstWhy: explain(burst),
     }
   },
@@ -257,7 +265,7 @@ async function main() {
   const tails = argv.includes('--tails')
   const noMemory = argv.includes('--no-memory')
   const os = await import('node:os')
-  console.log(`node ${process.version}, ${os.cpus().length} cores; bench/start.bench.mjs ${argv.join(' ')}`)
+  console.log(`node ${process.version}, ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}; bench/start.bench.mjs ${argv.join(' ')}`)
   const curve = []
   for (const size of sizes.length ? sizes : [1000, 10_000]) {
     const t = performance.now()
@@ -271,7 +279,7 @@ async function main() {
     console.log(`=== ${size.toLocaleString('en')} documents (${reuse.docs} indexed; cache file ${f(rebuild.file, 'MB')}) ===`)
     if (memory) console.log(`  start, in memory (no cache; baseline)     ${f(memory.start).padStart(10)}   RSS growth ${f(memory.rss, 'MB')}`)
     console.log(`  start, building the cache                 ${f(rebuild.start).padStart(10)}   RSS growth ${f(rebuild.rss, 'MB')}` + (memory ? `   (${(rebuild.start / memory.start).toFixed(2)}× the baseline's time)` : '') + `; close ${f(rebuild.close)}`)
-    console.log(`  start, cache reused, nothing changed      ${f(reuse.start).padStart(10)}   RSS growth ${f(reuse.rss, 'MB')}   ${ratio(reuse.start, rebuild.start)} faster than the rebuild` + (memory ? `, ${ratio(reuse.start, memory.start)} than the baseline` : ''))
+    console.log(`  start, cache reused, nothing changed      ${f(reuse.start).padStart(10)} (CPU ${f(reuse.cpu)})   RSS growth ${f(reuse.rss, 'MB')}   ${ratio(reuse.start, rebuild.start)} faster than the rebuild` + (memory ? `, ${ratio(reuse.start, memory.start)} than the baseline` : ''))
     console.log(`  start, cache reused, 1% changed (${changed.changedFiles} files) ${f(changed.start).padStart(8)}`)
     console.log(`  dsh-knowledge search, fresh process       p50 ${f(cliRuns.p50)}, max ${f(cliRuns.max)} (${cliRuns.n} runs, end to end)`)
     console.log(`  search (query mix, 3 passes)              p50 ${f(reuse.search.p50)}, p99 ${f(reuse.search.p99)}, max ${f(reuse.search.max)}`)
@@ -280,6 +288,7 @@ async function main() {
     if (tails) {
       const tl = child('tails', size)
       console.log(`  tails: search idle p50 ${f(tl.idle.p50)}, p99 ${f(tl.idle.p99)}, max ${f(tl.idle.max)}; during a 100 rounds/s capture burst from another process p50 ${f(tl.burst.p50)}, p99 ${f(tl.burst.p99)}, max ${f(tl.burst.max)} (${(tl.burst.p99 / tl.idle.p99).toFixed(1)}× idle p99; ${tl.picked} rounds picked up by the watcher)`)
+      console.log(`    the same searches in CPU time (what they cost, without waiting for a core; load average ${tl.load.toFixed(1)} on ${os.cpus().length} cores): idle p50 ${f(tl.idleCpu.p50)}, p99 ${f(tl.idleCpu.p99)}, max ${f(tl.idleCpu.max)}; burst p50 ${f(tl.burstCpu.p50)}, p99 ${f(tl.burstCpu.p99)}, max ${f(tl.burstCpu.max)}`)
       console.log(`    write → searchable (100 rounds): p50 ${f(tl.fresh.p50)}, p99 ${f(tl.fresh.p99)}, max ${f(tl.fresh.max)}; longest GC pause ${f(tl.gcMax)}; plans ${JSON.stringify(tl.plans)}`)
       console.log(`    searches over 5 ms: idle ${tl.idleWhy.slow} (${tl.idleWhy.slowWithGc} overlapping a GC), burst ${tl.burstWhy.slow} (${tl.burstWhy.slowWithGc} overlapping a GC); slowest idle: ${tl.idleWhy.slowest.join('; ')}; slowest in the burst: ${tl.burstWhy.slowest.join('; ')}`)
     }

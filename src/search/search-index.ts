@@ -28,6 +28,7 @@ import {
   type ListSort, type ManifestRow, ownString, page, SCHEMA, stripTitle, toMeta,
 } from './schema.js'
 import { type IndexFileState, loadSqlite, setIndexFileState } from './index-file.js'
+import { WriteCycle } from './write-cycle.js'
 
 export type { Facets }
 export type { IndexedMeta, ListSort, ManifestRow } from './schema.js'
@@ -57,9 +58,7 @@ export interface SearchIndexOptions {
   onPlan?: (plan: Plan) => void
 }
 
-/** Background merging starts after this many writes, and does this many pages of work per event-loop turn. */
-export const MERGE_AFTER = 256
-export const MERGE_STEP_PAGES = 200
+export { MERGE_AFTER, MERGE_STEP_PAGES } from './write-cycle.js'
 
 /** A BM25 index over knowledge documents. Synchronous; one instance per store. */
 export class SearchIndex {
@@ -79,13 +78,9 @@ export class SearchIndex {
   private readonly rowids = new Map<string, number>()
   private seq = 0
   private count_ = 0
-  private inTx = false
   private closed = false
-  /** Documents written since FTS5 segments were last merged, and the background merge state. */
-  private mergeDebt = 0
-  private merging = false
-  private bulkDepth = 0
-  private settled: Array<() => void> = []
+  /** The write transaction of each event-loop turn, and background segment merging. */
+  private readonly cycle: WriteCycle
 
   /**
    * Creates an empty in-memory index, or, given `db` (from {@link createIndexFile} or {@link openIndexFile}), an
@@ -107,12 +102,12 @@ export class SearchIndex {
       budget: finite(options.scoreBudget, 500),
     })
     this.persistent = db !== undefined
+    this.db = db ?? new (loadSqlite().DatabaseSync)(':memory:')
+    this.cycle = new WriteCycle({ db: this.db, stmt: (sql) => this.stmt(sql) })
     if (db) {
-      this.db = db
       this.restore()
       return
     }
-    this.db = new (loadSqlite().DatabaseSync)(':memory:')
     this.db.exec(`
       PRAGMA page_size = 8192;
       PRAGMA journal_mode = MEMORY;
@@ -178,116 +173,41 @@ export class SearchIndex {
   }
 
   /**
-   * Writes run inside a transaction that is opened on the first write and committed on the next turn of the event
-   * loop (or by {@link flush}). FTS5 turns its pending terms into a segment once per commit, so 10k upserts in a
-   * loop (or interleaved with file reads) cost one commit, not 10k. Searches on this connection see uncommitted
-   * writes, so a document is searchable as soon as `upsert` returns.
-   */
-  private begin(): void {
-    if (this.inTx || this.closed) return
-    this.db.exec('BEGIN')
-    this.inTx = true
-    setImmediate(() => {
-      try {
-        this.flush()
-      } catch {
-        // Nothing to report to: the next write opens a fresh transaction; an in-memory COMMIT does not fail in practice.
-      }
-    })
-  }
-
-  /** Commits pending writes now (they are committed on the next event-loop turn anyway). */
-  flush(): void {
-    if (!this.inTx || this.closed) return
-    this.inTx = false
-    try {
-      this.db.exec('COMMIT')
-    } catch (err) {
-      try { this.db.exec('ROLLBACK') } catch { /* already rolled back */ }
-      throw err
-    } finally {
-      if (this.mergeDebt >= MERGE_AFTER) this.scheduleMerge()
-      else this.wake()
-    }
-  }
-
-  /**
-   * After a bulk load FTS5 holds many small segments, and every query reads each of them (queries run about twice as
-   * fast once merged). Merging is done in the background, a few milliseconds per event-loop turn, so neither the load
-   * nor a search ever waits for it.
-   */
-  private scheduleMerge(): void {
-    if (this.merging || this.closed || this.bulkDepth > 0) return
-    this.merging = true
-    const changes = this.stmt('SELECT total_changes() AS n')
-    const merge = this.stmt(`INSERT INTO fts (fts, rank) VALUES ('merge', -${MERGE_STEP_PAGES})`)
-    const step = (): void => {
-      let more = false
-      if (!this.closed) {
-        try {
-          const before = (changes.get() as { n: number }).n
-          merge.run()
-          // FTS5's documented signal: fewer than two changes means there was nothing left to merge.
-          more = (changes.get() as { n: number }).n - before >= 2
-        } catch {
-          more = false
-        }
-      }
-      if (more) setImmediate(step)
-      else {
-        this.merging = false
-        this.mergeDebt = 0
-        this.wake()
-      }
-    }
-    setImmediate(step)
-  }
-
-  private wake(): void {
-    if (this.inTx || this.merging) return
-    const waiting = this.settled
-    this.settled = []
-    for (const resolve of waiting) resolve()
-  }
-
-  /**
-   * Holds background merging while a bulk load (the store's start-up scan) commits slice after slice: merging the
-   * growing segments after every slice would redo the same work many times. Merging starts when the last hold ends.
-   */
-  holdMerges(): () => void {
-    this.bulkDepth++
-    let released = false
-    return () => {
-      if (released) return
-      released = true
-      if (--this.bulkDepth === 0 && this.mergeDebt >= MERGE_AFTER) this.scheduleMerge()
-    }
-  }
-
-  /** Resolves once pending writes are committed and background segment merging is done (for benches and tests). */
-  settle(): Promise<void> {
-    if (!this.inTx && !this.merging) return Promise.resolve()
-    return new Promise((resolve) => this.settled.push(resolve))
-  }
-
-  /**
    * Runs one document's statements inside the open transaction. No savepoint: FTS5 flushes its pending terms at every
    * savepoint, which would undo the batching; the statements cannot fail on constraints (the old row is deleted
    * first), and tokenizing, the only part that could throw on odd input, happens before the first statement.
    */
   private atomically<T>(fn: () => T): T {
-    this.begin()
+    this.cycle.begin()
     return fn()
   }
 
   /** Runs `fn` (typically many upserts) and commits once at the end. */
   batch<T>(fn: () => T): T {
-    this.begin()
+    this.cycle.begin()
     try {
       return fn()
     } finally {
-      this.flush()
+      this.cycle.flush()
     }
+  }
+
+  /**
+   * Commits pending writes now. Writes run in a transaction committed on the next event-loop turn anyway (FTS5 then
+   * writes one segment per turn, not one per document); searches see uncommitted writes at once.
+   */
+  flush(): void {
+    if (!this.closed) this.cycle.flush()
+  }
+
+  /** Holds background merging during a bulk load (the start-up scan); returns the release. */
+  holdMerges(): () => void {
+    return this.cycle.holdMerges()
+  }
+
+  /** Resolves once pending writes are committed and background segment merging is done (for benches and tests). */
+  settle(): Promise<void> {
+    return this.cycle.settle()
   }
 
   /**
@@ -349,7 +269,7 @@ export class SearchIndex {
 
   /** Called after every write: counts merge debt and tells the planner (it refreshes its statistics). */
   private wrote(): void {
-    this.mergeDebt++
+    this.cycle.wrote()
     this.planner.wrote()
   }
 
@@ -469,12 +389,11 @@ export class SearchIndex {
   /** Frees the database (a file-backed one checkpointed into its main file first). The index cannot be used afterwards. */
   close(): void {
     if (this.closed) return
-    this.flush()
+    this.cycle.close()
     if (this.persistent) {
       try { this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)') } catch { /* another process reads it: the WAL stays, still valid */ }
     }
     this.closed = true
-    this.wake()
     this.statements.clear()
     this.db.close()
   }
