@@ -16,12 +16,15 @@ export interface Invocation {
 
 export type Command = (invocation: Invocation) => Promise<number>
 
-/** Opens the store at the resolved root, without watching; indexed unless `index` is false (a dry run needs no index). */
-export async function openStore(invocation: Invocation, { index = true } = {}): Promise<KnowledgeStore> {
+/**
+ * Opens the store at the resolved root, without watching; indexed unless `index` is false (a dry run needs no index).
+ * Read-only unless `write`: a reading command may then use the index cache of a running dsh as it is.
+ */
+export async function openStore(invocation: Invocation, { index = true, write = false } = {}): Promise<KnowledgeStore> {
   const redactor = createRedactor({ enabled: true, mask: invocation.values.mask ?? DEFAULT_MASK, patterns: invocation.values.pattern ?? [] })
   // Loaded here, not at import: commands that never open the store start without it (and without SQLite).
   const { KnowledgeStore } = await import('../knowledge/store.js')
-  const store = new KnowledgeStore({ root: resolveRoot(invocation.values.root), redactor, watch: false })
+  const store = new KnowledgeStore({ root: resolveRoot(invocation.values.root), redactor, watch: false, readOnly: !write })
   if (index) await store.start()
   return store
 }

@@ -51,8 +51,12 @@ export function changedSince(row: ManifestRow, size: number, mtimeMs: number, ct
 /** An index opened for a store, and what became of the cache. */
 export interface OpenedIndex {
   index: SearchIndex
-  /** `reused`: the file was trusted (reconcile it); `rebuild`: a new file, fill it from the files; `memory`: no file. */
-  mode: 'reused' | 'rebuild' | 'memory'
+  /**
+   * `reused`: the file was trusted (reconcile it); `rebuild`: a new file, fill it from the files; `shared`: another
+   * process owns the file and this one only reads it (usable only if the reconcile finds nothing to write); `memory`:
+   * no file.
+   */
+  mode: 'reused' | 'rebuild' | 'shared' | 'memory'
   /** Releases the cache lock (after the index is closed). */
   release(): void
 }
@@ -92,7 +96,7 @@ function removeIndexFiles(file: string): void {
  * Opens the root's persisted index, or says why not and falls back to memory. Never throws: a cache problem costs
  * a rebuild, not the store.
  */
-export function openIndexCache(root: string, options: SearchIndexOptions | undefined, logger: StoreLogger): OpenedIndex {
+export function openIndexCache(root: string, options: SearchIndexOptions | undefined, logger: StoreLogger, { readOnly = false } = {}): OpenedIndex {
   const memory = (): OpenedIndex => ({ index: new SearchIndex(options), mode: 'memory', release() {} })
   if (!existsSync(root)) return memory()
   const dir = join(root, CACHE_DIR)
@@ -109,6 +113,10 @@ export function openIndexCache(root: string, options: SearchIndexOptions | undef
   let owned = false
   try { owned = lock(lockFile) } catch (error) { logger.debug('index cache lock failed: %s', (error as Error).message) }
   if (!owned) {
+    // A reader (a CLI search while dsh runs) can use the owner's file as it is, read-only.
+    if (readOnly && existsSync(file)) {
+      try { return { index: new SearchIndex(options, openIndexFile(file, { readOnly: true })), mode: 'shared', release() {} } } catch { /* fall through */ }
+    }
     logger.debug('index cache %s is in use by another process; indexing in memory', file)
     return memory()
   }

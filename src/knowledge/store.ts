@@ -63,6 +63,11 @@ export interface KnowledgeStoreOptions {
   index?: SearchIndexOptions
   /** Keep the index in `<root>/.knowledge/cache/` between runs (default true; see index-cache.ts). */
   cache?: boolean
+  /**
+   * This process only reads (CLI search, list, stats, read): while another process owns the index cache, read that
+   * file instead of indexing every document in memory, as long as no document changed since it was written.
+   */
+  readOnly?: boolean
 }
 
 const silent: StoreLogger = { info() {}, warn() {}, debug() {} }
@@ -75,12 +80,13 @@ export class KnowledgeStore {
   /** In memory until {@link start} opens the persisted one; created on first use (SQLite loads only then). */
   private index_?: SearchIndex
   private releaseCache = (): void => {}
-  private readonly files: DocumentFiles
+  private files: DocumentFiles
   private readonly ids: IdClaims
   private redactor: Redactor
   private readonly logger: StoreLogger
   private readonly watchEnabled: boolean
   private readonly cacheEnabled: boolean
+  private readonly readOnly: boolean
   private readonly indexOptions?: SearchIndexOptions
   private readonly listeners = new Set<(change: StoreChange) => void>()
   private readonly holds = new Set<Promise<unknown>>()
@@ -95,10 +101,16 @@ export class KnowledgeStore {
     this.logger = options.logger ?? silent
     this.watchEnabled = options.watch ?? true
     this.cacheEnabled = options.cache ?? true
+    this.readOnly = options.readOnly ?? false
     this.indexOptions = options.index
     this.ledger = new Ledger(this.root)
     this.ids = new IdClaims(this.root)
-    this.files = new DocumentFiles(this.root, {
+    this.files = this.openFiles()
+  }
+
+  /** The document files, feeding this store's index. */
+  private openFiles(): DocumentFiles {
+    return new DocumentFiles(this.root, {
       upsertMany: (docs) => { this.index.upsertMany(docs); for (const doc of docs) this.ids.noteIndexed(doc.id, doc.meta.session) },
       upsert: (doc) => { this.index.upsert(doc); this.ids.noteIndexed(doc.id, doc.meta.session) },
       remove: (id) => { this.index.remove(id) },
@@ -147,9 +159,9 @@ export class KnowledgeStore {
   start(): Promise<void> {
     this.scanned ??= (async () => {
       const started = Date.now()
-      let mode = 'memory'
+      let mode: string = 'memory'
       if (this.cacheEnabled && !this.closed) {
-        const opened = openIndexCache(this.root, this.indexOptions, this.logger)
+        const opened = openIndexCache(this.root, this.indexOptions, this.logger, { readOnly: this.readOnly })
         mode = opened.mode
         if (opened.mode !== 'memory') {
           this.index_?.close()
@@ -157,7 +169,22 @@ export class KnowledgeStore {
           this.releaseCache = opened.release
         }
       }
-      await this.files.scan(mode === 'reused' ? this.index.manifest() : undefined)
+      if (mode === 'shared') {
+        // Another process's file, read-only: good as long as the reconcile has nothing to write. A change (the
+        // owner is not watching, or a file changed this instant) means indexing in memory after all.
+        try {
+          await this.files.scan(this.index.manifest())
+          const { read, dropped } = this.files.scanned
+          if (read + dropped > 0) throw new Error('changed')
+        } catch {
+          this.index_?.close()
+          this.index_ = undefined
+          this.files.close()
+          this.files = this.openFiles()
+          mode = 'memory'
+          await this.files.scan()
+        }
+      } else await this.files.scan(mode === 'reused' ? this.index.manifest() : undefined)
       if (mode === 'rebuild' && !this.closed) this.index.setState('complete')
       const { kept, read, restamped, dropped } = this.files.scanned
       this.logger.debug('indexed %d document(s) under %s in %d ms (index %s: kept %d, read %d, restamped %d, dropped %d)',

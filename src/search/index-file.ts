@@ -79,17 +79,21 @@ export function createIndexFile(path: string): DatabaseSync {
   }
 }
 
-/** Opens an existing index file, or throws an {@link IndexFileError} saying why it cannot be used. */
-export function openIndexFile(path: string): DatabaseSync {
+/**
+ * Opens an existing index file, or throws an {@link IndexFileError} saying why it cannot be used. `readOnly`: a reader
+ * beside the process that owns and writes the file (WAL lets it read while the owner commits).
+ */
+export function openIndexFile(path: string, { readOnly = false } = {}): DatabaseSync {
   checkHeader(path)
   let db: DatabaseSync
   try {
-    db = new (loadSqlite().DatabaseSync)(path)
+    db = new (loadSqlite().DatabaseSync)(path, { readOnly })
   } catch (error) {
     throw new IndexFileError('corrupt', `cannot open: ${(error as Error).message}`)
   }
   try {
-    tune(db)
+    if (readOnly) db.exec('PRAGMA cache_size = -8192; PRAGMA busy_timeout = 2000;')
+    else tune(db)
     const meta = new Map((db.prepare('SELECT key, value FROM meta').all() as Array<{ key: string; value: string }>).map((r) => [r.key, r.value]))
     if (meta.get('format') !== INDEX_FORMAT) throw new IndexFileError('foreign', `format ${JSON.stringify(meta.get('format') ?? null)}, expected ${INDEX_FORMAT}`)
     if (meta.get('state') !== 'complete') throw new IndexFileError('incomplete', `its build did not finish (state ${meta.get('state') ?? 'missing'})`)

@@ -30,8 +30,8 @@ function recorder() {
   return { logger, lines, info: () => lines.filter((l) => l.level !== 'debug').map((l) => l.text), scan: () => lines.filter((l) => l.text.startsWith('indexed')).pop()?.text ?? '' }
 }
 
-function open(root: string, logger?: StoreLogger) {
-  const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: false, logger })
+function open(root: string, logger?: StoreLogger, readOnly = false) {
+  const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: false, logger, readOnly })
   stores.push(store)
   return store
 }
@@ -246,5 +246,32 @@ describe('the persisted index', () => {
     const third = open(root, again.logger)
     await third.start()
     expect(again.scan()).toContain('index reused: kept 3')
+  })
+
+  it('lets a reader (a CLI search while dsh runs) use the owner\'s file read-only, and index in memory once a file changed', async () => {
+    const root = tmpRoot()
+    await seed(root)
+    const owner = open(root)
+    await owner.start()
+    const log = recorder()
+    const reader = open(root, log.logger, true)
+    await reader.start()
+    expect(log.scan()).toContain('index shared: kept 3, read 0')
+    expect(ids(reader, 'giraffe')).toEqual(['d1'])
+    // The owner writes; the reader's next search sees the committed row (WAL readers see each commit).
+    await owner.write({ kind: 'note', title: 'Okapi note', session: 'notes', suffix: 'n1', sections: [{ heading: 'Note', text: 'okapi sighting' }] })
+    owner.flush()
+    await new Promise((r) => setImmediate(r))
+    expect(reader.search('okapi')).toHaveLength(1)
+    await reader.close()
+    // A file changed behind the owner's back (it does not watch here): the reader cannot write the cache, so it indexes
+    // in memory and sees the change.
+    age(put(root, 'd0', 'document zero rewritten about a pangolin'))
+    const log2 = recorder()
+    const second = open(root, log2.logger, true)
+    await second.start()
+    expect(log2.scan()).toContain('index memory')
+    expect(ids(second, 'pangolin')).toEqual(['d0'])
+    expect(ids(second, 'zebra')).toEqual([])
   })
 })
