@@ -75,10 +75,12 @@ const PHASES = {
   async memory(size) {
     const rss0 = gcRss()
     const store = await openStore(size, { cache: false })
+    const c = process.cpuUsage()
     const t = performance.now()
     await store.start()
     const start = performance.now() - t
-    const out = { start, docs: store.size, rss: mb(gcRss() - rss0) }
+    const cu = process.cpuUsage(c)
+    const out = { start, cpu: (cu.user + cu.system) / 1000, docs: store.size, rss: mb(gcRss() - rss0) }
     await store.close()
     return out
   },
@@ -86,13 +88,15 @@ const PHASES = {
     rmSync(cacheDir(size), { recursive: true, force: true })
     const rss0 = gcRss()
     const store = await openStore(size)
+    const c = process.cpuUsage()
     const t = performance.now()
     await store.start()
     const start = performance.now() - t
+    const cu = process.cpuUsage(c)
     const rss = mb(gcRss() - rss0)
     const tc = performance.now()
     await store.close()
-    return { start, close: performance.now() - tc, docs: store.size, rss, file: mb(statSync(join(cacheDir(size), 'index.sqlite')).size) }
+    return { start, cpu: (cu.user + cu.system) / 1000, close: performance.now() - tc, docs: store.size, rss, file: mb(statSync(join(cacheDir(size), 'index.sqlite')).size) }
   },
   async reuse(size) {
     const lines = []
@@ -136,16 +140,18 @@ const PHASES = {
       writeFileSync(file, `${text}\nEdited by hand: the retry budget is now 5.\n`)
     }
     const store = await openStore(size)
+    const c = process.cpuUsage()
     const t = performance.now()
     await store.start()
     const start = performance.now() - t
+    const cu = process.cpuUsage(c)
     await store.close()
     for (const [file, text] of originals) writeFileSync(file, text)
     // Put the cache back in step with the restored files (not timed).
     const again = await openStore(size)
     await again.start()
     await again.close()
-    return { start, changedFiles: originals.size }
+    return { start, cpu: (cu.user + cu.system) / 1000, changedFiles: originals.size }
   },
   async tails(size) {
     const { KnowledgeStore } = await lib('knowledge/store.js')
@@ -238,7 +244,7 @@ function child(phase, size) {
 }
 
 /** `dsh-knowledge search` as a user runs it: a fresh process, wall time from spawn to exit. */
-function cli(size, runs = 5) {
+function cli(size, runs = size > 100_000 ? 3 : 5) {
   const times = []
   for (let i = 0; i < runs; i++) {
     const t = performance.now()
@@ -277,10 +283,10 @@ async function main() {
     const cliRuns = cli(size)
     const changed = child('changed', size)
     console.log(`=== ${size.toLocaleString('en')} documents (${reuse.docs} indexed; cache file ${f(rebuild.file, 'MB')}) ===`)
-    if (memory) console.log(`  start, in memory (no cache; baseline)     ${f(memory.start).padStart(10)}   RSS growth ${f(memory.rss, 'MB')}`)
-    console.log(`  start, building the cache                 ${f(rebuild.start).padStart(10)}   RSS growth ${f(rebuild.rss, 'MB')}` + (memory ? `   (${(rebuild.start / memory.start).toFixed(2)}× the baseline's time)` : '') + `; close ${f(rebuild.close)}`)
+    if (memory) console.log(`  start, in memory (no cache; baseline)     ${f(memory.start).padStart(10)} (CPU ${f(memory.cpu)})   RSS growth ${f(memory.rss, 'MB')}`)
+    console.log(`  start, building the cache                 ${f(rebuild.start).padStart(10)} (CPU ${f(rebuild.cpu)})   RSS growth ${f(rebuild.rss, 'MB')}` + (memory ? `   (${(rebuild.start / memory.start).toFixed(2)}× the baseline's time)` : '') + `; close ${f(rebuild.close)}`)
     console.log(`  start, cache reused, nothing changed      ${f(reuse.start).padStart(10)} (CPU ${f(reuse.cpu)})   RSS growth ${f(reuse.rss, 'MB')}   ${ratio(reuse.start, rebuild.start)} faster than the rebuild` + (memory ? `, ${ratio(reuse.start, memory.start)} than the baseline` : ''))
-    console.log(`  start, cache reused, 1% changed (${changed.changedFiles} files) ${f(changed.start).padStart(8)}`)
+    console.log(`  start, cache reused, 1% changed (${changed.changedFiles} files) ${f(changed.start).padStart(8)} (CPU ${f(changed.cpu)})`)
     console.log(`  dsh-knowledge search, fresh process       p50 ${f(cliRuns.p50)}, max ${f(cliRuns.max)} (${cliRuns.n} runs, end to end)`)
     console.log(`  search (query mix, 3 passes)              p50 ${f(reuse.search.p50)}, p99 ${f(reuse.search.p99)}, max ${f(reuse.search.max)}`)
     console.log(`  add (store.write → searchable)            p50 ${f(reuse.add.p50)}, max ${f(reuse.add.max)}; RSS growth after searches and adds ${f(reuse.rssAfter, 'MB')}`)
@@ -294,10 +300,11 @@ async function main() {
     }
   }
   console.log('\nScale curve (README table):')
-  console.log('| documents | start, no cache | start, cache reused | 1% changed | CLI search | search p50 / p99 | add p50 / max | RSS growth |')
-  console.log('|---|---|---|---|---|---|---|---|')
+  console.log('| documents | start, no cache (CPU) | start, cache built (CPU) | start, cache reused (CPU) | 1% changed (CPU) | CLI search | search p50 / p99 | add p50 / max | RSS growth |')
+  console.log('|---|---|---|---|---|---|---|---|---|')
+  const w = (x) => (x ? `${f(x.start)} (${f(x.cpu)})` : '—')
   for (const c of curve) {
-    console.log(`| ${c.size.toLocaleString('en')} | ${c.memory ? f(c.memory.start) : f(c.rebuild.start) + ' (build)'} | ${f(c.reuse.start)} | ${f(c.changed.start)} | ${f(c.cli.p50)} | ${f(c.reuse.search.p50)} / ${f(c.reuse.search.p99)} | ${f(c.reuse.add.p50)} / ${f(c.reuse.add.max)} | ${f(c.reuse.rss, 'MB')} |`)
+    console.log(`| ${c.size.toLocaleString('en')} | ${w(c.memory)} | ${w(c.rebuild)} | ${w(c.reuse)} | ${w(c.changed)} | ${f(c.cli.p50)} | ${f(c.reuse.search.p50)} / ${f(c.reuse.search.p99)} | ${f(c.reuse.add.p50)} / ${f(c.reuse.add.max)} | ${f(c.reuse.rss, 'MB')} |`)
   }
 }
 
