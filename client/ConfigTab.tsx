@@ -122,11 +122,11 @@ function FieldRow({ spec, view, section, editable, host, t, labels, onSaved }: F
     )
   } else if (!checkbox) {
     control = (
-      <input id={id} type={spec.type === 'number' ? 'number' : 'text'} value={draft} disabled={busy}
+      <input id={id} type={spec.type === 'number' || spec.type === 'integer' ? 'number' : 'text'} value={draft} disabled={busy}
         placeholder={formatValue(view.inherited, labels)}
         onChange={(e) => { setDraft(e.target.value); setTouched(true); setStatus({ kind: 'idle' }) }}
         onKeyDown={(e) => { if (e.key === 'Enter' && dirty) save() }}
-        style={{ ...s.input, width: spec.type === 'number' ? 110 : 220 }} />
+        style={{ ...s.input, width: spec.type === 'number' || spec.type === 'integer' ? 110 : 220 }} />
     )
   }
   const showSave = editable && !checkbox

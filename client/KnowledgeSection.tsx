@@ -6,6 +6,7 @@
 import { Component, useMemo, useState, useSyncExternalStore, type ReactNode } from 'react'
 import { ConfigTab } from './ConfigTab.js'
 import { DocumentsTab } from './DocumentsTab.js'
+import { HealthTab } from './HealthTab.js'
 import type { KnowledgeHost } from './host.js'
 import { translator } from './i18n.js'
 import { s } from './styles.js'
@@ -16,7 +17,7 @@ export interface KnowledgeSectionProps {
   close?: () => void
 }
 
-type TabId = 'documents' | 'config'
+type TabId = 'documents' | 'health' | 'config'
 
 /** The `settings.section` component. */
 export function KnowledgeSection(props: KnowledgeSectionProps) {
@@ -34,7 +35,7 @@ function SectionBody({ host }: { host: KnowledgeHost }) {
   // A tab mounts when first shown, then stays mounted while hidden so its search and drafts survive switching.
   const [visited, setVisited] = useState<ReadonlySet<TabId>>(() => new Set<TabId>(['documents']))
   const select = (id: TabId) => { setTab(id); setVisited((prev) => (prev.has(id) ? prev : new Set([...prev, id]))) }
-  const tabs: Array<[TabId, string]> = [['documents', t('tabDocuments')], ['config', t('tabConfig')]]
+  const tabs: Array<[TabId, string]> = [['documents', t('tabDocuments')], ['health', t('tabHealth')], ['config', t('tabConfig')]]
 
   return (
     <div data-testid="knowledge-page" lang={lang === 'zh' ? 'zh-CN' : 'en'} style={s.section}>
@@ -47,7 +48,8 @@ function SectionBody({ host }: { host: KnowledgeHost }) {
             onKeyDown={(e) => {
               if (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft') return
               e.preventDefault()
-              select(id === 'documents' ? 'config' : 'documents')
+              const k = tabs.findIndex(([other]) => other === id)
+              select(tabs[(k + (e.key === 'ArrowRight' ? 1 : tabs.length - 1)) % tabs.length][0])
             }}>
             {label}
           </button>
@@ -56,6 +58,11 @@ function SectionBody({ host }: { host: KnowledgeHost }) {
       {visited.has('documents') && (
         <div id="knowledge-panel-documents" role="tabpanel" aria-labelledby="knowledge-tab-documents" hidden={tab !== 'documents'}>
           <DocumentsTab api={host.api} t={t} lang={lang} active={tab === 'documents'} />
+        </div>
+      )}
+      {visited.has('health') && (
+        <div id="knowledge-panel-health" role="tabpanel" aria-labelledby="knowledge-tab-health" hidden={tab !== 'health'}>
+          <HealthTab api={host.api} t={t} active={tab === 'health'} />
         </div>
       )}
       {visited.has('config') && (

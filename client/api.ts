@@ -7,9 +7,9 @@
 /** Where the knowledge-http row serves by default (its `path` config). */
 export const DEFAULT_ROUTE_PREFIX = '/knowledge'
 
-export type { ConfigSection, ConfigView, DocKind, DocumentFile, DocumentItem, DocumentPage, Facets, Stats } from '../src/wire.js'
+export type { ConfigSection, ConfigView, DocKind, DocumentFile, DocumentItem, DocumentPage, Facets, GrowthDay, HealthHistoryPoint, HealthReport, HealthView, Stats } from '../src/wire.js'
 export type { WireFrontMatter as FrontMatter, SettingsSection as SectionName } from '../src/wire.js'
-import type { ConfigView, DocumentFile, DocumentPage, Stats } from '../src/wire.js'
+import type { ConfigView, DocumentFile, DocumentPage, HealthReport, HealthView, Stats } from '../src/wire.js'
 
 /** A refusal of the routes, or a transport failure. */
 export class ApiError extends Error {
@@ -64,9 +64,47 @@ export class KnowledgeApi {
     return this.get(`/documents/${encodeURIComponent(id)}`, signal)
   }
 
+  /** `GET <prefix>/health`: recorded probes and growth, without probing. */
+  health(signal?: AbortSignal): Promise<HealthView> {
+    return this.get('/health', signal)
+  }
+
+  /** `POST <prefix>/health/run`: a new (sampled) probe, recorded. */
+  runHealth(): Promise<HealthReport> {
+    return this.post('/health/run', {})
+  }
+
   /** `GET <prefix>/stats`. */
   stats(signal?: AbortSignal): Promise<Stats> {
     return this.get('/stats', signal)
+  }
+
+  private token?: Promise<string>
+
+  /**
+   * `POST <prefix><path>` with a JSON body and the per-page token (fetched once per page load from `<prefix>/token`);
+   * a refused token is fetched again once, for a page left open across a restart.
+   */
+  async post<T>(path: string, body: unknown): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      this.token ??= this.get<{ token: string }>('/token').then((r) => r.token)
+      const token = await this.token
+      let response: Response
+      try {
+        response = await fetch(`${this.prefix}${path}`, {
+          method: 'POST', credentials: 'same-origin', body: JSON.stringify(body),
+          headers: { accept: 'application/json', 'content-type': 'application/json', 'x-knowledge-token': token },
+        })
+      } catch (error) {
+        throw new ApiError((error as Error).message || 'network error', 0)
+      }
+      const type = response.headers.get('content-type') ?? ''
+      if (!type.includes('application/json')) throw new ApiError(`${this.prefix}${path} answered ${response.status}, not JSON`, response.status)
+      const answer = (await response.json()) as T & { error?: string }
+      if (response.status === 403 && attempt === 0 && /token/.test(answer.error ?? '')) { this.token = undefined; continue }
+      if (!response.ok) throw new ApiError(answer.error ?? `HTTP ${response.status}`, response.status)
+      return answer
+    }
   }
 
   /** `GET <prefix>/config`. */

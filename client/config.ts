@@ -6,11 +6,12 @@
  * @module dsh-knowledge-sync/client/config
  */
 import type { SectionName } from './api.js'
+import { type FieldType, fieldsOf, SECTION_DECLS } from '../src/knowledge/fields.js'
+
+export type { FieldType }
 
 /** The settings namespace the store row registers. */
 export const SETTINGS_NAMESPACE = 'knowledge'
-
-export type FieldType = 'boolean' | 'text' | 'number' | 'lines'
 
 /** One editable field: its section, its path inside the section, and its control. */
 export interface FieldSpec {
@@ -21,21 +22,12 @@ export interface FieldSpec {
   key: string
 }
 
-const field = (section: SectionName, path: string, type: FieldType): FieldSpec =>
-  ({ section, path: path.split('.'), type, key: `${section}.${path}` })
-
-/** Every field, grouped by section in display order. */
-export const SECTIONS: ReadonlyArray<{ name: SectionName; row: string; fields: FieldSpec[] }> = [
-  { name: 'redact', row: 'knowledge', fields: [field('redact', 'enabled', 'boolean'), field('redact', 'mask', 'text'), field('redact', 'patterns', 'lines')] },
-  {
-    name: 'capture', row: 'knowledge-capture', fields: [
-      field('capture', 'enabled', 'boolean'), field('capture', 'salience.minScore', 'number'),
-      field('capture', 'distill.enabled', 'boolean'), field('capture', 'distill.provider', 'text'),
-      field('capture', 'distill.model', 'text'), field('capture', 'distill.budgetPerDay', 'number'),
-    ],
-  },
-  { name: 'recall', row: 'knowledge-recall', fields: [field('recall', 'announce', 'boolean'), field('recall', 'sameWorkspaceOnly', 'boolean'), field('recall', 'searchLimit', 'number')] },
-]
+/** Every field, grouped by section in display order, derived from the one declaration of each setting. */
+export const SECTIONS: ReadonlyArray<{ name: SectionName; row: string; fields: FieldSpec[] }> = SECTION_DECLS.map((section) => ({
+  name: section.name,
+  row: section.row,
+  fields: fieldsOf(section.name).map((f) => ({ section: f.section, path: f.path.split('.'), type: f.type, key: `${f.section}.${f.path}` })),
+}))
 
 /** The value at `path` inside `value`, or undefined. */
 export function getPath(value: unknown, path: readonly string[]): unknown {
@@ -90,7 +82,8 @@ export function draftOf(spec: FieldSpec, view: FieldView): string {
 /** The value typed text stands for, or an error key when it is not one. */
 export function parseDraft(spec: FieldSpec, text: string): { value: unknown } | { error: 'notANumber' } {
   switch (spec.type) {
-    case 'number': {
+    case 'number':
+    case 'integer': {
       const trimmed = text.trim()
       const value = Number(trimmed)
       if (trimmed === '' || !Number.isFinite(value)) return { error: 'notANumber' }

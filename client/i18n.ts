@@ -5,8 +5,21 @@
  * @module dsh-knowledge-sync/client/i18n
  */
 
+import { LIVE_FIELDS, SECTION_DECLS } from '../src/knowledge/fields.js'
+
 /** The two shipped languages. */
 export type Lang = 'en' | 'zh'
+
+/** The Config tab's section titles and field labels and hints, from the one declaration of each setting. */
+function settingsLabels(lang: Lang): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const section of SECTION_DECLS) out[`section_${section.name}`] = section.label[lang]
+  for (const field of LIVE_FIELDS) {
+    out[`f_${field.section}.${field.path}`] = field.label[lang]
+    out[`h_${field.section}.${field.path}`] = field.hint[lang]
+  }
+  return out
+}
 
 const en = {
   nav: 'Knowledge',
@@ -15,6 +28,15 @@ const en = {
   tabs: 'Knowledge views',
   tabDocuments: 'Documents',
   tabConfig: 'Config',
+  tabHealth: 'Health',
+  healthIntro: 'How findable the base is: every document is searched for with its own title and finding (no model call). Documents their own words do not find, and near-duplicates, are candidates to fix or supersede.',
+  healthRun: 'Probe now',
+  healthRunning: 'Probing…',
+  healthFigures: 'recall@5 {recall}, MRR {mrr} ({probed} of {documents} documents probed)',
+  healthUnfindable: 'Not found by their own words: {count}',
+  healthDuplicates: 'Near-duplicates: {count}',
+  healthGrowth: 'Rounds kept (up) and dropped (down) per day, last {days} days',
+  healthRecallOverTime: 'Probe recall@5 over time',
   // Documents
   search: 'Search',
   searchPlaceholder: 'Search documents…',
@@ -66,33 +88,6 @@ const en = {
   settingsReadOnly: 'The settings document is read-only, so nothing can be changed here. The effective config:',
   configUnreachable: 'The effective config could not be read ({message}).',
   rowNotRunning: 'The {row} row is not running: these settings have no effect until it is.',
-  section_redact: 'Redaction',
-  section_capture: 'Capture',
-  section_recall: 'Recall',
-  'f_redact.enabled': 'Mask credentials',
-  'h_redact.enabled': 'Mask credentials before anything is written to disk.',
-  'f_redact.mask': 'Mask text',
-  'h_redact.mask': 'Replaces each masked value (1–64 characters).',
-  'f_redact.patterns': 'Extra patterns',
-  'h_redact.patterns': 'Regular expressions to mask, one per line. They are added to the row’s own patterns, which always apply.',
-  'f_capture.enabled': 'Capture rounds',
-  'h_capture.enabled': 'Write conversation rounds worth keeping.',
-  'f_capture.salience.minScore': 'Minimum salience score',
-  'h_capture.salience.minScore': 'Rounds scoring below this are not written (0–100).',
-  'f_capture.distill.enabled': 'Distill kept rounds',
-  'h_capture.distill.enabled': 'Condense each kept round with one small model call.',
-  'f_capture.distill.provider': 'Distill provider',
-  'h_capture.distill.provider': 'LLM provider route; empty: the session’s own.',
-  'f_capture.distill.model': 'Distill model',
-  'h_capture.distill.model': 'Model id; empty: the session’s own.',
-  'f_capture.distill.budgetPerDay': 'Distill calls per day',
-  'h_capture.distill.budgetPerDay': 'Distill calls allowed per UTC day.',
-  'f_recall.announce': 'Announce the knowledge base',
-  'h_recall.announce': 'A two-sentence pointer in the system prompt.',
-  'f_recall.sameWorkspaceOnly': 'Same workspace only',
-  'h_recall.sameWorkspaceOnly': 'A session sees only the documents of its own workspace.',
-  'f_recall.searchLimit': 'Search hits',
-  'h_recall.searchLimit': 'Default number of search hits (1–50).',
   rowPatterns: 'Row patterns (always applied): {patterns}',
   inherited: 'Inherited: {value}',
   overridden: 'Overridden',
@@ -110,15 +105,25 @@ const en = {
   crashed: 'The Knowledge page failed: {message}',
 }
 
-export type MessageKey = keyof typeof en
+/** A key of the page's own messages, or of a settings label derived from the field declarations. */
+export type MessageKey = keyof typeof en | `section_${string}` | `f_${string}` | `h_${string}`
 
-const zh: Record<MessageKey, string> = {
+const zh: Record<keyof typeof en, string> = {
   nav: '知识库',
   title: '知识库',
-  intro: '值得保留的对话轮次，以 Markdown 文件保存，凭据已遮蔽。之后的会话用 knowledge_search 检索它们。',
+  intro: '值得保留的对话轮次，以 Markdown 文件保存，凭据已脱敏。之后的会话用 knowledge_search 检索它们。',
   tabs: '知识库视图',
   tabDocuments: '文档',
   tabConfig: '配置',
+  tabHealth: '健康度',
+  healthIntro: '知识库有多容易被找到：用每篇文档自己的标题和结论去检索它（不调用模型）。用自己的话都找不到的文档和近似重复的文档，适合修正或用新文档取代。',
+  healthRun: '立即检测',
+  healthRunning: '检测中…',
+  healthFigures: 'recall@5 {recall}，MRR {mrr}（检测了 {documents} 篇中的 {probed} 篇）',
+  healthUnfindable: '用自己的话找不到的文档：{count}',
+  healthDuplicates: '近似重复：{count}',
+  healthGrowth: '每天保留（上）和丢弃（下）的轮次，最近 {days} 天',
+  healthRecallOverTime: '检测的 recall@5 随时间变化',
   search: '搜索',
   searchPlaceholder: '搜索文档…',
   filterKind: '类型',
@@ -134,18 +139,18 @@ const zh: Record<MessageKey, string> = {
   readOnlyHint: '文档在此页面上是只读的，这是有意为之：它们是 {root} 下的普通文件，请用编辑器修改或删除（索引会随之更新）。',
   statsDocuments: '{count} 篇文档',
   statsKept: '保留 {count} 轮',
-  statsDropped: '舍弃 {count} 轮',
+  statsDropped: '丢弃 {count} 轮',
   statsTopReason: '（主要原因 {reason}）',
-  statsRedacted: '已遮蔽 {count} 处',
+  statsRedacted: '已脱敏 {count} 处',
   loading: '加载中…',
-  empty: '还没有文档。值得保留的轮次被记录后会出现在这里。',
+  empty: '还没有文档。值得保留的轮次被采集后会出现在这里。',
   noMatches: '没有匹配的文档。',
   shown: '{shown} / {total}',
   loadMore: '加载更多',
   unreachable: '知识库接口没有响应（{message}）。knowledge-http 行是否在运行？',
   back: '← 全部文档',
   notFound: '该文档已不存在：{message}',
-  kind_raw: '对话',
+  kind_raw: '轮次',
   kind_note: '笔记',
   kind_distilled: '提炼',
   kind_manual: '手写',
@@ -156,10 +161,10 @@ const zh: Record<MessageKey, string> = {
   metaTools: '工具',
   metaTags: '标签',
   metaSalience: '显著性',
-  metaRedacted: '遮蔽',
+  metaRedacted: '脱敏',
   metaFile: '文件',
   salienceScore: '得分 {score}',
-  redactedCount: '已遮蔽 {count} 处',
+  redactedCount: '已脱敏 {count} 处',
   turn: '第 {turn} 轮',
   none: '无',
   configIntro: '覆盖值保存在 “knowledge” 设置命名空间（$DSH_HOME/settings.yaml）中。保存后无需重启即可生效；“重置”让字段回到行配置给出的值。',
@@ -168,33 +173,6 @@ const zh: Record<MessageKey, string> = {
   settingsReadOnly: '设置文件是只读的，此处无法修改。当前生效的配置：',
   configUnreachable: '无法读取当前生效的配置（{message}）。',
   rowNotRunning: '{row} 行没有运行：在它运行之前这些设置不起作用。',
-  section_redact: '遮蔽',
-  section_capture: '记录',
-  section_recall: '召回',
-  'f_redact.enabled': '遮蔽凭据',
-  'h_redact.enabled': '写入磁盘之前遮蔽凭据。',
-  'f_redact.mask': '遮蔽文本',
-  'h_redact.mask': '替换每个被遮蔽的值（1–64 个字符）。',
-  'f_redact.patterns': '额外的模式',
-  'h_redact.patterns': '要遮蔽的正则表达式，每行一个。它们追加在行自身的模式之后，行自身的模式始终生效。',
-  'f_capture.enabled': '记录对话轮次',
-  'h_capture.enabled': '写入值得保留的对话轮次。',
-  'f_capture.salience.minScore': '最低显著性得分',
-  'h_capture.salience.minScore': '得分低于此值的轮次不会写入（0–100）。',
-  'f_capture.distill.enabled': '提炼保留的轮次',
-  'h_capture.distill.enabled': '用一次小模型调用压缩每个保留的轮次。',
-  'f_capture.distill.provider': '提炼所用服务商',
-  'h_capture.distill.provider': 'LLM 服务商路由；留空则使用会话自己的。',
-  'f_capture.distill.model': '提炼所用模型',
-  'h_capture.distill.model': '模型 ID；留空则使用会话自己的。',
-  'f_capture.distill.budgetPerDay': '每日提炼次数',
-  'h_capture.distill.budgetPerDay': '每个 UTC 日允许的提炼调用次数。',
-  'f_recall.announce': '在系统提示中提示知识库',
-  'h_recall.announce': '系统提示中的两句说明。',
-  'f_recall.sameWorkspaceOnly': '仅限同一工作区',
-  'h_recall.sameWorkspaceOnly': '会话只能看到自己工作区的文档。',
-  'f_recall.searchLimit': '搜索结果数',
-  'h_recall.searchLimit': '默认的搜索结果数（1–50）。',
   rowPatterns: '行自身的模式（始终生效）：{patterns}',
   inherited: '继承值：{value}',
   overridden: '已覆盖',
@@ -212,7 +190,7 @@ const zh: Record<MessageKey, string> = {
   crashed: '知识库页面出错：{message}',
 }
 
-const DICTS: Record<Lang, Record<MessageKey, string>> = { en, zh }
+const DICTS: Record<Lang, Record<string, string>> = { en: { ...en, ...settingsLabels('en') }, zh: { ...zh, ...settingsLabels('zh') } }
 
 /** Translates one key with `{name}` parameters. */
 export type Translate = (key: MessageKey, params?: Record<string, unknown>) => string
@@ -221,7 +199,7 @@ export type Translate = (key: MessageKey, params?: Record<string, unknown>) => s
 export function translator(lang: Lang): Translate {
   const dict = DICTS[lang]
   return (key, params) => {
-    const template = dict[key] ?? en[key] ?? key
+    const template = dict[key] ?? DICTS.en[key] ?? key
     if (!params) return template
     return template.replace(/\{(\w+)\}/g, (match, name: string) => (name in params ? String(params[name]) : match))
   }

@@ -12,7 +12,7 @@ import type {} from '@deepseek-ai/dsh-session'
 import type {} from '../knowledge/index.js'
 import { captureRound } from './capture.js'
 import { foldRound, type TurnEvent } from './round.js'
-import { DEFAULT_MIN_SCORE } from './salience.js'
+import { sectionSchema } from '../knowledge/settings.js'
 import { CaptureQueue, type OpenTurn } from './queue.js'
 import { distillCallConfig, distillRound, modelReasons, type DistillRoute, type LlmLike, type PreparedCallLike } from './distill.js'
 import type { Round, Salience } from '../types.js'
@@ -50,22 +50,14 @@ export interface Config {
   }
 }
 
-export const Config: z<Config> = z.object({
-  enabled: z.boolean().default(true).description('Capture rounds at all.'),
-  salience: z.object({
-    minScore: z.number().min(0).max(100).default(DEFAULT_MIN_SCORE).description('Rounds scoring below this are not written; 0 keeps every answered round.'),
-  }),
+export const Config: z<Config> = sectionSchema('capture', true, {
   captureSubagents: z.boolean().default(false).description('Also capture subagent child sessions as their own documents.'),
   keepFailedResults: z.boolean().default(false).description('Keep a bounded, redacted excerpt of failed tool results.'),
-  distill: z.object({
-    enabled: z.boolean().default(false).description('Condense each kept round with one small model call.'),
-    provider: z.string().default('').description('LLM provider route; empty: the session\'s own.'),
-    model: z.string().default('').description('Model id; empty: the session\'s own.'),
-    budgetPerDay: z.natural().max(100000).default(50).description('Distill calls allowed per UTC day.'),
+  distill: {
     maxTokens: z.natural().min(64).max(4096).default(600).description('Output bound of one call, in tokens.'),
     timeoutMs: z.natural().min(1000).max(300000).default(30000).description('A call slower than this is abandoned.'),
-  }),
-}) as z<Config>
+  },
+})
 
 export function apply(ctx: Context, config: Config): void {
   const logger = ctx.logger('knowledge-capture')

@@ -25,6 +25,9 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   read: async () => (await import('./read.js')).read,
   list: async () => (await import('./list.js')).list,
   stats: async () => (await import('./stats.js')).stats,
+  import: async () => (await import('./import.js')).importSessions,
+  init: async () => (await import('./init.js')).init,
+  health: async () => (await import('./health.js')).health,
 }
 
 const USAGE = `dsh-knowledge — the dsh-knowledge-sync knowledge base from the command line
@@ -36,6 +39,9 @@ Usage:
   dsh-knowledge read <id> [--root DIR] [--cwd DIR] [--json]
   dsh-knowledge list [--root DIR] [--cwd DIR] [--kind K] [--tag T] [--tool GLOB] [--json]
   dsh-knowledge stats [--root DIR] [--cwd DIR] [--json]
+  dsh-knowledge health [--root DIR] [--cwd DIR] [--sample N] [--json]
+  dsh-knowledge init --git [--root DIR] [--json]
+  dsh-knowledge import [--dsh-home DIR] [--since DATE] [--session ID] [--cwd DIR] [--min-score N] [--dry-run] [--json]
 
 The root is --root, else $DSH_KNOWLEDGE_ROOT, else ./knowledge. --cwd applies the workspace rule as if a session
 ran there; without it everything under the root is visible.
@@ -53,7 +59,7 @@ async function main(argv: string[]): Promise<number> {
     options: {
       root: { type: 'string' }, cwd: { type: 'string' }, json: { type: 'boolean' }, 'dry-run': { type: 'boolean' },
       'min-score': { type: 'string' }, kind: { type: 'string' }, tag: { type: 'string' }, tool: { type: 'string' },
-      limit: { type: 'string' }, mask: { type: 'string' }, pattern: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' },
+      limit: { type: 'string' }, 'dsh-home': { type: 'string' }, git: { type: 'boolean' }, sample: { type: 'string' }, since: { type: 'string' }, session: { type: 'string' }, mask: { type: 'string' }, pattern: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' },
     },
   })
   if (values.help) { process.stdout.write(USAGE); return 0 }

@@ -10,7 +10,7 @@ export class UsageError extends Error {}
 
 export interface Invocation {
   values: { root?: string; cwd?: string; json?: boolean; 'dry-run'?: boolean; 'min-score'?: string; kind?: string; tag?: string;
-    tool?: string; limit?: string; mask?: string; pattern?: string[] }
+    tool?: string; limit?: string; mask?: string; pattern?: string[]; 'dsh-home'?: string; since?: string; session?: string; git?: boolean; sample?: string }
   positionals: string[]
 }
 
@@ -18,9 +18,9 @@ export type Command = (invocation: Invocation) => Promise<number>
 
 /**
  * Opens the store at the resolved root, without watching; indexed unless `index` is false (a dry run needs no index).
- * Read-only unless `write`: a reading command may then use the index cache of a running dsh as it is.
+ * `write: false` (search, list, read, stats): the command may then read the index cache of a running dsh as it is.
  */
-export async function openStore(invocation: Invocation, { index = true, write = false } = {}): Promise<KnowledgeStore> {
+export async function openStore(invocation: Invocation, { index = true, write = true } = {}): Promise<KnowledgeStore> {
   const redactor = createRedactor({ enabled: true, mask: invocation.values.mask ?? DEFAULT_MASK, patterns: invocation.values.pattern ?? [] })
   // Loaded here, not at import: commands that never open the store start without it (and without SQLite).
   const { KnowledgeStore } = await import('../knowledge/store.js')

@@ -9,7 +9,7 @@ import { type Command, openStore, print, printJson, scopeOf, UsageError } from '
 export const read: Command = async (invocation) => {
   const id = invocation.positionals[0]
   if (!id) throw new UsageError('read needs a document id')
-  const store = await openStore(invocation)
+  const store = await openStore(invocation, { write: false })
   try {
     const doc = await store.readVisible(id, scopeOf(store, invocation))
     if (invocation.values.json) printJson({ id: doc.id, path: doc.path, meta: doc.meta, body: doc.body })

@@ -6,7 +6,11 @@
 import type { Context } from '@deepseek-ai/cordis'
 import z from '@deepseek-ai/schemastery'
 import type {} from '../knowledge/index.js'
-import { createHandler, type RouteHandler } from './routes.js'
+import { probeHealth } from '../knowledge/health.js'
+import { createHandler, type Mutation, type RouteHandler } from './routes.js'
+
+/** Documents a health probe started from the page looks at (an even sample of the visible ones). */
+export const PAGE_PROBE_SAMPLE = 500
 
 /** The slice of `@deepseek-ai/dsh-host-webserver` this row uses (declared here: the row needs no runtime import). */
 declare module '@deepseek-ai/cordis' {
@@ -35,7 +39,12 @@ export const Config: z<Config> = z.object({
 
 export function apply(ctx: Context, config: Config): void {
   if (config.path === '/api' || config.path.startsWith('/api/')) throw new Error('knowledge-http: path must not be under /api, which dsh owns')
-  const handler = createHandler(ctx.knowledge, { path: config.path, trustedHosts: config.trustedHosts, pageSize: config.pageSize })
+  const store = ctx.knowledge
+  const mutations: Mutation[] = [
+    // A probe from the page is sampled, so it answers in seconds at any size; the CLI probes everything.
+    { pattern: /^\/health\/run$/, run: (_match, _body, scope) => probeHealth(store, { scope, sample: PAGE_PROBE_SAMPLE }) },
+  ]
+  const handler = createHandler(store, { path: config.path, trustedHosts: config.trustedHosts, pageSize: config.pageSize, mutations })
   ctx.inject(['webServer'], (web) => {
     web.effect(() => web.webServer.register({ kind: 'prefix', path: config.path, handler }), 'knowledge-http route')
     web.logger('knowledge-http').debug('serving %s', config.path)

@@ -1,19 +1,44 @@
 /**
  * JSON routes over the store for the Knowledge page: the document list (search and filters through the same code
- * as the tools), one document, and stats. Read-only on purpose.
+ * as the tools), one document, stats, config, and the page token. GET routes are read-only; state changes are POST
+ * routes from {@link RouteOptions.mutations}, each behind {@link mutationRefusal}.
  * @module dsh-knowledge-sync/http/routes
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { KnowledgeStore } from '../knowledge/store.js'
 import { parseSearchArgs } from '../knowledge/query.js'
-import { refusal } from './loopback.js'
+import { mutationRefusal, PageTokens, refusal } from './guard.js'
 import { collectStats } from '../knowledge/stats.js'
+import { healthSummary } from '../knowledge/health.js'
 
 export interface RouteOptions {
   /** The prefix, e.g. `/knowledge`. */
   path: string
   trustedHosts: readonly string[]
   pageSize: number
+  /** State-changing routes (POST), matched against the sub-path after the prefix. */
+  mutations?: Mutation[]
+}
+
+/** One state-changing route: `pattern` matches the sub-path; `run` gets the match and the parsed JSON body. */
+export interface Mutation {
+  pattern: RegExp
+  run(match: RegExpExecArray, body: unknown, scope: string | undefined): Promise<unknown>
+}
+
+/** The largest JSON body a state-changing route reads. */
+const MAX_BODY_BYTES = 64 * 1024
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const parts: Buffer[] = []
+  let size = 0
+  for await (const part of req) {
+    size += (part as Buffer).length
+    if (size > MAX_BODY_BYTES) throw new Error(`the body is larger than ${MAX_BODY_BYTES} bytes`)
+    parts.push(part as Buffer)
+  }
+  const text = Buffer.concat(parts).toString('utf8')
+  return text.trim() ? JSON.parse(text) : {}
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {
@@ -31,16 +56,31 @@ export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => Promis
 
 /** The handler for every request under the prefix. */
 export function createHandler(store: KnowledgeStore, options: RouteOptions): RouteHandler {
+  const tokens = new PageTokens()
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const refused = refusal(req, options.trustedHosts)
     if (refused) return send(res, 403, { error: `forbidden: ${refused}` })
-    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, { error: 'read-only: only GET is served' })
     const url = new URL(req.url ?? '/', 'http://127.0.0.1')
     const sub = url.pathname.slice(options.path.length).replace(/\/+$/, '') || '/'
     const q = url.searchParams
+    const cwd = q.get('cwd') || undefined
+    if (req.method === 'POST') {
+      const mutation = options.mutations?.map((m) => ({ m, match: m.pattern.exec(sub) })).find((x) => x.match)
+      if (!mutation) return send(res, 405, { error: `no state-changing route at ${url.pathname}` })
+      const refusedChange = mutationRefusal(req, options.trustedHosts, tokens)
+      if (refusedChange) return send(res, 403, { error: `forbidden: ${refusedChange}` })
+      try {
+        const body = await readJson(req)
+        return send(res, 200, await mutation.m.run(mutation.match!, body, store.visibleScope(cwd, true)))
+      } catch (error) {
+        return send(res, 400, { error: (error as Error).message })
+      }
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, { error: 'only GET and POST are served' })
     try {
-      const cwd = q.get('cwd') || undefined
       const scope = store.visibleScope(cwd, true)
+      // The per-page token: only a same-origin page can read this answer (no CORS), and the Host check stops rebinding.
+      if (sub === '/token') return send(res, 200, { token: tokens.issue(), header: 'x-knowledge-token' })
       if (sub === '/documents') {
         const limit = Math.min(Math.max(Number(q.get('limit')) || options.pageSize, 1), 200)
         const offset = Math.max(Number(q.get('offset')) || 0, 0)
@@ -64,7 +104,8 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Rou
       }
       if (sub === '/stats') return send(res, 200, await collectStats(store, scope))
       if (sub === '/config') return send(res, 200, store.settings.describe())
-      return send(res, 404, { error: `no route ${url.pathname}`, routes: [`${options.path}/documents`, `${options.path}/documents/<id>`, `${options.path}/stats`, `${options.path}/config`] })
+      if (sub === '/health') return send(res, 200, await healthSummary(store, scope))
+      return send(res, 404, { error: `no route ${url.pathname}`, routes: [`${options.path}/documents`, `${options.path}/documents/<id>`, `${options.path}/stats`, `${options.path}/config`, `${options.path}/token`] })
     } catch (error) {
       return send(res, 400, { error: (error as Error).message })
     }

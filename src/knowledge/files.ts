@@ -11,7 +11,8 @@ import type { KnowledgeDoc } from '../types.js'
 import type { ManifestRow } from '../search/search-index.js'
 import { changedSince, stampOf } from './index-cache.js'
 import { DocumentError, parseDocument } from './document.js'
-import { insideRoot, toRelative } from './paths.js'
+import { insideRoot, sessionShortId, toRelative } from './paths.js'
+import { createHash } from 'node:crypto'
 import type { StoreLogger } from './store.js'
 
 /** Files read per slice of the start-up scan (see {@link DocumentFiles.scan}). */
@@ -20,6 +21,19 @@ const SCAN_SLICE = 1024
 export const MAX_FILE_BYTES = 4 * 1024 * 1024
 /** A temporary file older than this was left by a crashed writer. */
 const STALE_TMP_MS = 60 * 60 * 1000
+
+/**
+ * The id a document takes when another session's document holds its id: the same suffix after a longer prefix of
+ * its own session id (12, 16, 24, 32 characters), the first that is free.
+ */
+export function longerId(id: string, session: string, taken: (id: string) => boolean): string {
+  const suffix = id.slice(id.indexOf('-') + 1)
+  for (const length of [12, 16, 24, 32]) {
+    const candidate = `${sessionShortId(session, length)}-${suffix}`
+    if (candidate !== id && !taken(candidate)) return candidate
+  }
+  return `${sessionShortId(session, 32)}-${suffix}-${createHash('sha256').update(session).digest('hex').slice(0, 8)}`
+}
 
 /** Where the files module sends what it reads. */
 export interface IndexSink {
@@ -43,6 +57,8 @@ export class DocumentFiles {
   /** Document id → its file (the inverse of `byPath`), so duplicate checks need no index query. */
   private readonly idPaths = new Map<string, string>()
   private readonly pending = new Map<string, NodeJS.Timeout>()
+  /** File → the session its front matter names (for the cross-machine id rule in {@link admit}). */
+  private readonly sessions = new Map<string, string>()
   private watcher?: FSWatcher
   private closed = false
   /** Files that could not be parsed at the last scan or change, with why. */
@@ -65,6 +81,7 @@ export class DocumentFiles {
   noteWritten(doc: KnowledgeDoc): void {
     this.byPath.set(doc.path, doc.id)
     this.idPaths.set(doc.id, doc.path)
+    if (typeof doc.meta.session === 'string') this.sessions.set(doc.path, doc.meta.session)
   }
 
   close(): void {
@@ -118,19 +135,20 @@ export class DocumentFiles {
     const release = this.sink.holdMerges()
     try {
       for (let k = 0; k < todo.length && !this.closed; k += SCAN_SLICE) {
-        // By id: a file that wins an id over one read earlier in the same slice replaces it (equal mtimes tie on path).
-        const batch = new Map<string, KnowledgeDoc>()
-        const claimed = new Map<string, string>()
+        const batch: KnowledgeDoc[] = []
+        const claimed = new Map<string, KnowledgeDoc>()
         for (const full of todo.slice(k, k + SCAN_SLICE)) {
           const before = prior?.get(full)
           const doc = this.readDocument(full)
           this.scanned.read++
           if (before && doc?.stamp?.hash === before.hash && doc.id === before.id) { this.sink.restamp(doc); this.scanned.restamped++; continue }
           if (before && !doc) { this.drop(before); this.scanned.dropped++ }
-          if (doc && this.admit(doc, claimed)) batch.set(doc.id, doc)
+          if (doc && this.admit(doc, claimed)) batch.push(doc)
         }
-        this.sink.upsertMany([...batch.values()])
-        for (const doc of batch.values()) this.noteWritten(doc)
+        // A file that won its id over one read earlier in the same slice (equal mtimes tie on path) replaces it.
+        const kept = batch.filter((doc) => claimed.get(doc.id) === doc)
+        this.sink.upsertMany(kept)
+        for (const doc of kept) this.noteWritten(doc)
         await new Promise((resolve) => setImmediate(resolve))
       }
     } finally {
@@ -158,6 +176,7 @@ export class DocumentFiles {
       onDisk.delete(row.path)
       this.byPath.set(row.path, row.id)
       this.idPaths.set(row.id, row.path)
+      if (row.session !== null) this.sessions.set(row.path, row.session)
       if (changedSince(row, times[3 * i], times[3 * i + 1], times[3 * i + 2])) out.set(files[i], row)
       else {
         this.sink.known(row.id, row.session ?? undefined)
@@ -205,11 +224,22 @@ export class DocumentFiles {
    * claiming the same id; otherwise the first one indexed keeps it. `claimed` holds ids taken earlier in the same
    * scan slice (not in the index yet).
    */
-  private admit(doc: KnowledgeDoc, claimed?: Map<string, string>): boolean {
+  private admit(doc: KnowledgeDoc, claimed?: Map<string, KnowledgeDoc>): boolean {
     const rel = doc.path
-    const holderPath = claimed?.get(doc.id) ?? this.idPaths.get(doc.id)
+    const holderPath = claimed?.get(doc.id)?.path ?? this.idPaths.get(doc.id)
     if (holderPath && holderPath !== rel && existsSync(insideRoot(this.root, holderPath))) {
       const canonical = (p: string) => basename(p).startsWith(`${doc.id}-`)
+      const holderSession = this.sessions.get(holderPath)
+      const session = typeof doc.meta.session === 'string' ? doc.meta.session : undefined
+      if (canonical(rel) && canonical(holderPath) && session && holderSession && session !== holderSession) {
+        // Two machines claimed the same short prefix (a team base merged through git). Deterministic on every
+        // clone, whatever the scan order: the session that sorts first keeps the id, the other's documents are
+        // known by a longer prefix of their own session id. Files are never rewritten.
+        if (session < holderSession) return this.yieldId(holderPath, doc, claimed) && this.admit(doc, claimed)
+        doc.id = longerId(doc.id, session, (id) => this.idPaths.has(id) || Boolean(claimed?.has(id)))
+        doc.meta = { ...doc.meta, id: doc.id }
+        return this.admit(doc, claimed)
+      }
       if (!canonical(rel) || canonical(holderPath)) {
         this.invalid.set(rel, `${rel}: duplicate id ${doc.id} (already used by ${holderPath})`)
         return false
@@ -219,8 +249,35 @@ export class DocumentFiles {
     }
     const known = this.byPath.get(rel)
     if (known && known !== doc.id) this.sink.remove(known)
-    claimed?.set(doc.id, rel)
+    claimed?.set(doc.id, doc)
+    if (typeof doc.meta.session === 'string') this.sessions.set(rel, doc.meta.session)
     this.invalid.delete(rel)
+    return true
+  }
+
+  /**
+   * Moves the document at `path` off the id `doc` takes over: it is re-read and indexed under a longer id. Returns
+   * true (so the caller can go on admitting `doc`).
+   */
+  private yieldId(path: string, doc: KnowledgeDoc, claimed?: Map<string, KnowledgeDoc>): true {
+    const taken = (id: string) => this.idPaths.has(id) || Boolean(claimed?.has(id)) || id === doc.id
+    const inBatch = claimed?.get(doc.id)
+    if (inBatch && inBatch.path === path) {
+      // Admitted earlier in this scan slice and not indexed yet: renamed in place, indexed with the slice.
+      claimed!.delete(doc.id)
+      inBatch.id = longerId(inBatch.id, String(inBatch.meta.session), taken)
+      inBatch.meta = { ...inBatch.meta, id: inBatch.id }
+      claimed!.set(inBatch.id, inBatch)
+      return true
+    }
+    const displaced = this.readDocument(insideRoot(this.root, path))
+    if (this.idPaths.get(doc.id) === path) { this.idPaths.delete(doc.id); this.byPath.delete(path); this.sink.remove(doc.id) }
+    if (displaced && typeof displaced.meta.session === 'string') {
+      displaced.id = longerId(displaced.id, displaced.meta.session, taken)
+      displaced.meta = { ...displaced.meta, id: displaced.id }
+      this.sink.upsert(displaced)
+      this.noteWritten(displaced)
+    }
     return true
   }
 

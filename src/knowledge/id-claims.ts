@@ -30,7 +30,9 @@ export class IdClaims {
   /** The session's id prefix, claimed on disk; `claim: false` (a dry run) only looks and creates nothing. */
   async prefixFor(session: string, claim = true): Promise<string> {
     const known = this.prefixes.get(session)
-    if (known) return known
+    // A document of another session under the same prefix arrived (a teammate's, through git): from now on this
+    // session writes under a longer prefix, so no new id collides.
+    if (known && !this.ownedByOther(known, session)) return known
     if (claim) {
       try {
         await mkdir(this.dir, { recursive: true })
@@ -41,8 +43,7 @@ export class IdClaims {
     }
     for (const length of PREFIX_LENGTHS) {
       const prefix = sessionShortId(session, length)
-      const owner = this.owners.get(prefix)
-      if (owner && owner !== session) continue
+      if (this.ownedByOther(prefix, session)) continue
       const file = join(this.dir, prefix)
       if (!claim) {
         const holder = await readFile(file, 'utf8').catch(() => undefined)
@@ -59,6 +60,11 @@ export class IdClaims {
       return prefix
     }
     throw new Error(`cannot find a free id prefix for session ${session}`)
+  }
+
+  private ownedByOther(prefix: string, session: string): boolean {
+    const owner = this.owners.get(prefix)
+    return owner !== undefined && owner !== session
   }
 
   /** Next free note number in a session (`n1`, `n2`, …); `sessionOf(id)` tells who holds an indexed id. */

@@ -5,11 +5,11 @@
  */
 import type { Context } from '@deepseek-ai/cordis'
 import z from '@deepseek-ai/schemastery'
-import { createRedactor, DEFAULT_MASK, RedactConfigError } from '../redact/redactor.js'
+import { createRedactor, RedactConfigError } from '../redact/redactor.js'
 import { KnowledgeStore } from './store.js'
 import { resolveRoot } from './paths.js'
 import { installSettingsSection, settingsNamespace } from '@deepseek-ai/dsh-settings'
-import { KnowledgeSettings, SETTINGS_NAMESPACE, validateSettings } from './settings.js'
+import { KnowledgeSettings, SETTINGS_NAMESPACE, sectionSchema, validateSettings } from './settings.js'
 
 export { KnowledgeStore } from './store.js'
 export type { DocumentDraft, WrittenDocument, StoreChange } from './store.js'
@@ -40,11 +40,7 @@ export interface Config {
 
 export const Config: z<Config> = z.object({
   root: z.string().default('').description('Folder of documents. Empty: $DSH_KNOWLEDGE_ROOT, else ./knowledge beside where dsh was launched.'),
-  redact: z.object({
-    enabled: z.boolean().default(true).description('Mask credentials before anything is written.'),
-    mask: z.string().min(1).max(64).default(DEFAULT_MASK).description('Text that replaces a masked value.'),
-    patterns: z.array(z.string()).default([]).description('Extra regular expressions to mask (whole match, or the first capturing group).'),
-  }).description('Redaction of every write.'),
+  redact: sectionSchema('redact', true).description('Redaction of every write.'),
 }) as z<Config>
 
 export async function apply(ctx: Context, config: Config): Promise<void> {

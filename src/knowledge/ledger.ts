@@ -4,7 +4,7 @@
  * each line is one small `O_APPEND` write, so several dsh processes can share one root. Stats are folded from it.
  * @module dsh-knowledge-sync/knowledge/ledger
  */
-import { appendFile, mkdir, open, stat } from 'node:fs/promises'
+import { appendFile, mkdir, open, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { RoundStats } from '../wire.js'
 
@@ -28,6 +28,9 @@ function emptyStats(): LedgerStats {
   return { kept: 0, dropped: 0, dropReasons: [], unanswered: {}, failed: 0, notes: 0, redacted: 0,
     distill: { calls: 0, failed: 0, skipped: {}, tokensIn: 0, tokensOut: 0, perDay: {} } }
 }
+
+/** The key of one round in {@link Ledger.roundsSeen}. */
+export const roundKey = (session: string, turn: number): string => `${session}#${turn}`
 
 const bump = (map: Record<string, number>, key: string, by = 1) => { map[key] = (map[key] ?? 0) + by }
 
@@ -54,6 +57,29 @@ export class Ledger {
     } catch {
       this.unwritten.push(line)
     }
+  }
+
+  /** Every entry on disk (and any whose append failed), oldest first. A torn or hand-edited line is skipped. */
+  async entries(): Promise<Array<LedgerEntry & { t?: string }>> {
+    let text = ''
+    try { text = await readFile(this.path, 'utf8') } catch { /* no ledger yet */ }
+    const out: Array<LedgerEntry & { t?: string }> = []
+    for (const line of text.split('\n')) {
+      if (!line.trim()) continue
+      try { out.push(JSON.parse(line)) } catch { /* skip */ }
+    }
+    return [...out, ...this.unwritten]
+  }
+
+  /** `session#turn` of every round the ledger has an outcome for (kept, dropped, unanswered, failed). */
+  async roundsSeen(): Promise<Set<string>> {
+    const seen = new Set<string>()
+    for (const entry of await this.entries()) {
+      if ((entry.type === 'kept' || entry.type === 'dropped' || entry.type === 'unanswered' || entry.type === 'failed') && entry.session && entry.turn !== undefined) {
+        seen.add(roundKey(entry.session, entry.turn))
+      }
+    }
+    return seen
   }
 
   /** Distill calls made today (UTC), successful or failed, for the daily budget. */

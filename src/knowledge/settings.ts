@@ -9,9 +9,11 @@
  */
 import z from '@deepseek-ai/schemastery'
 import { compilePatterns } from '../redact/redactor.js'
+import type { SettingsSection } from '../wire.js'
+import { type FieldDecl, fieldsOf, SECTION_DECLS } from './fields.js'
 
 export const SETTINGS_NAMESPACE = 'knowledge'
-export type SettingsSection = 'redact' | 'capture' | 'recall'
+export type { SettingsSection }
 
 /** The user layer of the namespace: every field optional. */
 export interface KnowledgeSettings {
@@ -20,28 +22,55 @@ export interface KnowledgeSettings {
   recall?: { announce?: boolean; sameWorkspaceOnly?: boolean; searchLimit?: number }
 }
 
-export const KnowledgeSettings: z<KnowledgeSettings> = z.object({
-  redact: z.object({
-    enabled: z.boolean().description('Mask credentials before anything is written.'),
-    mask: z.string().min(1).max(64).description('Text that replaces a masked value.'),
-    patterns: z.array(z.string()).description('More regular expressions to mask, added to the row\'s own.'),
-  }).description('Redaction'),
-  capture: z.object({
-    enabled: z.boolean().description('Capture rounds.'),
-    salience: z.object({ minScore: z.number().min(0).max(100).description('Rounds scoring below this are not written.') }),
-    distill: z.object({
-      enabled: z.boolean().description('Condense kept rounds with one small model call.'),
-      provider: z.string().max(200).description('LLM provider route; empty: the session\'s own.'),
-      model: z.string().max(200).description('Model id; empty: the session\'s own.'),
-      budgetPerDay: z.natural().max(100000).description('Distill calls allowed per UTC day.'),
-    }),
-  }).description('Capture'),
-  recall: z.object({
-    announce: z.boolean().description('Two-sentence pointer in the system prompt.'),
-    sameWorkspaceOnly: z.boolean().description('Only the session\'s workspace is visible.'),
-    searchLimit: z.natural().min(1).max(50).description('Default number of search hits.'),
-  }).description('Recall'),
-}) as z<KnowledgeSettings>
+/** The schema of one declared field; with `withDefault` (a row's Config) it carries the declared default. */
+export function fieldSchema(field: FieldDecl, withDefault: boolean): z<any> {
+  let schema: z<any>
+  switch (field.type) {
+    case 'boolean': schema = z.boolean(); break
+    case 'lines': schema = z.array(z.string()); break
+    case 'integer': schema = z.natural(); break
+    case 'number': schema = z.number(); break
+    default: schema = z.string()
+  }
+  if (field.min !== undefined) schema = schema.min(field.min)
+  if (field.max !== undefined) schema = schema.max(field.max)
+  if (withDefault) schema = schema.default(field.default)
+  return schema.description(field.hint.en)
+}
+
+type Shape = { [key: string]: z<any> | Shape }
+const isSchema = (v: unknown): v is z<any> => typeof v === 'function'
+
+function objectOf(shape: Shape): z<any> {
+  const out: Record<string, z<any>> = {}
+  for (const [key, value] of Object.entries(shape)) out[key] = isSchema(value) ? value : objectOf(value)
+  return z.object(out)
+}
+
+/**
+ * The schema of one section: its declared fields at their dotted paths, plus a row's own non-live fields (`extra`,
+ * nested the same way). Rows build their `Config` with `withDefault`; the live layer without defaults.
+ */
+export function sectionSchema(section: SettingsSection, withDefault: boolean, extra: Shape = {}): z<any> {
+  const shape: Shape = structuredCloneShape(extra)
+  for (const field of fieldsOf(section)) {
+    const parts = field.path.split('.')
+    let node = shape
+    for (const part of parts.slice(0, -1)) node = (node[part] ??= {}) as Shape
+    node[parts[parts.length - 1]] = fieldSchema(field, withDefault)
+  }
+  return objectOf(shape)
+}
+
+function structuredCloneShape(shape: Shape): Shape {
+  const out: Shape = {}
+  for (const [key, value] of Object.entries(shape)) out[key] = isSchema(value) ? value : structuredCloneShape(value)
+  return out
+}
+
+export const KnowledgeSettings: z<KnowledgeSettings> = z.object(Object.fromEntries(
+  SECTION_DECLS.map((s) => [s.name, sectionSchema(s.name, false).description(s.label.en)]),
+)) as z<KnowledgeSettings>
 
 /** Refuses what the schema cannot: a custom pattern that is not a valid regular expression. */
 export function validateSettings(value: KnowledgeSettings): void {

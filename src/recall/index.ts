@@ -4,7 +4,8 @@
  * @module dsh-knowledge-sync/recall
  */
 import type { Context } from '@deepseek-ai/cordis'
-import z from '@deepseek-ai/schemastery'
+import type z from '@deepseek-ai/schemastery'
+import { sectionSchema } from '../knowledge/settings.js'
 import type {} from '@deepseek-ai/dsh-agent'
 import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-tools'
@@ -31,11 +32,7 @@ export interface Config {
   searchLimit: number
 }
 
-export const Config: z<Config> = z.object({
-  announce: z.boolean().default(true).description('Add the two-sentence pointer to the system prompt when documents are visible.'),
-  sameWorkspaceOnly: z.boolean().default(true).description('Only the session\'s workspace and its enclosing project are visible.'),
-  searchLimit: z.natural().min(1).max(MAX_LIMIT).default(8).description('Default number of hits of knowledge_search.'),
-}) as z<Config>
+export const Config: z<Config> = sectionSchema('recall', true)
 
 interface SessionLike { id: string; header?: { cwd?: string } }
 const sessionOf = (agent: unknown): SessionLike | undefined => (agent as { session?: SessionLike } | undefined)?.session

@@ -11,21 +11,22 @@ import { join } from 'node:path'
 import { KnowledgeStore } from '../../src/knowledge/store.js'
 import { createRedactor } from '../../src/redact/redactor.js'
 import { createHandler } from '../../src/http/routes.js'
-import { hostName, refusal } from '../../src/http/loopback.js'
+import { parseHost, refusal } from '../../src/http/guard.js'
 
 let server: Server
 let port = 0
 let store: KnowledgeStore
+const echoed: unknown[] = []
 
-function get(path: string, host = `127.0.0.1:${port}`, method = 'GET'): Promise<{ status: number; type: string; body: any }> {
+function get(path: string, host = `127.0.0.1:${port}`, method = 'GET', headers: Record<string, string> = {}, body?: string): Promise<{ status: number; type: string; body: any }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method, headers: { host } }, (res) => {
+    const req = request({ host: '127.0.0.1', port, path, method, headers: { host, ...headers } }, (res) => {
       let text = ''
       res.on('data', (d) => { text += d })
       res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body: text ? JSON.parse(text) : undefined }))
     })
     req.on('error', reject)
-    req.end()
+    req.end(body)
   })
 }
 
@@ -39,7 +40,9 @@ beforeAll(async () => {
   await write('session-bbbb2222-0000-4000-8000-000000000000', '/ws/b', 'Flaky test', 'Set TZ=UTC in CI.', 'note', [])
   await write('session-cccc3333-0000-4000-8000-000000000000', '/ws/a/sub', '<script>alert(1)</script>', 'Render me as text.', 'raw', ['read_file'])
   store.settings.publish('recall', () => ({ announce: true, sameWorkspaceOnly: true, searchLimit: 8 }))
-  server = createServer(createHandler(store, { path: '/knowledge', trustedHosts: ['kb.local'], pageSize: 50 }))
+  server = createServer(createHandler(store, { path: '/knowledge', trustedHosts: ['kb.local'], pageSize: 50, mutations: [
+    { pattern: /^\/echo$/, run: async (_m, body) => { echoed.push(body); return { ok: true } } },
+  ] }))
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   port = (server.address() as AddressInfo).port
 })
@@ -91,6 +94,7 @@ describe('routes', () => {
     expect(res.status).toBe(404)
     expect(res.type).toMatch(/^application\/json/)
     expect((await get('/knowledge/documents', undefined, 'POST')).status).toBe(405)
+    expect((await get('/knowledge/documents', undefined, 'DELETE')).status).toBe(405)
   })
 
   it('refuses a foreign Host header with 403, and accepts loopback and trusted names', async () => {
@@ -115,6 +119,43 @@ describe('loopback check', () => {
     expect(refusal(req('::1', '[::1]:3080'), [])).toBeUndefined()
     expect(refusal(req('::ffff:127.0.0.1', 'localhost'), [])).toBeUndefined()
     expect(refusal(req('127.0.0.1', undefined), [])).toMatch(/host/)
-    expect(hostName('LocalHost:80')).toBe('localhost')
+    expect(parseHost('LocalHost:80')).toEqual({ host: 'localhost', port: '80' })
+  })
+})
+
+describe('strict Host and request target', () => {
+  it('refuses a Host with anything after the bracketed literal, and absolute-form targets naming another host', async () => {
+    expect((await get('/knowledge/stats', '[::1]evil.com')).status).toBe(403)
+    expect((await get('/knowledge/stats', '127.0.0.1:3080 evil.com')).status).toBe(403)
+    expect((await get('/knowledge/stats', '127.0.0.1:99999')).status).toBe(403)
+    expect((await get('http://evil.com/knowledge/stats', `127.0.0.1:${port}`)).status).toBe(403)
+    expect((await get(`http://127.0.0.1:${port}/knowledge/stats`, `127.0.0.1:${port}`)).status).toBe(200)
+  })
+})
+
+describe('state-changing routes', () => {
+  const origin = () => `http://127.0.0.1:${port}`
+  const token = async () => (await get('/knowledge/token')).body.token as string
+  const post = (headers: Record<string, string>, host = `127.0.0.1:${port}`) => get('/knowledge/echo', host, 'POST', headers, JSON.stringify({ n: 1 }))
+
+  it('runs for a same-origin JSON POST carrying a page token', async () => {
+    const before = echoed.length
+    const res = await post({ origin: origin(), 'content-type': 'application/json', 'x-knowledge-token': await token(), 'sec-fetch-site': 'same-origin' })
+    expect(res.status).toBe(200)
+    expect(echoed.length).toBe(before + 1)
+  })
+
+  it('refuses a cross-origin form post, a foreign Host, a missing or forged token, and GET', async () => {
+    const before = echoed.length
+    const t = await token()
+    const form = await post({ origin: 'http://evil.example', 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'cross-site' })
+    expect(form.status).toBe(403)
+    expect((await post({ origin: 'http://evil.example', 'content-type': 'application/json', 'x-knowledge-token': t })).body.error).toMatch(/origin/)
+    expect((await post({ origin: 'http://evil.example:80', 'content-type': 'application/json', 'x-knowledge-token': t }, 'evil.example:80')).status).toBe(403)
+    expect((await post({ origin: origin(), 'content-type': 'application/json' })).body.error).toMatch(/token/)
+    expect((await post({ origin: origin(), 'content-type': 'application/json', 'x-knowledge-token': 'x'.repeat(32) })).body.error).toMatch(/token/)
+    expect((await post({ origin: origin(), 'content-type': 'text/plain', 'x-knowledge-token': t })).body.error).toMatch(/json/)
+    expect((await get('/knowledge/echo')).status).toBe(404)
+    expect(echoed.length).toBe(before)
   })
 })

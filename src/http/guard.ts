@@ -1,0 +1,92 @@
+/**
+ * Who may reach the routes. They have no authentication of their own, so every request must come from a loopback peer
+ * and name a loopback (or explicitly trusted) host, parsed strictly: a page on another origin cannot reach them through
+ * DNS rebinding. State-changing requests must also be POST, same-origin, JSON, and carry a per-page token that only a
+ * same-origin page can read.
+ * @module dsh-knowledge-sync/http/guard
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
+
+const LOOPBACK_PEERS = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1'])
+const LOOPBACK_NAMES = new Set(['localhost', '[::1]'])
+/** An IPv4 literal in 127.0.0.0/8 — a name like `127.0.0.1.evil.example` is not one. */
+const LOOPBACK_V4 = /^127(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}$/
+/** A whole Host value: a bracketed IPv6 literal or a name, then an optional port, and nothing else. */
+const HOST_VALUE = /^(\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)(?::(\d{1,5}))?$/
+
+/** The header that carries the per-page token of a state-changing request. */
+export const TOKEN_HEADER = 'x-knowledge-token'
+
+/** A Host header split into host and port, or undefined when it is not exactly `host[:port]`. */
+export function parseHost(header: string | undefined): { host: string; port?: string } | undefined {
+  if (!header) return undefined
+  const match = HOST_VALUE.exec(header.trim().toLowerCase())
+  if (!match) return undefined
+  if (match[2] !== undefined && Number(match[2]) > 65535) return undefined
+  return { host: match[1], port: match[2] }
+}
+
+function trustedHost(host: string, trustedHosts: readonly string[]): boolean {
+  return LOOPBACK_NAMES.has(host) || LOOPBACK_V4.test(host) || trustedHosts.some((h) => h.toLowerCase() === host)
+}
+
+/** Why a request is refused, or undefined when it may be read. */
+export function refusal(req: IncomingMessage, trustedHosts: readonly string[]): string | undefined {
+  const peer = req.socket.remoteAddress ?? ''
+  if (!LOOPBACK_PEERS.has(peer) && !LOOPBACK_V4.test(peer.replace(/^::ffff:/, ''))) return `peer ${peer || 'unknown'} is not loopback`
+  const parsed = parseHost(req.headers.host)
+  if (!parsed) return `host ${JSON.stringify(String(req.headers.host ?? '').slice(0, 100))} is not a host name`
+  if (!trustedHost(parsed.host, trustedHosts)) return `host ${JSON.stringify(parsed.host)} is not loopback or trusted`
+  // An absolute-form target (`GET http://evil.example/…`) must name the same host as the Host header.
+  const target = req.url ?? '/'
+  if (!target.startsWith('/')) {
+    let url: URL
+    try { url = new URL(target) } catch { return 'the request target is not a path' }
+    if (url.host.toLowerCase() !== `${parsed.host}${parsed.port ? `:${parsed.port}` : ''}`) return `the request target names another host (${url.host})`
+  }
+  return undefined
+}
+
+/** Tokens handed to pages: a bounded set, each valid for a day. */
+export class PageTokens {
+  private readonly tokens = new Map<string, number>()
+  constructor(private readonly max = 64, private readonly ttlMs = 24 * 60 * 60 * 1000) {}
+
+  /** A new token for one page load. */
+  issue(now = Date.now()): string {
+    const token = randomBytes(24).toString('base64url')
+    this.tokens.set(token, now + this.ttlMs)
+    while (this.tokens.size > this.max) this.tokens.delete(this.tokens.keys().next().value as string)
+    return token
+  }
+
+  valid(token: unknown, now = Date.now()): boolean {
+    if (typeof token !== 'string' || token.length !== 32) return false
+    for (const [known, expires] of this.tokens) {
+      if (expires < now) { this.tokens.delete(known); continue }
+      if (timingSafeEqual(Buffer.from(known), Buffer.from(token))) return true
+    }
+    return false
+  }
+}
+
+/**
+ * Why a state-changing request is refused, or undefined when it may proceed: POST only, the read checks, an `Origin`
+ * naming exactly this host (a cross-origin form post or a page on another origin fails here), a JSON body (which a
+ * cross-origin page cannot send without a preflight this server never answers), and a valid per-page token.
+ */
+export function mutationRefusal(req: IncomingMessage, trustedHosts: readonly string[], tokens: PageTokens): string | undefined {
+  if (req.method !== 'POST') return 'state changes are POST only'
+  const basic = refusal(req, trustedHosts)
+  if (basic) return basic
+  const origin = req.headers.origin
+  if (!origin) return 'a state change needs an Origin header'
+  const host = String(req.headers.host).trim().toLowerCase()
+  if (origin.toLowerCase() !== `http://${host}`) return `origin ${JSON.stringify(origin.slice(0, 100))} is not this page's origin`
+  const fetchSite = req.headers['sec-fetch-site']
+  if (fetchSite !== undefined && fetchSite !== 'same-origin') return `a ${fetchSite} request cannot change state`
+  if (!String(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) return 'a state change must send application/json'
+  if (!tokens.valid(req.headers[TOKEN_HEADER])) return 'missing or expired page token; reload the page'
+  return undefined
+}

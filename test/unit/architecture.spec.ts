@@ -1,0 +1,100 @@
+/**
+ * The shape of the code, checked: floors only point down (engines → store → rows → CLI), rows never import each other
+ * at run time, no import cycles, the browser module reaches only the shared vocabulary, and no source file grows past
+ * the size one reader can hold.
+ */
+import { describe, expect, it } from 'vitest'
+import { readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
+const MAX_LINES = 400
+
+function files(dir: string, ext = /\.tsx?$/): string[] {
+  return readdirSync(join(root, dir), { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && ext.test(e.name))
+    .map((e) => relative(root, join(e.parentPath, e.name)).split('\\').join('/'))
+}
+
+interface Edge { from: string; to: string; typeOnly: boolean }
+
+/** Relative imports of one file, resolved to repository paths (`.js` specifiers name `.ts` sources). */
+function importsOf(file: string): Edge[] {
+  const text = readFileSync(join(root, file), 'utf8')
+  const edges: Edge[] = []
+  const pattern = /^\s*(import|export)\s+(type\s+)?(?:[^'"]*?\sfrom\s+)?['"](\.{1,2}\/[^'"]+)['"]/gm
+  for (const m of text.matchAll(pattern)) {
+    const target = relative(root, resolve(dirname(join(root, file)), m[3])).split('\\').join('/').replace(/\.js$/, '.ts')
+    const typeOnly = Boolean(m[2]) || /^\s*import\s+type\s*\{\s*\}/.test(m[0])
+    edges.push({ from: file, to: target, typeOnly })
+  }
+  return edges
+}
+
+/** The floor of a source file: 0 vocabulary, 1 pure engines, 2 the store, 3 rows, 4 the CLI. */
+function floorOf(file: string): { floor: number; unit: string } {
+  const rel = file.replace(/^src\//, '')
+  const top = rel.includes('/') ? rel.slice(0, rel.indexOf('/')) : rel
+  if (top === 'wire.ts' || top === 'types.ts') return { floor: 0, unit: top }
+  if (top === 'redact' || top === 'search') return { floor: 1, unit: top }
+  if (top === 'knowledge' || top === 'tool-output.ts') return { floor: 2, unit: top }
+  if (top === 'cli') return { floor: 4, unit: top }
+  return { floor: 3, unit: top }
+}
+
+const sources = files('src')
+const edges = sources.flatMap(importsOf)
+
+describe('floors', () => {
+  it('every import points to the same floor or one below', () => {
+    const upward = edges.filter((e) => e.to.startsWith('src/') && !e.typeOnly && floorOf(e.to).floor > floorOf(e.from).floor)
+    expect(upward.map((e) => `${e.from} → ${e.to}`)).toEqual([])
+  })
+
+  it('the engines stay pure: redact/ and search/ import neither each other\'s callers nor the store', () => {
+    const bad = edges.filter((e) => floorOf(e.from).floor === 1 && floorOf(e.to).floor >= 1 && floorOf(e.to).unit !== floorOf(e.from).unit)
+    expect(bad.map((e) => `${e.from} → ${e.to}`)).toEqual([])
+  })
+
+  it('rows never import another row at run time (types are allowed)', () => {
+    const sideways = edges.filter((e) => floorOf(e.from).floor === 3 && floorOf(e.to).floor === 3 && floorOf(e.to).unit !== floorOf(e.from).unit && !e.typeOnly)
+    expect(sideways.map((e) => `${e.from} → ${e.to}`)).toEqual([])
+  })
+
+  it('has no import cycles', () => {
+    const next = new Map<string, string[]>()
+    for (const e of edges) if (!e.typeOnly) next.set(e.from, [...(next.get(e.from) ?? []), e.to])
+    const state = new Map<string, 'open' | 'done'>()
+    const cycles: string[] = []
+    const visit = (file: string, path: string[]) => {
+      if (state.get(file) === 'done') return
+      if (state.get(file) === 'open') { cycles.push([...path.slice(path.indexOf(file)), file].join(' → ')); return }
+      state.set(file, 'open')
+      for (const to of next.get(file) ?? []) visit(to, [...path, file])
+      state.set(file, 'done')
+    }
+    for (const file of sources) visit(file, [])
+    expect(cycles).toEqual([])
+  })
+
+  it('the browser module imports only the shared vocabulary from src/', () => {
+    const allowed = new Set(['src/wire.ts', 'src/types.ts', 'src/knowledge/fields.ts'])
+    const reach = files('client').flatMap(importsOf).filter((e) => e.to.startsWith('src/') && !allowed.has(e.to))
+    expect(reach.map((e) => `${e.from} → ${e.to}`)).toEqual([])
+  })
+
+  it('the checker itself sees imports (a planted upward import would be found)', () => {
+    expect(edges.some((e) => e.from === 'src/knowledge/store.ts' && e.to === 'src/search/search-index.ts')).toBe(true)
+    expect(floorOf('src/cli/bin.ts').floor).toBeGreaterThan(floorOf('src/recall/index.ts').floor)
+  })
+})
+
+describe('size', () => {
+  it(`no source file is longer than ${MAX_LINES} lines`, () => {
+    const long = [...sources, ...files('client')]
+      .map((file) => ({ file, lines: readFileSync(join(root, file), 'utf8').split('\n').length }))
+      .filter((f) => f.lines > MAX_LINES)
+    expect(long.map((f) => `${f.file}: ${f.lines}`)).toEqual([])
+  })
+})
