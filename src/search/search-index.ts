@@ -23,6 +23,7 @@ import { snippet } from './snippet.js'
 import { countDocs, facetCounts, listDocs, workspaceCount } from './facets.js'
 import { Vocabulary, whereOf } from './filter.js'
 import { type Plan, QueryPlanner } from './planner.js'
+export type { Plan }
 import {
   asStrings, DEFAULT_BOOST, DEFAULT_SEARCH_LIMIT, DOC_COLUMNS, type DocRow, epoch, finite, type IndexedMeta, KIND_INDEX, KINDS,
   type ListSort, type ManifestRow, ownString, page, SCHEMA, stripTitle, toMeta,
@@ -32,7 +33,6 @@ import { WriteCycle } from './write-cycle.js'
 
 export type { Facets }
 export type { IndexedMeta, ListSort, ManifestRow } from './schema.js'
-export type { Plan } from './planner.js'
 
 /** Options of {@link SearchIndex}. */
 export interface SearchIndexOptions {
@@ -57,8 +57,6 @@ export interface SearchIndexOptions {
   /** Told how each search was evaluated (benches and tests count plans; see {@link Plan}). */
   onPlan?: (plan: Plan) => void
 }
-
-export { MERGE_AFTER, MERGE_STEP_PAGES } from './write-cycle.js'
 
 /** A BM25 index over knowledge documents. Synchronous; one instance per store. */
 export class SearchIndex {
