@@ -138,7 +138,7 @@ describe('the persisted index', () => {
     const root = tmpRoot()
     let store = open(root)
     await store.start()
-    await store.write({ kind: 'note', title: 'Capybara note', session: 'notes', suffix: 'n1', sections: [{ heading: 'Note', text: 'capybara facts' }] })
+    await store.write({ kind: 'note', title: 'Capybara note', cwd: '', session: 'notes', suffix: 'n1', sections: [{ heading: 'Note', text: 'capybara facts' }] })
     await store.close()
     const log = recorder()
     store = open(root, log.logger)
@@ -259,7 +259,7 @@ describe('the persisted index', () => {
     expect(log.scan()).toContain('index shared: kept 3, read 0')
     expect(ids(reader, 'giraffe')).toEqual(['d1'])
     // The owner writes; the reader's next search sees the committed row (WAL readers see each commit).
-    await owner.write({ kind: 'note', title: 'Okapi note', session: 'notes', suffix: 'n1', sections: [{ heading: 'Note', text: 'okapi sighting' }] })
+    await owner.write({ kind: 'note', title: 'Okapi note', cwd: '', session: 'notes', suffix: 'n1', sections: [{ heading: 'Note', text: 'okapi sighting' }] })
     owner.flush()
     await new Promise((r) => setImmediate(r))
     expect(reader.search('okapi')).toHaveLength(1)
