@@ -93,3 +93,42 @@ for (const mb of [1, 10]) {
   console.log(`  (c) secretlint     lintSource()     ${perMb(slMs)} ms/MB  ${ratio(slMs)}`)
   console.log(`      secretlint as the chunked backstop inside (a): ${perMb(backstopMs)} ms/MB`)
 }
+
+// --- Propagation (issue 18): every masked value masked wherever else it appears, as one extra pass (an Aho-Corasick
+// automaton over all values and their encodings, one scan). Measured against plain redaction in the same run; the
+// backstop is off in both so the line isolates the pass. `worst` repeats every masked value throughout the text.
+await build({ entryPoints: [join(root, 'src/redact/propagate.ts')], bundle: true, platform: 'node', format: 'esm', outfile: join(out, 'propagate.mjs'), packages: 'external', logLevel: 'warning' })
+const { ValueMatcher } = await import(join(out, 'propagate.mjs'))
+async function timeAll(fn, runs) {
+  await fn()
+  const samples = []
+  for (let r = 0; r < runs; r++) { const t0 = performance.now(); await fn(); samples.push(performance.now() - t0) }
+  samples.sort((a, b) => a - b)
+  return { median: samples[Math.floor(samples.length / 2)], max: samples[samples.length - 1] }
+}
+const plain = createRedactor({ enabled: true, mask: DEFAULT_MASK, patterns: [] }, { secretlint: false, propagate: false })
+const withPropagation = createRedactor({ enabled: true, mask: DEFAULT_MASK, patterns: [] }, { secretlint: false })
+console.log('\npropagation (median / max ms per MB; ratio = with propagation / plain redaction, same text, same run)')
+const perMbProp = {}
+for (const mb of [1, 10]) {
+  const base = mixedText(mb * 1024 * 1024, corpus)
+  const values = withPropagation.redactSync(base).values ?? []
+  // Worst case for the pass: every masked value appears again, bare, every ~2 KB.
+  const extra = values.map((v) => v.value).filter((v) => v.length < 200)
+  const parts = []
+  for (let i = 0, k = 0; i < base.length; i += 2048, k++) parts.push(base.slice(i, i + 2048), ' ', extra[k % Math.max(extra.length, 1)] ?? '', ' ')
+  const worst = parts.join('')
+  const runs = mb === 1 ? 7 : 3
+  for (const [name, text] of [['mixed', base], ['worst', worst]]) {
+    const p = await timeAll(() => plain.redactSync(text), runs)
+    const w = await timeAll(() => withPropagation.redactSync(text), runs)
+    const matcher = new ValueMatcher(withPropagation.redactSync(text).values ?? [], DEFAULT_MASK)
+    const pass = await timeAll(() => matcher.spans(text), runs)
+    const size = text.length / (1024 * 1024)
+    const f = (t) => `${(t.median / size).toFixed(1).padStart(7)} / ${(t.max / size).toFixed(1).padStart(7)}`
+    const masked = withPropagation.redactSync(text).count - plain.redactSync(text).count
+    console.log(`  ${mb} MB ${name.padEnd(5)} plain redactSync ${f(p)}   with propagation ${f(w)}  ×${(w.median / p.median).toFixed(2)}   the pass alone ${f(pass)} (${matcher.size} values, +${masked} masked)`)
+    perMbProp[`${name}-${mb}`] = w.median / size
+  }
+}
+console.log(`  growth 1 → 10 MB (ms/MB with propagation): mixed ×${(perMbProp['mixed-10'] / perMbProp['mixed-1']).toFixed(2)}, worst ×${(perMbProp['worst-10'] / perMbProp['worst-1']).toFixed(2)}`)

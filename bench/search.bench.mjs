@@ -5,11 +5,15 @@
  *   node bench/search.bench.mjs                # 1000, 10000 and 100000 documents
  *   node bench/search.bench.mjs 10000          # one size
  *   node bench/search.bench.mjs 100000 --wink-all   # also run wink-bm25 at 100k (minutes, GBs)
+ *   node bench/search.bench.mjs --expand-off-all    # also the expansion-off baseline at 100k (on by default up to 10k)
  *
  * Per size and engine (each engine runs in its own child process, so RSS numbers do not mix):
  * - cold index: read every file + parseDocument + upsert (FTS5) / addDoc + consolidate (wink);
  * - new round searchable: write one new round file, then read + parse + upsert + search until it is the top hit;
- * - search p50/p99 over a mix of queries (identifiers, natural language, Chinese/Japanese, common words, filters);
+ * - search p50/p99 over a mix of queries (identifiers, natural language, Chinese/Japanese, common words, filters),
+ *   with query expansion on (the default); and on vs off in one more process holding both indexes, the queries
+ *   interleaved (the overhead's ratio, fair under a shared machine's load); the first expanded query (which loads the
+ *   CC-CEDICT tables and opencc-js) is timed apart;
  * - RSS growth after GC, and peak RSS.
  * Baselines: (a) grep-like: read every file per query and test the lowercased query terms as substrings (OR);
  * (b) wink-bm25-text-search 3.1.2 with wink-nlp-utils prep tasks, at 1k and 10k only (it cannot add a document after
@@ -36,8 +40,12 @@ const mb = (bytes) => bytes / 1048576
 async function bundle() {
   const { buildSync } = await import(pathToFileURL(join(root, 'node_modules/esbuild/lib/main.js')).href)
   mkdirSync(dirname(libFile), { recursive: true })
-  writeFileSync(join(data, 'lib', 'entry.ts'), `export { SearchIndex } from '../../../src/search/search-index.js'\nexport { createIndexFile } from '../../../src/search/index-file.js'\nexport { parseDocument, readSimpleFrontMatter, splitFrontMatter } from '../../../src/knowledge/document.js'\nexport { KnowledgeStore } from '../../../src/knowledge/store.js'\nexport { createRedactor } from '../../../src/redact/redactor.js'\n`)
+  writeFileSync(join(data, 'lib', 'entry.ts'), `export { SearchIndex } from '../../../src/search/search-index.js'\nexport { createIndexFile } from '../../../src/search/index-file.js'\nexport { deriveTables, packageDataFile, TABLES_FILE } from '../../../src/search/expand/cedict.js'\nexport { parseDocument, readSimpleFrontMatter, splitFrontMatter } from '../../../src/knowledge/document.js'\nexport { KnowledgeStore } from '../../../src/knowledge/store.js'\nexport { createRedactor } from '../../../src/redact/redactor.js'\n`)
   buildSync({ entryPoints: [join(data, 'lib', 'entry.ts')], bundle: true, platform: 'node', format: 'esm', outfile: libFile, packages: 'external', logLevel: 'warning' })
+  // Query expansion loads CC-CEDICT tables from a file beside its module (the build writes lib/'s); the bundle gets its own.
+  const lib = await import(pathToFileURL(libFile).href)
+  const tables = join(dirname(libFile), lib.TABLES_FILE)
+  if (!existsSync(tables)) writeFileSync(tables, JSON.stringify(lib.deriveTables(lib.packageDataFile())))
 }
 
 // ------------------------------------------------------------------------------------------------ query mix
@@ -157,7 +165,9 @@ async function childFts(size, file = false) {
   // BENCH_SCORE_BUDGET overrides the planner's score budget (for tuning runs).
   const plans = {}
   const onPlan = (plan) => { plans[plan] = (plans[plan] ?? 0) + 1 }
-  const options = { onPlan, ...(process.env.BENCH_SCORE_BUDGET ? { scoreBudget: Number(process.env.BENCH_SCORE_BUDGET) } : {}) }
+  // BENCH_EXPAND=off: query expansion off (the baseline of the expansion-on line, measured in the same run).
+  const expandOff = process.env.BENCH_EXPAND === 'off'
+  const options = { onPlan, ...(process.env.BENCH_SCORE_BUDGET ? { scoreBudget: Number(process.env.BENCH_SCORE_BUDGET) } : {}), ...(expandOff ? { expand: false } : {}) }
   // `fts-file`: the same index backed by a file, as the store's persisted cache is (WAL, 8 MB page cache).
   const dbFile = join(data, `index-${size}.sqlite`)
   for (const suffix of ['', '-wal', '-shm']) rmSync(dbFile + suffix, { force: true })
@@ -192,6 +202,11 @@ async function childFts(size, file = false) {
     if (hit?.id !== d.meta.id) throw new Error(`new round ${d.meta.id} not found first (got ${hit?.id})`)
     rmSync(file)
   }
+  // The first query that needs query expansion's sources loads them (CC-CEDICT tables, opencc-js): timed apart.
+  const tw = performance.now()
+  index.search('超時 graceful shutdown', { limit: 10 })
+  const expandLoad = performance.now() - tw
+  const rssExpand = gcRss()
   // Search mix: three passes (the first with cold planning caches), every query with its filter.
   const times = [], byKind = {}
   for (const k of Object.keys(plans)) delete plans[k]
@@ -214,6 +229,7 @@ async function childFts(size, file = false) {
   const rss2 = gcRss()
   return {
     engine: 'fts5', size: index.size, cold, read, parse, upsert, commit, merge, rssGrowth: mb(rss1 - rss0), rssAfterSearch: mb(rss2 - rss0),
+    expandOff, expandLoad, expandRss: mb(rssExpand - rss1),
     peakRss: process.resourceUsage().maxRSS / 1024, fresh: stats(fresh), upsertOne: stats(upserts), search: stats(times),
     byKind: Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, stats(v)])), plans, planted: plantedN ? planted / plantedN : NaN,
     cjk: `${cjkAnswered}/${cjkN}`,
@@ -323,11 +339,42 @@ async function childStore(size) {
   return result
 }
 
+/**
+ * Expansion on vs off in one process, the query mix interleaved query by query (so both see the same machine load):
+ * the ratio the search line's expansion overhead is judged by. Two indexes of the corpus; RSS is not reported here.
+ */
+async function childExpandPair(size) {
+  const { SearchIndex, parseDocument } = await import(pathToFileURL(libFile).href)
+  const { dir, paths } = loadCorpus(size)
+  const queries = JSON.parse(readFileSync(join(data, `queries-${size}.json`), 'utf8'))
+  const on = new SearchIndex({}), off = new SearchIndex({ expand: false })
+  readCorpus(dir, paths, parseDocument, ({ meta, body }, rel) => { const d = { id: meta.id, path: rel, meta, body, mtimeMs: 0 }; on.upsert(d); off.upsert(d) })
+  on.flush(); off.flush()
+  await on.settle(); await off.settle()
+  const tw = performance.now()
+  on.search('超時 graceful shutdown', { limit: 10 })
+  const load = performance.now() - tw
+  const t = { on: [], off: [] }, kinds = { on: {}, off: {} }
+  for (let pass = 0; pass < 3; pass++) {
+    for (const q of queries) {
+      for (const [name, index] of pass % 2 ? [['off', off], ['on', on]] : [['on', on], ['off', off]]) {
+        const t0 = performance.now()
+        index.search(q.q, { ...q.filter, limit: 10 })
+        const dt = performance.now() - t0
+        t[name].push(dt)
+        ;(kinds[name][q.kind] ??= []).push(dt)
+      }
+    }
+  }
+  const by = (k) => Object.fromEntries(Object.entries(k).map(([kind, v]) => [kind, stats(v)]))
+  return { on: stats(t.on), off: stats(t.off), onByKind: by(kinds.on), offByKind: by(kinds.off), load }
+}
+
 // ------------------------------------------------------------------------------------------------ parent
 
-function runChild(engine, size) {
+function runChild(engine, size, env = {}) {
   const out = execFileSync(process.execPath, ['--expose-gc', '--disable-warning=ExperimentalWarning', fileURLToPath(import.meta.url), '--child', engine, String(size)], {
-    encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env },
   })
   return JSON.parse(out.trim().split('\n').pop())
 }
@@ -335,7 +382,7 @@ function runChild(engine, size) {
 const f1 = (x) => (Number.isFinite(x) ? (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2)) : '—')
 const ratio = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && a > 0 ? `${(b / a).toFixed(b / a >= 10 ? 0 : 1)}×` : '—')
 
-function report(size, fts, grep, wink) {
+function report(size, fts, grep, wink, off) {
   const line = (label, ours, theirs, unit = 'ms') => `  ${label.padEnd(34)} ${f1(ours).padStart(9)} ${unit.padEnd(3)}`
     + theirs.map(([name, v]) => `  ${name} ${f1(v).padStart(9)} ${unit.padEnd(3)} (${ratio(ours, v)})`).join('')
   console.log(`\n=== ${size.toLocaleString('en')} documents (${fts.size} after the new rounds) ===`)
@@ -350,6 +397,12 @@ function report(size, fts, grep, wink) {
   console.log(line('search p50', fts.search.p50, [...(wink ? [['wink', wink.search.p50]] : []), ['grep', grep.search.p50]]))
   console.log(line('search p99', fts.search.p99, [...(wink ? [['wink', wink.search.p99]] : []), ['grep', grep.search.p99]]))
   console.log(line('search max', fts.search.max, wink ? [['wink', wink.search.max]] : []))
+  if (off) {
+    console.log(line('search p50, expansion off', off.off.p50, [['expansion on', off.on.p50]]))
+    console.log(line('search p99, expansion off', off.off.p99, [['expansion on', off.on.p99]]))
+    console.log(`    (one process, both indexes, queries interleaved; p50/p99 by kind, off → on: ` + Object.keys(off.onByKind).map((k) => `${k} ${f1(off.offByKind[k].p50)}/${f1(off.offByKind[k].p99)} → ${f1(off.onByKind[k].p50)}/${f1(off.onByKind[k].p99)}`).join(', ') + ')')
+  }
+  console.log(`    first expanded query (loads the CC-CEDICT tables and opencc-js): ${f1(fts.expandLoad)} ms, RSS +${f1(fts.expandRss)} MB`)
   console.log(`    fts5 p50/p99 by kind: ` + Object.entries(fts.byKind).map(([k, s]) => `${k} ${f1(s.p50)}/${f1(s.p99)}`).join(', ') + `; plans ${JSON.stringify(fts.plans)}`)
   console.log(line('RSS growth after GC', fts.rssGrowth, wink ? [['wink', wink.rssGrowth]] : [], 'MB'))
   console.log(line('peak RSS of the process', fts.peakRss, wink ? [['wink', wink.peakRss]] : [], 'MB'))
@@ -362,7 +415,7 @@ async function main() {
   const argv = process.argv.slice(2)
   if (argv[0] === '--child') {
     const [, engine, size] = argv
-    const fn = { fts: childFts, 'fts-file': (n) => childFts(n, true), wink: childWink, grep: childGrep, store: childStore }[engine]
+    const fn = { fts: childFts, 'fts-file': (n) => childFts(n, true), wink: childWink, grep: childGrep, store: childStore, 'expand-pair': childExpandPair }[engine]
     const result = await fn(Number(size))
     process.stdout.write('\n' + JSON.stringify(result) + '\n')
     return
@@ -385,7 +438,8 @@ async function main() {
     const ftsFile = runChild('fts-file', size)
     const grep = runChild('grep', size)
     const wink = size <= 10_000 || winkAll ? runChild('wink', size) : null
-    report(size, fts, grep, wink)
+    const off = size <= 10_000 || argv.includes('--expand-off-all') ? runChild('expand-pair', size) : null
+    report(size, fts, grep, wink, off)
     console.log(`  the same index backed by a file (the store's cache): cold ${f1(ftsFile.cold)} ms (${ratio(fts.cold, ftsFile.cold)} of memory's time), new round searchable p50 ${f1(ftsFile.fresh.p50)} / max ${f1(ftsFile.fresh.max)} ms, search p50 ${f1(ftsFile.search.p50)} / p99 ${f1(ftsFile.search.p99)} / max ${f1(ftsFile.search.max)} ms, RSS growth ${f1(ftsFile.rssGrowth)} MB; plans ${JSON.stringify(ftsFile.plans)}`)
     console.log(`  store cold start (KnowledgeStore.start(): walk + read + parse + index, ${store.size} documents, ${store.invalid} unreadable): ${f1(store.cold)} ms` + (wink ? ` — wink cold ${f1(wink.cold)} ms (${ratio(store.cold, wink.cold)})` : ''))
   }

@@ -83,6 +83,8 @@ function FieldRow({ spec, view, section, editable, host, t, labels, onSaved }: F
   const [draft, setDraft] = useState(initial)
   const [touched, setTouched] = useState(false)
   const [status, setStatus] = useState<Status>({ kind: 'idle' })
+  // Switching masking off is never one click: the value waiting for the person's confirmation (issue 16.2).
+  const [pending, setPending] = useState<{ value: unknown } | undefined>()
 
   // A value that moved underneath (a save, a file edit) replaces an untouched draft.
   useEffect(() => { if (!touched) setDraft(initial) }, [initial, touched])
@@ -92,6 +94,17 @@ function FieldRow({ spec, view, section, editable, host, t, labels, onSaved }: F
   const id = `knowledge-field-${spec.key.replace(/\./g, '-')}`
 
   const write = async (value: unknown) => {
+    // Turning masking off (by unticking, or by a Reset that inherits `false`) waits for a confirmation.
+    const wouldBe = value === undefined ? view.inherited : value
+    if (spec.key === 'redact.enabled' && wouldBe === false && view.effective !== false) {
+      setStatus({ kind: 'idle' })
+      setPending({ value })
+      return
+    }
+    await writeConfirmed(value)
+  }
+  const writeConfirmed = async (value: unknown) => {
+    setPending(undefined)
     setStatus({ kind: 'saving' })
     const result = await host.write([spec.section, ...spec.path], value)
     if (result.ok) {
@@ -118,7 +131,7 @@ function FieldRow({ spec, view, section, editable, host, t, labels, onSaved }: F
     control = (
       <textarea id={id} rows={3} value={draft} disabled={busy} spellCheck={false}
         onChange={(e) => { setDraft(e.target.value); setTouched(true); setStatus({ kind: 'idle' }) }}
-        style={{ ...s.input, ...s.mono, width: '100%', boxSizing: 'border-box', resize: 'vertical' }} />
+        style={{ ...s.input, ...s.mono, width: '100%', boxSizing: 'border-box', resize: 'vertical', ...(dirty ? { borderColor: palette.warn } : {}) }} />
     )
   } else if (!checkbox) {
     control = (
@@ -126,7 +139,7 @@ function FieldRow({ spec, view, section, editable, host, t, labels, onSaved }: F
         placeholder={formatValue(view.inherited, labels)}
         onChange={(e) => { setDraft(e.target.value); setTouched(true); setStatus({ kind: 'idle' }) }}
         onKeyDown={(e) => { if (e.key === 'Enter' && dirty) save() }}
-        style={{ ...s.input, width: spec.type === 'number' || spec.type === 'integer' ? 110 : 220 }} />
+        style={{ ...s.input, width: spec.type === 'number' || spec.type === 'integer' ? 110 : 220, ...(dirty ? { borderColor: palette.warn } : {}) }} />
     )
   }
   const showSave = editable && !checkbox
@@ -138,21 +151,23 @@ function FieldRow({ spec, view, section, editable, host, t, labels, onSaved }: F
         {checkbox
           ? (
             <label style={{ display: 'inline-flex', gap: 8, alignItems: 'center', fontWeight: 500 }}>
-              <input id={id} type="checkbox" checked={view.effective === true} disabled={busy} onChange={(e) => void write(e.target.checked)} />
+              <input id={id} type="checkbox" checked={view.effective === true && !pending} disabled={busy}
+                onChange={(e) => { if (pending) setPending(undefined); else void write(e.target.checked) }} />
               {label}
             </label>
           )
           : <label htmlFor={editable ? id : undefined} style={{ fontWeight: 500 }}>{label}</label>}
         <span style={{ ...s.row, gap: 6 }}>
-          {checkbox && showReset && <button type="button" style={s.button} disabled={busy} onClick={() => void write(undefined)}>{t('reset')}</button>}
-          <span style={s.badge(view.overridden ? 'on' : 'off')}>{view.overridden ? t('overridden') : t('notOverridden')}</span>
+          {showReset && <button type="button" data-testid="knowledge-reset" style={s.button} disabled={busy} title={t('resetHint')} onClick={() => void write(undefined)}>{t('reset')}</button>}
+          {dirty
+            ? <span data-testid="knowledge-unsaved" style={{ ...s.badge('off'), borderColor: palette.warn, color: palette.warn }} title={t('unsavedHint')}>{t('unsaved')}</span>
+            : <span style={s.badge(view.overridden ? 'on' : 'off')} title={t(view.overridden ? 'overriddenHint' : 'inheritedHint')}>{view.overridden ? t('overridden') : t('notOverridden')}</span>}
         </span>
       </div>
       {(control || showSave) && (
         <div style={s.row}>
           {control}
           {showSave && <button type="button" style={s.button} disabled={!dirty || busy} onClick={save}>{t('save')}</button>}
-          {showSave && showReset && <button type="button" style={s.button} disabled={busy} onClick={() => void write(undefined)}>{t('reset')}</button>}
         </div>
       )}
       <p style={s.hint}>
@@ -163,6 +178,17 @@ function FieldRow({ spec, view, section, editable, host, t, labels, onSaved }: F
             : t('inherited', { value: formatValue(view.inherited, labels) })}
         </span>
       </p>
+      {pending && (
+        <div role="alertdialog" aria-modal="false" aria-labelledby={`${id}-confirm-title`} aria-describedby={`${id}-confirm-body`}
+          data-testid="knowledge-confirm-masking-off" style={{ ...s.card, borderColor: palette.error, display: 'flex', flexDirection: 'column', gap: 8 }}>
+          <strong id={`${id}-confirm-title`} style={{ color: palette.error }}>{t('confirmMaskingOffTitle')}</strong>
+          <p id={`${id}-confirm-body`} style={{ margin: 0, fontSize: 12.5 }}>{t('confirmMaskingOffBody')}</p>
+          <div style={s.row}>
+            <button type="button" autoFocus style={{ ...s.button, fontWeight: 600 }} onClick={() => setPending(undefined)}>{t('keepMasking')}</button>
+            <button type="button" style={{ ...s.button, borderColor: palette.error, color: palette.error }} onClick={() => { const { value } = pending; void writeConfirmed(value) }}>{t('confirmMaskingOff')}</button>
+          </div>
+        </div>
+      )}
       {status.kind === 'saving' && <p style={s.muted}>{t('saving')}</p>}
       {status.kind === 'saved' && <p role="status" style={{ ...s.hint, color: palette.success }}>{t('saved')}</p>}
       {status.kind === 'refused' && <p role="alert" data-testid="knowledge-refused" style={s.error}>{t('refused', { message: status.message })}</p>}

@@ -1,18 +1,25 @@
 /**
  * The Documents tab: a stats line, a search box, kind/tag/tool/workspace filters, the list (newest first, or search
  * hits with their snippets) with kind and tag badges, dates and workspaces; opening one shows it read-only.
+ *
+ * A daily tool: the count is honest (a lower bound shows as "50 of 100+"), paging goes to the end, the place is kept
+ * across opening a document (pages, scroll, focus), the keyboard works (`/` search, `j`/`k` move, Enter opens, Escape
+ * goes back one level), and new documents appear within a second (a cheap revision poll) without moving the reader.
  * @module dsh-knowledge-sync/client/DocumentsTab
  */
 import { useCallback, useEffect, useRef, useState } from 'react'
 import type { DocumentItem, DocumentPage, DocumentQuery, KnowledgeApi, Stats } from './api.js'
-import { Badges, DocumentView, kindLabel } from './DocumentView.js'
+import { Badges, DocumentView, kindLabel, StatusBadge } from './DocumentView.js'
 import { facetEntries, formatDate, shortPath } from './format.js'
 import type { Lang, Translate } from './i18n.js'
 import { InlineMarkdown } from './markdown.js'
+import { DOC_KINDS } from '../src/wire.js'
 import { palette, s } from './styles.js'
 
 const PAGE_SIZE = 50
 const SEARCH_DEBOUNCE_MS = 250
+/** How often the page asks whether documents changed (one tiny JSON request). */
+const LIVE_POLL_MS = 1000
 
 export interface DocumentsTabProps {
   api: KnowledgeApi
@@ -27,9 +34,11 @@ interface Filters {
   tag: string
   tool: string
   cwd: string
+  /** '' = active and superseded (retired documents are left out, as in search); or one status, or `all`. */
+  status: string
 }
 
-const NO_FILTERS: Filters = { kind: '', tag: '', tool: '', cwd: '' }
+const NO_FILTERS: Filters = { kind: '', tag: '', tool: '', cwd: '', status: '' }
 
 /** The Documents tab. */
 export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
@@ -43,7 +52,15 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
   const [stats, setStats] = useState<Stats | undefined>()
   const [openId, setOpenId] = useState<string | undefined>()
   const [tick, setTick] = useState(0)
+  const [sort, setSort] = useState<'relevance' | 'created'>('relevance')
+  const [fresh, setFresh] = useState(0)
   const wasActive = useRef(active)
+  const searchBox = useRef<HTMLInputElement>(null)
+  const listRef = useRef<HTMLUListElement>(null)
+  const place = useRef<{ scrollTop: number; id: string } | undefined>(undefined)
+  const revision = useRef<number | undefined>(undefined)
+  const itemsRef = useRef(items)
+  itemsRef.current = items
 
   // Typing settles before a search goes out.
   useEffect(() => {
@@ -56,7 +73,7 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
     wasActive.current = active
   }, [active])
 
-  const request = useCallback((offset: number): DocumentQuery => ({ q: query, ...filters, offset, limit: PAGE_SIZE }), [query, filters])
+  const request = useCallback((offset: number): DocumentQuery => ({ q: query, ...filters, sort: query ? sort : undefined, offset, limit: PAGE_SIZE }), [query, filters, sort])
 
   useEffect(() => {
     const abort = new AbortController()
@@ -75,6 +92,71 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
     return () => abort.abort()
   }, [api, tick])
 
+  // Live: a new revision refreshes the stats, and the first page merges in without moving a reader who scrolled.
+  useEffect(() => {
+    if (!active || openId) return
+    let stopped = false
+    const poll = async () => {
+      try {
+        const { revision: next } = await api.revision()
+        if (stopped) return
+        if (revision.current !== undefined && next !== revision.current) {
+          api.stats().then(setStats, () => {})
+          const top = await api.documents(request(0))
+          if (stopped) return
+          const known = new Set(itemsRef.current.map((i) => i.id))
+          const added = top.items.filter((i) => !known.has(i.id))
+          if (added.length) {
+            setItems((prev) => [...added, ...prev.filter((p) => !added.some((a) => a.id === p.id))])
+            setFresh((n) => n + added.length)
+          }
+          setPage((prev) => (prev ? { ...top, total: Math.max(top.total, prev.total + added.length), more: top.more } : top))
+        }
+        revision.current = next
+      } catch { /* the next poll tries again */ }
+    }
+    void poll()
+    const timer = setInterval(poll, LIVE_POLL_MS)
+    return () => { stopped = true; clearInterval(timer) }
+  }, [api, active, openId, request])
+
+  // Keyboard: `/` focuses the search box; j/k move between documents; Enter opens the focused one (it is a button).
+  useEffect(() => {
+    if (!active || openId) return
+    const onKey = (e: KeyboardEvent) => {
+      const target = e.target as HTMLElement | null
+      if (e.ctrlKey || e.metaKey || e.altKey || (target && /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return
+      if (!listRef.current?.isConnected) return
+      if (e.key === '/') { e.preventDefault(); searchBox.current?.focus(); return }
+      if (e.key !== 'j' && e.key !== 'k') return
+      const rows = [...listRef.current.querySelectorAll<HTMLButtonElement>('[data-testid=knowledge-doc-open]')]
+      if (!rows.length) return
+      const at = rows.indexOf(document.activeElement as HTMLButtonElement)
+      const next = at < 0 ? 0 : Math.min(Math.max(at + (e.key === 'j' ? 1 : -1), 0), rows.length - 1)
+      e.preventDefault()
+      rows[next].focus()
+      rows[next].scrollIntoView({ block: 'nearest' })
+    }
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [active, openId])
+
+  // Back from a document: the list is as it was (pages, scroll); focus returns to the document's row.
+  useEffect(() => {
+    if (openId || !place.current) return
+    const { scrollTop, id } = place.current
+    place.current = undefined
+    const scroller = scrollParent(listRef.current)
+    if (scroller) scroller.scrollTop = scrollTop
+    listRef.current?.querySelector<HTMLButtonElement>(`[data-id="${CSS.escape(id)}"] [data-testid=knowledge-doc-open]`)?.focus({ preventScroll: true })
+  }, [openId])
+
+  const open = (id: string) => {
+    place.current = { scrollTop: scrollParent(listRef.current)?.scrollTop ?? 0, id }
+    setOpenId(id)
+  }
+  const filterTag = (tag: string) => { setOpenId(undefined); setFilters((prev) => ({ ...prev, tag })) }
+
   const loadMore = () => {
     api.documents(request(items.length)).then(
       (next) => { setPage(next); setItems((prev) => [...prev, ...next.items]) },
@@ -86,7 +168,7 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
   const filtered = query !== '' || Object.values(filters).some(Boolean)
 
   if (openId) {
-    return <DocumentView api={api} id={openId} t={t} lang={lang} onBack={() => { setOpenId(undefined); setTick((n) => n + 1) }} />
+    return <DocumentView api={api} id={openId} t={t} lang={lang} onOpen={setOpenId} onBack={() => setOpenId(undefined)} onTag={filterTag} />
   }
 
   return (
@@ -94,45 +176,56 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
       <StatsLine stats={stats} t={t} />
       <div style={s.row}>
         <input
-          type="search" aria-label={t('search')} placeholder={t('searchPlaceholder')} value={text}
+          ref={searchBox} type="search" aria-label={t('search')} title={t('searchKeys')} placeholder={t('searchPlaceholder')} value={text}
           onChange={(e) => setText(e.target.value)}
           onKeyDown={(e) => { if (e.key === 'Enter') setQuery(text.trim()) }}
           style={{ ...s.input, flex: '1 1 240px' }}
         />
+        {query && (
+          <select aria-label={t('sortBy')} value={sort} onChange={(e) => setSort(e.target.value as 'relevance' | 'created')} style={s.select}>
+            <option value="relevance">{t('sortRelevance')}</option>
+            <option value="created">{t('sortDate')}</option>
+          </select>
+        )}
         <button type="button" style={s.button} onClick={() => setTick((n) => n + 1)}>{t('refresh')}</button>
       </div>
       <div style={s.row}>
         <Filter label={t('filterKind')} all={t('allKinds')} value={filters.kind} onChange={setFilter('kind')}
-          options={kindOptions(page?.facets.kinds).map(([k, n]) => [k, `${kindLabel(k, t)} (${n})`])} />
+          options={kindOptions(page?.facets.kinds, filters.kind).map(([k, n]) => [k, `${kindLabel(k, t)} (${n})`])} />
         <Filter label={t('filterTag')} all={t('allTags')} value={filters.tag} onChange={setFilter('tag')}
           options={facetEntries(page?.facets.tags, filters.tag).map(([k, n]) => [k, `${k} (${n})`])} />
         <Filter label={t('filterTool')} all={t('allTools')} value={filters.tool} onChange={setFilter('tool')}
           options={facetEntries(page?.facets.tools, filters.tool).map(([k, n]) => [k, `${k} (${n})`])} />
         <Filter label={t('filterWorkspace')} all={t('allWorkspaces')} value={filters.cwd} onChange={setFilter('cwd')}
           options={facetEntries(page?.facets.workspaces, filters.cwd).filter(([k]) => k !== '').map(([k, n]) => [k, `${shortPath(k)} (${n})`])} />
+        <Filter label={t('filterStatus')} all={t('statusCurrent')} value={filters.status} onChange={setFilter('status')}
+          options={(['active', 'superseded', 'retired', 'all'] as const).map((k) => [k, t(`status_${k}`)])} />
         {filtered && <button type="button" style={s.button} onClick={() => { setText(''); setQuery(''); setFilters(NO_FILTERS) }}>{t('clear')}</button>}
       </div>
-      <p style={s.hint}>{t('readOnlyHint', { root: stats?.root ?? 'the knowledge root' })}</p>
+      <details style={s.hint}>
+        <summary style={{ cursor: 'pointer' }}>{t('aboutList')}</summary>
+        {t('readOnlyHint', { root: stats?.root ?? 'the knowledge root' })}
+      </details>
       {error && <p role="alert" style={s.error}>{t('unreachable', { message: error })}</p>}
       {!error && page && (
         <p data-testid="knowledge-count" style={s.muted} aria-live="polite">
-          {loading ? t('loading') : t('shown', { shown: items.length, total: page.total })}
+          {loading ? t('loading') : t('shown', { shown: items.length, total: page.more ? `${page.total}+` : page.total })}
+          {fresh > 0 && !loading && <span data-testid="knowledge-fresh">{` · ${t('freshCount', { count: fresh })}`}</span>}
         </p>
       )}
-      {!error && page && !items.length && !loading && <p style={s.muted}>{t(filtered ? 'noMatches' : 'empty')}</p>}
-      <ul style={s.list} aria-busy={loading}>
-        {items.map((item) => <DocumentRow key={item.id} item={item} t={t} lang={lang} onOpen={() => setOpenId(item.id)} />)}
+      {!error && page && !items.length && !loading && <p data-testid="knowledge-empty" style={s.muted}>{t(filtered ? 'noMatches' : 'empty', { root: stats?.root ?? './knowledge' })}</p>}
+      <ul ref={listRef} style={s.list} aria-busy={loading}>
+        {items.map((item) => <DocumentRow key={item.id} item={item} t={t} lang={lang} onOpen={() => open(item.id)} onTag={filterTag} />)}
       </ul>
-      {page && items.length < page.total && <div><button type="button" style={s.button} onClick={loadMore}>{t('loadMore')}</button></div>}
+      {page && (items.length < page.total || page.more) && <div><button type="button" style={s.button} onClick={loadMore}>{t('loadMore')}</button></div>}
     </div>
   )
 }
 
-/** Every kind is offered (with its count, 0 included), so the filter reads the same whatever the other filters select. */
-function kindOptions(counts: Record<string, number> | undefined): Array<[string, number]> {
-  const known = ['raw', 'note', 'distilled', 'manual']
-  const extra = Object.keys(counts ?? {}).filter((k) => !known.includes(k))
-  return [...known, ...extra].map((k) => [k, counts?.[k] ?? 0])
+/** The kinds with documents under the other filters (and the selected one), in the fixed order of kinds. */
+function kindOptions(counts: Record<string, number> | undefined, selected: string): Array<[string, number]> {
+  const extra = Object.keys(counts ?? {}).filter((k) => !(DOC_KINDS as readonly string[]).includes(k))
+  return [...DOC_KINDS, ...extra].filter((k) => (counts?.[k] ?? 0) > 0 || k === selected).map((k) => [k, counts?.[k] ?? 0])
 }
 
 function StatsLine({ stats, t }: { stats: Stats | undefined; t: Translate }) {
@@ -144,7 +237,17 @@ function StatsLine({ stats, t }: { stats: Stats | undefined; t: Translate }) {
     t('statsDropped', { count: stats.rounds.dropped }) + (top ? t('statsTopReason', { reason: top.reason.replace(/^[-+]/, '') }) : ''),
   ]
   if (stats.rounds.redacted) parts.push(t('statsRedacted', { count: stats.rounds.redacted }))
-  return <p data-testid="knowledge-stats" style={{ margin: 0, fontSize: 12.5, color: palette.secondary }}>{parts.join(' · ')}</p>
+  const line = <p data-testid="knowledge-stats" style={{ margin: 0, fontSize: 12.5, color: palette.secondary }}>{parts.join(' · ')}</p>
+  // Files that left the index (broken front matter, too large, a link) are named, so a hand edit never vanishes silently.
+  if (!stats.invalidFiles.length) return line
+  return (
+    <>
+      {line}
+      <p data-testid="knowledge-unreadable" style={{ margin: 0, fontSize: 12.5, color: palette.warn }}>
+        {t('unreadableFiles', { count: stats.invalidFiles.length, first: stats.invalidFiles[0].error.slice(0, 200) })}
+      </p>
+    </>
+  )
 }
 
 function Filter({ label, all, value, options, onChange }: {
@@ -158,20 +261,30 @@ function Filter({ label, all, value, options, onChange }: {
   )
 }
 
-function DocumentRow({ item, t, lang, onOpen }: { item: DocumentItem; t: Translate; lang: Lang; onOpen: () => void }) {
+function DocumentRow({ item, t, lang, onOpen, onTag }: { item: DocumentItem; t: Translate; lang: Lang; onOpen: () => void; onTag: (tag: string) => void }) {
   return (
     <li data-testid="knowledge-doc" data-id={item.id} style={s.item}>
-      <div style={{ display: 'flex', gap: 12, alignItems: 'baseline', justifyContent: 'space-between' }}>
-        <button type="button" style={s.linkButton} onClick={onOpen}>{item.title || item.id}</button>
+      <div style={{ display: 'flex', gap: 10, alignItems: 'baseline', justifyContent: 'space-between' }}>
+        <button type="button" data-testid="knowledge-doc-open" style={s.linkButton} onClick={onOpen}>{item.title || item.id}</button>
         <span style={{ ...s.muted, whiteSpace: 'nowrap' }} title={item.created}>{formatDate(item.created, lang)}</span>
       </div>
-      <div style={{ ...s.row, gap: 6 }}>
-        <span data-testid="knowledge-kind" style={s.badge('kind')}>{kindLabel(item.kind, t)}</span>
-        {item.tags.length > 0 && <Badges values={item.tags} tone="tag" />}
+      <div style={{ ...s.row, gap: 5 }}>
+        <span data-testid="knowledge-kind" style={s.badge('kind')} title={t(`kindHint_${item.kind}`)}>{kindLabel(item.kind, t)}</span>
+        {item.status && <StatusBadge status={item.status} t={t} />}
+        {item.tags.length > 0 && <Badges values={item.tags} tone="tag" onPick={onTag} t={t} />}
         {item.tools.length > 0 && <Badges values={item.tools} tone="tool" />}
         {item.cwd && <span data-testid="knowledge-workspace" style={{ ...s.muted, ...s.mono, marginLeft: 'auto' }} title={item.cwd}>{shortPath(item.cwd)}</span>}
       </div>
       {item.snippet && <p style={{ margin: 0, fontSize: 12.5, color: palette.secondary }}><InlineMarkdown source={item.snippet} /></p>}
     </li>
   )
+}
+
+/** The nearest scrolling ancestor (the settings dialog's content pane), whose position "back" restores. */
+function scrollParent(element: HTMLElement | null): HTMLElement | undefined {
+  for (let el = element?.parentElement; el; el = el.parentElement) {
+    const style = getComputedStyle(el)
+    if (/(auto|scroll)/.test(style.overflowY) && el.scrollHeight > el.clientHeight) return el
+  }
+  return undefined
 }

@@ -7,6 +7,8 @@ import { Component, useMemo, useState, useSyncExternalStore, type ReactNode } fr
 import { ConfigTab } from './ConfigTab.js'
 import { DocumentsTab } from './DocumentsTab.js'
 import { HealthTab } from './HealthTab.js'
+import { SourcesTab } from './SourcesTab.js'
+import { MaskingWarning } from './MaskingWarning.js'
 import type { KnowledgeHost } from './host.js'
 import { translator } from './i18n.js'
 import { s } from './styles.js'
@@ -17,7 +19,7 @@ export interface KnowledgeSectionProps {
   close?: () => void
 }
 
-type TabId = 'documents' | 'health' | 'config'
+type TabId = 'documents' | 'sources' | 'health' | 'config'
 
 /** The `settings.section` component. */
 export function KnowledgeSection(props: KnowledgeSectionProps) {
@@ -35,12 +37,13 @@ function SectionBody({ host }: { host: KnowledgeHost }) {
   // A tab mounts when first shown, then stays mounted while hidden so its search and drafts survive switching.
   const [visited, setVisited] = useState<ReadonlySet<TabId>>(() => new Set<TabId>(['documents']))
   const select = (id: TabId) => { setTab(id); setVisited((prev) => (prev.has(id) ? prev : new Set([...prev, id]))) }
-  const tabs: Array<[TabId, string]> = [['documents', t('tabDocuments')], ['health', t('tabHealth')], ['config', t('tabConfig')]]
+  const tabs: Array<[TabId, string]> = [['documents', t('tabDocuments')], ['sources', t('tabSources')], ['health', t('tabHealth')], ['config', t('tabConfig')]]
 
   return (
     <div data-testid="knowledge-page" lang={lang === 'zh' ? 'zh-CN' : 'en'} style={s.section}>
       <h2 style={s.heading}>{t('title')}</h2>
       <p style={s.intro}>{t('intro')}</p>
+      <MaskingWarning host={host} t={t} />
       <div role="tablist" aria-label={t('tabs')} style={s.tabs}>
         {tabs.map(([id, label]) => (
           <button key={id} id={`knowledge-tab-${id}`} type="button" role="tab" aria-selected={tab === id} aria-controls={`knowledge-panel-${id}`}
@@ -48,8 +51,8 @@ function SectionBody({ host }: { host: KnowledgeHost }) {
             onKeyDown={(e) => {
               if (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft') return
               e.preventDefault()
-              const k = tabs.findIndex(([other]) => other === id)
-              select(tabs[(k + (e.key === 'ArrowRight' ? 1 : tabs.length - 1)) % tabs.length][0])
+              const order = tabs.map(([tabId]) => tabId)
+              select(order[(order.indexOf(id) + (e.key === 'ArrowRight' ? 1 : order.length - 1)) % order.length])
             }}>
             {label}
           </button>
@@ -63,6 +66,11 @@ function SectionBody({ host }: { host: KnowledgeHost }) {
       {visited.has('health') && (
         <div id="knowledge-panel-health" role="tabpanel" aria-labelledby="knowledge-tab-health" hidden={tab !== 'health'}>
           <HealthTab api={host.api} t={t} active={tab === 'health'} />
+        </div>
+      )}
+      {visited.has('sources') && (
+        <div id="knowledge-panel-sources" role="tabpanel" aria-labelledby="knowledge-tab-sources" hidden={tab !== 'sources'}>
+          <SourcesTab api={host.api} t={t} active={tab === 'sources'} />
         </div>
       )}
       {visited.has('config') && (

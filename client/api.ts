@@ -7,9 +7,10 @@
 /** Where the knowledge-http row serves by default (its `path` config). */
 export const DEFAULT_ROUTE_PREFIX = '/knowledge'
 
-export type { ConfigSection, ConfigView, DocKind, DocumentFile, DocumentItem, DocumentPage, Facets, GrowthDay, HealthHistoryPoint, HealthReport, HealthView, Stats } from '../src/wire.js'
+export type { ConfigSection, ConfigView, DocKind, DocumentFile, DocumentItem, DocumentPage, Facets, GrowthDay, HealthHistoryPoint, HealthReport, HealthView, RecentRounds, Stats } from '../src/wire.js'
 export type { WireFrontMatter as FrontMatter, SettingsSection as SectionName } from '../src/wire.js'
-import type { ConfigView, DocumentFile, DocumentPage, HealthReport, HealthView, Stats } from '../src/wire.js'
+import type { ConfigView, DocumentFile, DocumentPage, HealthReport, HealthView, RecentRounds, SourcesView, Stats, SyncReport } from '../src/wire.js'
+export type { SourceRow, SourcesView, SyncReport, SyncResult, SyncStatus } from '../src/wire.js'
 
 /** A refusal of the routes, or a transport failure. */
 export class ApiError extends Error {
@@ -22,10 +23,14 @@ export class ApiError extends Error {
 /** The query of the document list. */
 export interface DocumentQuery {
   q?: string
+  /** Search hits by relevance (default) or newest first. */
+  sort?: 'relevance' | 'created'
   kind?: string
   tag?: string
   tool?: string
   cwd?: string
+  /** Default: active and superseded; `retired`, `superseded`, `active` or `all` on purpose. */
+  status?: string
   offset?: number
   limit?: number
 }
@@ -74,6 +79,16 @@ export class KnowledgeApi {
     return this.post('/health/run', {})
   }
 
+  /** `GET <prefix>/revision`: a counter of document changes, polled to stay live. */
+  revision(signal?: AbortSignal): Promise<{ revision: number }> {
+    return this.get('/revision', signal)
+  }
+
+  /** `GET <prefix>/rounds`: recent rounds' salience and the bar in force. */
+  rounds(signal?: AbortSignal): Promise<RecentRounds> {
+    return this.get('/rounds', signal)
+  }
+
   /** `GET <prefix>/stats`. */
   stats(signal?: AbortSignal): Promise<Stats> {
     return this.get('/stats', signal)
@@ -105,6 +120,16 @@ export class KnowledgeApi {
       if (!response.ok) throw new ApiError(answer.error ?? `HTTP ${response.status}`, response.status)
       return answer
     }
+  }
+
+  /** `GET <prefix>/sources`: every sync source with its last result and cache state. */
+  sources(signal?: AbortSignal): Promise<SourcesView> {
+    return this.get('/sources', signal)
+  }
+
+  /** `POST <prefix>/sources/dry-run` (`sync` false) or `POST <prefix>/sources/sync` ("Sync now"). */
+  sync(dryRun: boolean, source?: string): Promise<SyncReport> {
+    return this.post(dryRun ? '/sources/dry-run' : '/sources/sync', source ? { source } : {})
   }
 
   /** `GET <prefix>/config`. */

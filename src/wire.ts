@@ -5,9 +5,13 @@
  * @module dsh-knowledge-sync/wire
  */
 
-/** What a document is: a captured round, a deliberate note, a distilled round, or a hand-written file. */
-export const DOC_KINDS = ['raw', 'note', 'distilled', 'manual'] as const
+/** What a document is: a captured round, a deliberate note, a distilled round, a hand-written file, or a person's preference. */
+export const DOC_KINDS = ['raw', 'note', 'distilled', 'manual', 'preference'] as const
 export type DocKind = (typeof DOC_KINDS)[number]
+
+/** A document's standing: absent in the front matter = `active`. Retired documents stay on disk, out of search. */
+export const DOC_STATUSES = ['active', 'superseded', 'retired'] as const
+export type DocStatus = (typeof DOC_STATUSES)[number]
 
 /** How a round ended. Only `completed` rounds are ever written. */
 export const OUTCOMES = ['completed', 'no-answer', 'aborted', 'errored', 'blocked', 'max-tokens', 'interrupted'] as const
@@ -31,6 +35,10 @@ export interface DocumentItem {
   tags: string[]
   tools: string[]
   path: string
+  /** Absent = active. */
+  status?: DocStatus
+  /** The successor's id, for a superseded document. */
+  supersededBy?: string
   /** Search hits only. */
   score?: number
   snippet?: string
@@ -38,7 +46,9 @@ export interface DocumentItem {
 
 /** `GET <prefix>/documents`. */
 export interface DocumentPage {
+  /** Matching documents; with `more`, a lower bound (search reads one page ahead, not the whole ranking). */
   total: number
+  more?: boolean
   offset: number
   items: DocumentItem[]
   facets: Facets
@@ -62,12 +72,34 @@ export interface WireFrontMatter {
   [key: string]: unknown
 }
 
+/** A computed link between documents (by id), as the page shows it. */
+export interface DocumentLink {
+  id: string
+  title: string
+  status?: DocStatus
+}
+
 /** `GET <prefix>/documents/<id>`. */
 export interface DocumentFile {
   id: string
   path: string
   meta: WireFrontMatter
   body: string
+  /** Computed, never written: documents linking here, and the successor of a superseded document. */
+  linkedFrom?: DocumentLink[]
+  supersededBy?: DocumentLink
+  supersedes?: DocumentLink[]
+}
+
+/** `POST <prefix>/documents/<id>/retire` (a reason is required) and `…/restore`. */
+export interface StatusRequest {
+  reason?: string
+}
+
+/** The answer of a status route. */
+export interface StatusResult {
+  id: string
+  status: DocStatus
 }
 
 /** What the ledger says of rounds. */
@@ -160,4 +192,52 @@ export interface HealthView {
   documents: number
   history: HealthHistoryPoint[]
   growth: GrowthDay[]
+}
+
+/** Per-source results of knowledge sync (`dsh-knowledge sync`, the Sources tab). */
+export const SYNC_STATUSES = ['unchanged', 'changed', 'would-change', 'source-missing', 'fetch-error', 'too-large', 'missing-section',
+  'target-missing', 'invalid-target', 'marker-error', 'write-error', 'conflict-suppressed'] as const
+export type SyncStatus = (typeof SYNC_STATUSES)[number]
+
+/** What happened to one source in one run. */
+export interface SyncResult {
+  name: string
+  /** `local`, `http`, `https`, or `sources.yml` for a whole-file problem. */
+  type: string
+  /** The URL or the local path. */
+  source: string
+  target: { file: string; section: string } | null
+  status: SyncStatus
+  /** One line saying why. */
+  reason: string
+  /** Served without any network round trip (a 304 revalidation is not). */
+  from_cache?: boolean
+  /** Dry runs: a unified diff of the target document. */
+  diff?: string
+}
+
+/** `dry-run` or `sync` over the routes, and the CLI's `--json`. */
+export interface SyncReport { at: string; dryRun: boolean; results: SyncResult[] }
+
+/** One row of the Sources tab. */
+export interface SourceRow {
+  name: string
+  type: string
+  source: string
+  target: { file: string; section: string } | null
+  origin: 'declared' | 'decision' | 'invalid'
+  last?: { status: SyncStatus; reason: string; at: string; from_cache?: boolean }
+  /** Cache state of an http source: when fetched, whether still within cache_ttl. */
+  cache?: { fetchedAt: string; fresh: boolean; etag: boolean; lastModified: boolean; bytes: number } | null
+}
+
+/** `GET <prefix>/sources`. */
+export interface SourcesView { available: boolean; file: string; exists: boolean; error?: string; lastRun?: string; sources: SourceRow[] }
+
+/** `GET <prefix>/rounds`: the recent rounds' salience, for the page's chart of what the bar keeps. */
+export interface RecentRounds {
+  /** The bar in force (capture's effective `salience.minScore`), or null when the capture row is not running. */
+  minScore: number | null
+  /** Newest last. Titles are redacted; dropped rounds carry their first drop reason. */
+  rounds: Array<{ at: string; kept: boolean; score: number; title: string; reason?: string; id?: string }>
 }

@@ -5,7 +5,7 @@
 import type { KnowledgeStore, DocumentDraft } from '../knowledge/store.js'
 import type { Outcome, Round, Salience } from '../types.js'
 import { titleFrom } from './round.js'
-import { dropReason, isKept, scoreRound } from './salience.js'
+import { BELOW_BAR, DEFAULT_MIN_SCORE, dropReason, isKept, scoreRound } from './salience.js'
 import { deriveTags } from './tags.js'
 
 export interface CaptureOptions {
@@ -35,7 +35,8 @@ export interface CaptureResult {
 export function roundDraft(round: Round, salience: Salience, keepFailedResults = false): DocumentDraft {
   return {
     kind: 'raw',
-    title: titleFrom(round.question || round.answer),
+    // Taken from the question only after the store has redacted it (redact first, then cut).
+    title: { source: round.question || round.answer, derive: (redacted, mask) => titleFrom(redacted, 80, mask) },
     cwd: round.cwd,
     created: round.created,
     session: round.session,
@@ -65,7 +66,12 @@ export async function captureRound(store: KnowledgeStore, round: Round, options:
   }
   const salience = scoreRound(round)
   if (!isKept(salience, options.minScore)) {
-    if (!options.dryRun) await store.ledger.record({ type: 'dropped', session: round.session, turn: round.turn, score: salience.score, reasons: [dropReason(salience), ...salience.reasons.filter((r) => r !== dropReason(salience))].slice(0, 4) })
+    // A round the default bar would keep was dropped by a raised bar: say so, rather than blame its signals.
+    const reason = isKept(salience, DEFAULT_MIN_SCORE) ? BELOW_BAR : dropReason(salience)
+    if (!options.dryRun) {
+      const title = await store.redactLine(titleFrom(round.question || round.answer))
+      await store.ledger.record({ type: 'dropped', session: round.session, turn: round.turn, score: salience.score, reasons: [reason, ...salience.reasons.filter((r) => r !== reason)].slice(0, 4), title })
+    }
     return { kept: false, outcome: round.outcome, score: salience.score, reasons: salience.reasons }
   }
   const draft = roundDraft(round, salience, options.keepFailedResults)

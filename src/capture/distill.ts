@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto'
 import type { KnowledgeStore } from '../knowledge/store.js'
 import type { Round, Salience } from '../types.js'
+import { cutRedacted } from '../redact/fields.js'
 import { roundDraft } from './capture.js'
 
 /** The system prompt names this product so routers and test servers can tell a distill call apart. */
@@ -72,13 +73,37 @@ export type DistillOutcome =
   | { status: 'failed'; error: string }
 
 const MAX_ROUND_CHARS = 24_000
+/** Bounds of the round's parts in the request; each is cut only after redaction. */
+export const DISTILL_LIMITS = { question: MAX_ROUND_CHARS, answer: MAX_ROUND_CHARS, toolArguments: 500, toolName: 64, tools: 50 }
 
-/** The user message: the round as inert data, cut to a bound. */
-export function distillPrompt(round: Round): string {
+/**
+ * The round as it may leave the machine: `distill.provider` can route to another provider than the session's, so the
+ * request is a way out like the disk. Every part is redacted as one document (a value masked in one part is masked in
+ * all of them), tool arguments shown compactly (so `\u`-escaped secrets are decoded before redaction), then cut.
+ */
+export async function redactRoundForModel(store: Pick<KnowledgeStore, 'redactFields'>, round: Round): Promise<Round> {
+  const tools = round.tools.slice(0, DISTILL_LIMITS.tools)
+  const { texts } = await store.redactFields([
+    { text: round.question, limit: DISTILL_LIMITS.question },
+    { text: round.answer, limit: DISTILL_LIMITS.answer },
+    ...tools.map((t) => ({ text: t.arguments, limit: DISTILL_LIMITS.toolArguments, json: true, cut: 'ellipsis' as const })),
+    ...tools.map((t) => ({ text: t.name, limit: DISTILL_LIMITS.toolName, cut: 'none' as const })),
+  ])
+  const args = texts.slice(2, 2 + tools.length)
+  const names = texts.slice(2 + tools.length)
+  // Results never go to the model: only failed ones are ever kept, and then only on disk.
+  return { ...round, question: texts[0], answer: texts[1], tools: tools.map((_, k) => ({ name: names[k], arguments: args[k] })) }
+}
+
+/**
+ * The user message: the round as inert data, bounded. Give it a round from {@link redactRoundForModel}: the cuts here
+ * come after redaction and never split `mask`.
+ */
+export function distillPrompt(round: Round, mask = ''): string {
   const nonce = randomBytes(6).toString('hex')
-  const tools = round.tools.map((t) => `- ${t.name} ${t.arguments.slice(0, 500)}`).join('\n')
+  const tools = round.tools.map((t) => `- ${t.name} ${cutRedacted(t.arguments, DISTILL_LIMITS.toolArguments, mask, 'none')}`).join('\n')
   let data = `Question:\n${round.question}\n\nAnswer:\n${round.answer}${tools ? `\n\nTool calls:\n${tools}` : ''}`
-  if (data.length > MAX_ROUND_CHARS) data = `${data.slice(0, MAX_ROUND_CHARS)}\n[… cut]`
+  if (data.length > MAX_ROUND_CHARS) data = `${cutRedacted(data, MAX_ROUND_CHARS, mask, 'none')}\n[… cut]`
   // A round that contains the closing tag cannot end the data block early: the nonce is unguessable.
   return `Condense this round.\n<round-${nonce}>\n${data}\n</round-${nonce}>`
 }
@@ -126,7 +151,9 @@ export async function distillRound(job: DistillJob): Promise<DistillOutcome> {
   let text = '', tokensIn = 0, tokensOut = 0, failure: string | undefined
   try {
     const { createUserMessage } = await import('@deepseek-ai/dsh-llm')
-    const message = createUserMessage({ content: [{ type: 'text', text: distillPrompt(round) }], source: { kind: 'plugin', plugin: 'dsh-knowledge-sync' } } as never)
+    // Redacted before anything is sent: the request leaves the machine like a document reaches the disk.
+    const safe = await redactRoundForModel(store, round)
+    const message = createUserMessage({ content: [{ type: 'text', text: distillPrompt(safe, store.redactionMask) }], source: { kind: 'plugin', plugin: 'dsh-knowledge-sync' } } as never)
     const reasons = job.modelReasons ?? (job.prepared || !job.llm ? true : await modelReasons(job.llm, route))
     const options = { ...distillCallConfig(route, settings.maxTokens, reasons), system: DISTILL_SYSTEM, messages: [message], signal }
     if (!job.prepared && !job.llm) throw new Error('no llm service')
@@ -150,11 +177,13 @@ export async function distillRound(job: DistillJob): Promise<DistillOutcome> {
     return { status: 'failed', error: failure ?? 'unknown' }
   }
   const raw = roundDraft(round, job.salience, job.keepFailedResults)
+  // The raw round sits one level below the appendix heading: its Question, Answer and Tools are all `###`.
   const appendix = `### Question\n\n${round.question}\n\n### Answer\n\n${round.answer}`
   await store.write({
     ...raw,
     kind: 'distilled',
     replaceId: id,
+    toolsLevel: 3,
     sections: [
       { heading: 'Summary', text: parsed.summary },
       { heading: 'Finding', text: parsed.finding },

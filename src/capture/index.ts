@@ -128,8 +128,21 @@ export function apply(ctx: Context, config: Config): void {
 
   const queue = new CaptureQueue(async (turn) => {
     if (!current.captureSubagents && turn.subagent) return
-    const round = foldRound(turn.events as TurnEvent[], { session: turn.session, cwd: turn.cwd })
-    const result = await captureRound(store, round, { minScore: current.salience.minScore, keepFailedResults: current.keepFailedResults })
+    let round: Round
+    let result: Awaited<ReturnType<typeof captureRound>>
+    try {
+      round = foldRound(turn.events as TurnEvent[], { session: turn.session, cwd: turn.cwd })
+      result = await captureRound(store, round, { minScore: current.salience.minScore, keepFailedResults: current.keepFailedResults })
+    } catch (error) {
+      // Trigger: folding or scoring threw on a hostile round. Outcome: counted `failed` with the reason, never lost silently.
+      // The reason goes to disk (the ledger): redacted like everything else, then cut.
+      const raw = String((error as Error)?.message ?? error)
+      const reason = (await store.redactFields([{ text: raw, limit: 300, cut: 'ellipsis' }]).catch(() => ({ texts: ['(reason withheld: redaction failed)'] }))).texts[0]
+      const number = Number((turn.events[0] as TurnEvent | undefined)?.data?.turn) || 0
+      logger.error('round %s t%d could not be captured: %s', turn.session, number, reason)
+      await store.ledger.record({ type: 'failed', session: turn.session, turn: number, error: reason })
+      return
+    }
     if (result.error) logger.error('round %s t%d was kept but could not be written: %s', round.session, round.turn, result.error)
     else if (result.kept) {
       logger.debug('kept %s (score %d): %s', result.id, result.score, result.path)

@@ -4,9 +4,11 @@
  * @module dsh-knowledge-sync/capture/round-json
  */
 import type { Outcome, Round, ToolCall } from '../types.js'
+import { boundedJson, JSON_LIMITS } from '../redact/json.js'
 
 const OUTCOMES: Outcome[] = ['completed', 'no-answer', 'aborted', 'errored', 'blocked', 'max-tokens', 'interrupted']
 
+/** A malformed round; the message names the field. */
 export class RoundError extends Error {}
 
 function field(obj: Record<string, unknown>, key: string, type: 'string' | 'number', where = ''): any {
@@ -15,6 +17,20 @@ function field(obj: Record<string, unknown>, key: string, type: 'string' | 'numb
   return value
 }
 
+/**
+ * Tool arguments given as a JSON value, serialized with bounded depth and size. Too deep is refused naming the field
+ * (JSON.stringify would overflow the stack on 200k levels); too large keeps a marker in place of the rest, as the
+ * plugin does.
+ */
+function argumentsText(value: unknown, k: number): string {
+  const out = boundedJson(value)
+  if (out.capped?.reason === 'depth') {
+    throw new RoundError(`round.tools[${k}].arguments is nested deeper than ${JSON_LIMITS.depth} levels (at ${out.capped.path.slice(0, 200)}); pass it as a JSON string or flatten it`)
+  }
+  return out.text
+}
+
+/** Validates a round given as JSON; throws {@link RoundError} naming the first bad field. */
 export function parseRound(input: unknown): Round {
   if (!input || typeof input !== 'object' || Array.isArray(input)) throw new RoundError('round must be a JSON object')
   const obj = input as Record<string, unknown>
@@ -38,7 +54,7 @@ export function parseRound(input: unknown): Round {
     if (!raw || typeof raw !== 'object') throw new RoundError(`round.tools[${k}] must be an object`)
     const t = raw as Record<string, unknown>
     const name = field(t, 'name', 'string', `.tools[${k}]`) as string
-    const args = t.arguments === undefined ? '{}' : typeof t.arguments === 'string' ? t.arguments : JSON.stringify(t.arguments)
+    const args = t.arguments === undefined ? '{}' : typeof t.arguments === 'string' ? t.arguments : argumentsText(t.arguments, k)
     if (t.result !== undefined && typeof t.result !== 'string') throw new RoundError(`round.tools[${k}].result must be a string`)
     if (t.isError !== undefined && typeof t.isError !== 'boolean') throw new RoundError(`round.tools[${k}].isError must be a boolean`)
     return { name, arguments: args, result: t.result as string | undefined, isError: t.isError as boolean | undefined }

@@ -7,6 +7,7 @@
  * @module dsh-knowledge-sync/capture/round
  */
 import type { Outcome, Round, ToolCall } from '../types.js'
+import { boundedJson } from '../redact/json.js'
 
 /** The slice of a dsh session event this module reads (structurally typed, so the CLI and tests need no harness). */
 export interface TurnEvent {
@@ -81,7 +82,10 @@ export function foldRound(events: readonly TurnEvent[], context: FoldContext): R
         break
       case 'tool/call':
       case 'tool/code-dispatch-start': {
-        const call: ToolCall = { name: String(data.name ?? data.tool ?? 'tool'), arguments: typeof data.arguments === 'string' ? data.arguments : JSON.stringify(data.arguments ?? data.args ?? {}) }
+        // Arguments given as a value (code-mode dispatches) are serialized with bounded depth and size: a hostile
+        // 200k-deep value becomes a marker in place of its deep part, never a stack overflow that loses the round.
+        const raw = data.arguments ?? data.args ?? {}
+        const call: ToolCall = { name: String(data.name ?? data.tool ?? 'tool'), arguments: typeof raw === 'string' ? raw : boundedJson(raw).text }
         const id = String(data.callId ?? data.dispatchId ?? order.length)
         calls.set(id, call)
         order.push(call)
@@ -111,12 +115,23 @@ export function foldRound(events: readonly TurnEvent[], context: FoldContext): R
   }
 }
 
-/** A title from the question: its first meaningful line, whitespace collapsed, cut on a word boundary. */
-export function titleFrom(question: string, max = 80): string {
-  const line = question.split('\n').map((l) => l.replace(/^[#>*\-\s]+/, '').trim()).find((l) => l.length > 0) ?? ''
+/**
+ * A title from the (already redacted) question: its first meaningful line, whitespace collapsed, cut on a word
+ * boundary. The store calls this on redacted text (see `DerivedTitle`): a title cut before redaction could keep a
+ * token whose context was cut away, or the start of one. The cut never splits `mask`.
+ */
+export function titleFrom(question: string, max = 80, mask = ''): string {
+  const line = question.split('\n', 200).map((l) => l.replace(/^[#>*\-\s]+/, '').trim()).find((l) => l.length > 0) ?? ''
   const flat = line.replace(/\s+/g, ' ')
   if (flat.length <= max) return flat || 'Untitled round'
-  const cut = flat.slice(0, max)
-  const space = cut.lastIndexOf(' ')
-  return `${space > max / 2 ? cut.slice(0, space) : cut}…`
+  let end = max
+  const space = flat.lastIndexOf(' ', max)
+  if (space > max / 2) end = space
+  if (mask) {
+    const at = flat.lastIndexOf(mask, end - 1)
+    if (at >= 0 && at + mask.length > end) end = at
+  }
+  const code = flat.charCodeAt(end - 1)
+  if (code >= 0xd800 && code <= 0xdbff) end-- // never split a surrogate pair
+  return `${flat.slice(0, end).trimEnd()}…`
 }

@@ -362,6 +362,9 @@ export function isKept(salience: Salience, minScore: number): boolean {
   return minScore <= 0 || salience.score >= minScore
 }
 
+/** The drop reason of a round that the default bar keeps but a raised `minScore` drops. */
+export const BELOW_BAR = '-below-bar'
+
 /**
  * The reason to count a dropped round under: its first penalty, or `-weak-signal` when none fired (possible when a
  * bar above the default drops a round whose reasons are all signals).

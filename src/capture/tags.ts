@@ -119,7 +119,14 @@ export interface TagOptions {
 const TEST_RE = /\b[\w-]{1,60}\.(?:spec|test)\.[cm]?[jt]sx?\b|\btest_\w{1,60}\.py\b|\b(?:tests?|specs?|vitest|jest|pytest|mocha|e2e|flaky|go test|cargo test)\b|测试|单测|用例/i
 const PERF_RE = /\b(?:slow(?:er|ly|ness)?|faster|speed(?:s|ed)? up|latency|performance|perf|throughput|memory leak|heap|OOM|bundle size)\b|慢|性能|耗时|内存泄漏|内存溢出|卡顿/i
 const ERROR_WORDS_RE = /\b(?:errors?|exceptions?|crash(?:es|ed)?|fails?|failing|failed|stack trace|segfault)\b|报错|错误|异常|崩溃|失败/i
-const FIXED_RE = /\b(?:fixed|fixes|the fix|fix(?:ed)? (?:it|this|that))\b|修复|修好|解决了/i
+const FIXED_RE = /\b(?:fixed|fixes|the fix|fix(?:ed)? (?:it|this|that))\b|(?:^|\n)\s*(?:[*_#>-]+\s*)?fix\s*[:：]|修复|修好|解决了|解决(?:办法|方法|方案)/i
+/** An inline code span that sets a value: `KEY=value`, `key: value`. */
+const ASSIGNMENT_SPAN_RE = /`[\w.@/-]{1,60}\s?[:=]\s?[^`\s][^`\n]{0,200}`/
+/**
+ * The `config` tag needs more than the salience signal (any `KEY_NAME` or `a.b` code span gives that): the round must
+ * also speak of configuration, or name a configuration file.
+ */
+const CONFIG_TAG_RE = /\b(?:config(?:uration|ured|ure)?|settings?|env(?:ironment)? var(?:iable)?s?|tsconfig|pyproject)\b|(?:\.env|\.npmrc|\.nvmrc)\b|\b[\w-]{1,30}\.(?:ya?ml|toml|ini|conf|cfg)\b|配置|设置|环境变量/i
 
 /** The `command` string of a tool call's raw JSON arguments, or '' when it has none. */
 function commandOf(tool: ToolCall): string {
@@ -185,7 +192,7 @@ export function deriveTags(round: Pick<Round, 'question' | 'answer' | 'tools' | 
   if (signals.has('fix') || FIXED_RE.test(answer)) found.add('fix')
   if (signals.has('decision')) found.add('decision')
   if (signals.has('workaround')) found.add('workaround')
-  if (signals.has('config')) found.add('config')
+  if (signals.has('config') && (CONFIG_TAG_RE.test(question) || CONFIG_TAG_RE.test(answer) || ASSIGNMENT_SPAN_RE.test(answer))) found.add('config')
   if (TEST_RE.test(question) || TEST_RE.test(answer)) found.add('test')
   if (PERF_RE.test(question) || PERF_RE.test(answer)) found.add('performance')
 

@@ -28,6 +28,17 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   import: async () => (await import('./import.js')).importSessions,
   init: async () => (await import('./init.js')).init,
   health: async () => (await import('./health.js')).health,
+  note: async () => (await import('./note.js')).note,
+  supersede: async () => (await import('./supersede.js')).supersede,
+  retire: async () => (await import('./retire.js')).retire,
+  restore: async () => (await import('./restore.js')).restore,
+  check: async () => (await import('./check.js')).check,
+  sync: async () => (await import('./sync.js')).sync,
+  status: async () => (await import('./sync.js')).status,
+  discover: async () => (await import('./sync.js')).discoverCommand,
+  audit: async () => (await import('./sync.js')).audit,
+  promote: async () => (await import('./sync.js')).promote,
+  'regenerate-md': async () => (await import('./sync.js')).regenerateMd,
 }
 
 const USAGE = `dsh-knowledge — the dsh-knowledge-sync knowledge base from the command line
@@ -39,9 +50,18 @@ Usage:
   dsh-knowledge read <id> [--root DIR] [--cwd DIR] [--json]
   dsh-knowledge list [--root DIR] [--cwd DIR] [--kind K] [--tag T] [--tool GLOB] [--json]
   dsh-knowledge stats [--root DIR] [--cwd DIR] [--json]
+  dsh-knowledge note --title T --finding F [--evidence E] [--scope S] [--tags a,b] [--link ID]... [--supersedes ID]...
+                     [--kind note|preference] [--quote TEXT] [--root DIR] [--cwd DIR] [--json]
+  dsh-knowledge supersede <id> --by <id> [--reason TEXT] [--root DIR] [--cwd DIR] [--json]
+  dsh-knowledge retire <id> --reason TEXT [--root DIR] [--cwd DIR] [--json]
+  dsh-knowledge restore <id> [--root DIR] [--cwd DIR] [--json]
+  dsh-knowledge check [--root DIR] [--cwd DIR] [--json]          (exit code 1 when a problem is found)
   dsh-knowledge health [--root DIR] [--cwd DIR] [--sample N] [--json]
   dsh-knowledge init --git [--root DIR] [--json]
   dsh-knowledge import [--dsh-home DIR] [--since DATE] [--session ID] [--cwd DIR] [--min-score N] [--dry-run] [--json]
+  dsh-knowledge sync [--root DIR] [--dry-run] [--source NAME] [--json]   (status = sync --dry-run)
+  dsh-knowledge status|discover|audit|regenerate-md [--root DIR] [--json]
+  dsh-knowledge promote --url U --file F --section S [--reason TEXT] [--root DIR] [--json]
 
 The root is --root, else $DSH_KNOWLEDGE_ROOT, else ./knowledge. --cwd applies the workspace rule as if a session
 ran there; without it everything under the root is visible.
@@ -60,6 +80,10 @@ async function main(argv: string[]): Promise<number> {
       root: { type: 'string' }, cwd: { type: 'string' }, json: { type: 'boolean' }, 'dry-run': { type: 'boolean' },
       'min-score': { type: 'string' }, kind: { type: 'string' }, tag: { type: 'string' }, tool: { type: 'string' },
       limit: { type: 'string' }, 'dsh-home': { type: 'string' }, git: { type: 'boolean' }, sample: { type: 'string' }, since: { type: 'string' }, session: { type: 'string' }, mask: { type: 'string' }, pattern: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' },
+      title: { type: 'string' }, finding: { type: 'string' }, evidence: { type: 'string' }, scope: { type: 'string' }, tags: { type: 'string' },
+      quote: { type: 'string' }, link: { type: 'string', multiple: true }, supersedes: { type: 'string', multiple: true }, by: { type: 'string' },
+      reason: { type: 'string' }, status: { type: 'string' },
+      source: { type: 'string' }, url: { type: 'string' }, file: { type: 'string' }, section: { type: 'string' },
     },
   })
   if (values.help) { process.stdout.write(USAGE); return 0 }

@@ -2,8 +2,7 @@
  * `dsh-knowledge read`: one document, with the same checks as `knowledge_read`.
  * @module dsh-knowledge-sync/cli/read
  */
-import { readFile } from 'node:fs/promises'
-import { insideRoot } from '../knowledge/paths.js'
+import { relationsView } from '../knowledge/correct.js'
 import { type Command, openStore, print, printJson, scopeOf, UsageError } from './common.js'
 
 export const read: Command = async (invocation) => {
@@ -11,9 +10,11 @@ export const read: Command = async (invocation) => {
   if (!id) throw new UsageError('read needs a document id')
   const store = await openStore(invocation, { write: false })
   try {
-    const doc = await store.readVisible(id, scopeOf(store, invocation))
-    if (invocation.values.json) printJson({ id: doc.id, path: doc.path, meta: doc.meta, body: doc.body })
-    else print(await readFile(insideRoot(store.root, doc.path), 'utf8'))
+    // The file's own text, read with the store's checks (no link followed, the index's size bound).
+    const scope = scopeOf(store, invocation)
+    const { doc, text } = await store.readText(id, scope)
+    if (invocation.values.json) printJson({ id: doc.id, path: doc.path, meta: doc.meta, body: doc.body, ...relationsView(store, doc.id, scope) })
+    else print(text)
     return 0
   } finally {
     await store.close()

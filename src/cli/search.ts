@@ -10,12 +10,12 @@ export const search: Command = async (invocation) => {
   const { values, positionals } = invocation
   const query = positionals.join(' ')
   if (!query.trim()) throw new UsageError('search needs a query')
-  const args = parseSearchArgs({ query, kind: values.kind, tag: values.tag, tool: values.tool, limit: values.limit === undefined ? undefined : Number(values.limit) }, 10)
+  const args = parseSearchArgs({ query, kind: values.kind, tag: values.tag, tool: values.tool, limit: values.limit === undefined ? undefined : Number(values.limit), status: values.status }, 10)
   const store = await openStore(invocation, { write: false })
   try {
     const scope = scopeOf(store, invocation)
-    const hits = store.search(args.query, { kind: args.kind, tag: args.tag, tool: args.tool, limit: args.limit, scope })
-    if (values.json) printJson(hits.map((h) => ({ id: h.id, title: h.title, kind: h.kind, score: h.score, snippet: h.snippet, path: h.path, cwd: h.cwd, tags: h.tags, tools: h.tools, created: h.created })))
+    const hits = store.search(args.query, { kind: args.kind, tag: args.tag, tool: args.tool, limit: args.limit, scope, status: args.status })
+    if (values.json) printJson(hits.map((h) => ({ id: h.id, title: h.title, kind: h.kind, score: h.score, snippet: h.snippet, path: h.path, cwd: h.cwd, tags: h.tags, tools: h.tools, created: h.created, ...(h.status ? { status: h.status } : {}), ...(h.supersededBy ? { supersededBy: h.supersededBy } : {}) })))
     else print(renderHits(args.query, hits, scope))
     return 0
   } finally {

@@ -7,7 +7,10 @@ import type { Context } from '@deepseek-ai/cordis'
 import z from '@deepseek-ai/schemastery'
 import type {} from '../knowledge/index.js'
 import { probeHealth } from '../knowledge/health.js'
-import { createHandler, type Mutation, type RouteHandler } from './routes.js'
+import type { KnowledgeSync } from '../sync/index.js'
+import { createHandler, type RouteHandler } from './routes.js'
+import { statusMutations } from './mutations.js'
+import { sourceRoutes } from './sources.js'
 
 /** Documents a health probe started from the page looks at (an even sample of the visible ones). */
 export const PAGE_PROBE_SAMPLE = 500
@@ -40,11 +43,17 @@ export const Config: z<Config> = z.object({
 export function apply(ctx: Context, config: Config): void {
   if (config.path === '/api' || config.path.startsWith('/api/')) throw new Error('knowledge-http: path must not be under /api, which dsh owns')
   const store = ctx.knowledge
-  const mutations: Mutation[] = [
+  // The Sources routes answer when the knowledge-sync row runs (rows never import each other: it is a service).
+  let sync: KnowledgeSync | undefined
+  ctx.inject(['knowledgeSync'], (c) => { sync = c.knowledgeSync; c.effect(() => () => { sync = undefined }, 'knowledge-http sources') })
+  const sources = sourceRoutes(() => sync)
+  const mutations = [
+    ...statusMutations(store),
+    ...sources.mutations,
     // A probe from the page is sampled, so it answers in seconds at any size; the CLI probes everything.
-    { pattern: /^\/health\/run$/, run: (_match, _body, scope) => probeHealth(store, { scope, sample: PAGE_PROBE_SAMPLE }) },
+    { pattern: /^\/health\/run$/, run: (_match: RegExpExecArray, _body: unknown, scope: string | undefined) => probeHealth(store, { scope, sample: PAGE_PROBE_SAMPLE }) },
   ]
-  const handler = createHandler(store, { path: config.path, trustedHosts: config.trustedHosts, pageSize: config.pageSize, mutations })
+  const handler = createHandler(store, { path: config.path, trustedHosts: config.trustedHosts, pageSize: config.pageSize, mutations, reads: sources.reads })
   ctx.inject(['webServer'], (web) => {
     web.effect(() => web.webServer.register({ kind: 'prefix', path: config.path, handler }), 'knowledge-http route')
     web.logger('knowledge-http').debug('serving %s', config.path)

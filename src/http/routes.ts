@@ -7,9 +7,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { KnowledgeStore } from '../knowledge/store.js'
 import { parseSearchArgs } from '../knowledge/query.js'
+import { recentRounds } from '../knowledge/stats.js'
 import { mutationRefusal, PageTokens, refusal } from './guard.js'
 import { collectStats } from '../knowledge/stats.js'
 import { healthSummary } from '../knowledge/health.js'
+import { bodyWithIds, relationsView } from '../knowledge/correct.js'
 
 export interface RouteOptions {
   /** The prefix, e.g. `/knowledge`. */
@@ -18,6 +20,8 @@ export interface RouteOptions {
   pageSize: number
   /** State-changing routes (POST), matched against the sub-path after the prefix. */
   mutations?: Mutation[]
+  /** Further read-only routes by exact sub-path (e.g. `/sources` when the sync row runs). */
+  reads?: Record<string, () => Promise<unknown>>
 }
 
 /** One state-changing route: `pattern` matches the sub-path; `run` gets the match and the parsed JSON body. */
@@ -25,6 +29,9 @@ export interface Mutation {
   pattern: RegExp
   run(match: RegExpExecArray, body: unknown, scope: string | undefined): Promise<unknown>
 }
+
+/** How deep into a ranking the page can page (the index's own window). */
+const MAX_SEARCH_WINDOW = 1000
 
 /** The largest JSON body a state-changing route reads. */
 const MAX_BODY_BYTES = 64 * 1024
@@ -57,6 +64,9 @@ export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => Promis
 /** The handler for every request under the prefix. */
 export function createHandler(store: KnowledgeStore, options: RouteOptions): RouteHandler {
   const tokens = new PageTokens()
+  // Bumped on every document written or removed (here or on disk): the page polls it to stay live cheaply.
+  let revision = 0
+  store.onChange(() => { revision++ })
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const refused = refusal(req, options.trustedHosts)
     if (refused) return send(res, 403, { error: `forbidden: ${refused}` })
@@ -80,15 +90,23 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Rou
     try {
       const scope = store.visibleScope(cwd, true)
       // The per-page token: only a same-origin page can read this answer (no CORS), and the Host check stops rebinding.
+      if (sub === '/revision') return send(res, 200, { revision })
       if (sub === '/token') return send(res, 200, { token: tokens.issue(), header: 'x-knowledge-token' })
       if (sub === '/documents') {
         const limit = Math.min(Math.max(Number(q.get('limit')) || options.pageSize, 1), 200)
         const offset = Math.max(Number(q.get('offset')) || 0, 0)
-        const args = parseSearchArgs({ query: q.get('q') ?? '', kind: q.get('kind') || undefined, tag: q.get('tag') || undefined, tool: q.get('tool') || undefined }, limit)
-        const filter = { kind: args.kind, tag: args.tag, tool: args.tool, scope }
+        const args = parseSearchArgs({ query: q.get('q') ?? '', kind: q.get('kind') || undefined, tag: q.get('tag') || undefined, tool: q.get('tool') || undefined, status: q.get('status') || undefined }, limit)
+        const filter = { kind: args.kind, tag: args.tag, tool: args.tool, scope, status: args.status }
         if (args.query.trim()) {
-          const hits = store.search(args.query, { ...filter, limit: offset + limit })
-          return send(res, 200, { total: hits.length, offset, items: hits.slice(offset), facets: store.facets(filter), scope: scope ?? null })
+          // Ranked hits cost a score each, so the page reads ahead one page: the total is exact when the ranking ends
+          // within that window, else a lower bound (`more`), and paging goes on to the ranking's end (MAX_SEARCH_WINDOW).
+          // Sorted by date, the whole ranking window is read (so pages follow one order), and the total is exact.
+          const byDate = q.get('sort') === 'created'
+          const window = byDate ? MAX_SEARCH_WINDOW : Math.min(offset + 2 * limit, MAX_SEARCH_WINDOW)
+          const hits = store.search(args.query, { ...filter, limit: window })
+          if (byDate) hits.sort((a, b) => b.created.localeCompare(a.created))
+          const more = hits.length >= window && window < MAX_SEARCH_WINDOW
+          return send(res, 200, { total: hits.length, more, offset, items: hits.slice(offset, offset + limit), facets: store.facets(filter), scope: scope ?? null })
         }
         const page = store.list({ ...filter, offset, limit })
         return send(res, 200, { total: page.total, offset, items: page.items, facets: store.facets(filter), scope: scope ?? null })
@@ -97,15 +115,18 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Rou
         const id = decodeURIComponent(sub.slice('/documents/'.length))
         try {
           const doc = await store.readVisible(id, scope)
-          return send(res, 200, { id: doc.id, path: doc.path, meta: doc.meta, body: doc.body })
+          return send(res, 200, { id: doc.id, path: doc.path, meta: doc.meta, body: bodyWithIds(store, doc), ...relationsView(store, doc.id, scope) })
         } catch (error) {
           return send(res, 404, { error: (error as Error).message })
         }
       }
       if (sub === '/stats') return send(res, 200, await collectStats(store, scope))
       if (sub === '/config') return send(res, 200, store.settings.describe())
+      if (sub === '/rounds') return send(res, 200, await recentRounds(store, Math.min(Math.max(Number(q.get('limit')) || 200, 1), 1000)))
       if (sub === '/health') return send(res, 200, await healthSummary(store, scope))
-      return send(res, 404, { error: `no route ${url.pathname}`, routes: [`${options.path}/documents`, `${options.path}/documents/<id>`, `${options.path}/stats`, `${options.path}/config`, `${options.path}/token`] })
+      const read = options.reads && Object.hasOwn(options.reads, sub) ? options.reads[sub] : undefined
+      if (read) return send(res, 200, await read())
+      return send(res, 404, { error: `no route ${url.pathname}`, routes: [`${options.path}/documents`, `${options.path}/documents/<id>`, `${options.path}/stats`, `${options.path}/config`, `${options.path}/token`, `${options.path}/revision`, `${options.path}/rounds`, `${options.path}/health`] })
     } catch (error) {
       return send(res, 400, { error: (error as Error).message })
     }

@@ -104,9 +104,28 @@ export function splitFrontMatter(text: string): { yaml: string; body: string } |
   return { yaml: rest.slice(0, close.index), body: rest.slice(close.index + close[0].length).replace(/^\r?\n/, '') }
 }
 
-const asStringList = (value: unknown): string[] =>
-  Array.isArray(value) ? value.filter((v) => v !== null && v !== undefined).map(String)
-    : typeof value === 'string' && value.trim() ? value.split(',').map((s) => s.trim()).filter(Boolean) : []
+/**
+ * Bounds applied when any document is read (hand-written ones included), so one file cannot flood a tool output,
+ * the index or the page: 100k tags or a 1 MB title are cut here, not in each consumer. Documents this product
+ * writes are well inside them (draft LIMITS: title 120, tags 12, tools 50).
+ */
+export const PARSE_LIMITS = { title: 200, tags: 32, tag: 64, tools: 50, tool: 64, cwd: 4096, created: 64 }
+
+/** `text` on one line and at most `max` characters (a cut ends with `…`, never inside a surrogate pair). */
+export function boundLine(text: string, max: number): string {
+  const line = text.replace(/\s+/g, ' ').trim()
+  if (line.length <= max) return line
+  let end = max - 1
+  const code = line.charCodeAt(end - 1)
+  if (code >= 0xd800 && code <= 0xdbff) end--
+  return `${line.slice(0, end)}…`
+}
+
+const asStringList = (value: unknown, count: number, each: number): string[] => {
+  const list = Array.isArray(value) ? value.slice(0, count * 4).filter((v) => v !== null && v !== undefined && typeof v !== 'object').map(String)
+    : typeof value === 'string' && value.trim() ? value.slice(0, count * (each + 2) * 4).split(',').map((s) => s.trim()) : []
+  return [...new Set(list.map((v) => boundLine(v, each)).filter(Boolean))].slice(0, count)
+}
 
 const firstHeading = (body: string): string | undefined => /^#[ \t]+(.+)$/m.exec(body)?.[1]?.trim()
 
@@ -128,17 +147,20 @@ export function parseDocument(text: string, path: string, fallbackId: string, mt
   const id = raw.id === undefined || raw.id === null ? fallbackId : String(raw.id)
   if (!isValidId(id)) throw new DocumentError(path, `invalid id ${JSON.stringify(id).slice(0, 80)} (letters, digits, '-', '_' and inner dots only)`)
   const kind = KINDS.includes(raw.kind as DocKind) ? (raw.kind as DocKind) : 'manual'
-  const created = raw.created instanceof Date ? raw.created.toISOString()
-    : typeof raw.created === 'string' && !Number.isNaN(Date.parse(raw.created)) ? raw.created : new Date(mtimeMs).toISOString()
+  const created = raw.created instanceof Date && !Number.isNaN(raw.created.getTime()) ? raw.created.toISOString()
+    : typeof raw.created === 'string' && raw.created.length <= PARSE_LIMITS.created && !Number.isNaN(Date.parse(raw.created)) ? raw.created : new Date(mtimeMs).toISOString()
+  // A workspace path is a scope: cutting it would move the document to another workspace, so an impossible one is an error.
+  if (typeof raw.cwd === 'string' && raw.cwd.length > PARSE_LIMITS.cwd) throw new DocumentError(path, `cwd is ${raw.cwd.length} characters long; a path has at most ${PARSE_LIMITS.cwd}`)
+  const title = typeof raw.title === 'string' && raw.title.trim() ? raw.title : firstHeading(parts.body.slice(0, 64 * 1024)) ?? id
   const meta: FrontMatter = {
     ...raw,
     id,
-    title: typeof raw.title === 'string' && raw.title.trim() ? raw.title : firstHeading(parts.body) ?? id,
+    title: boundLine(title, PARSE_LIMITS.title) || id,
     kind,
     created,
     cwd: typeof raw.cwd === 'string' ? raw.cwd : '',
-    tools: asStringList(raw.tools),
-    tags: asStringList(raw.tags),
+    tools: asStringList(raw.tools, PARSE_LIMITS.tools, PARSE_LIMITS.tool),
+    tags: asStringList(raw.tags, PARSE_LIMITS.tags, PARSE_LIMITS.tag),
   }
   return { meta, body: parts.body }
 }

@@ -1,27 +1,40 @@
 /**
- * From a writer's draft to a document: every text field redacted, then bounded, then rendered as Markdown with front
- * matter. Pure apart from the redactor; the store decides the id and the path.
+ * From a writer's draft to a document: every text field redacted (and every masked value masked in every field), then
+ * bounded, then rendered as Markdown with front matter. Pure apart from the redactor; the store decides the id and
+ * the path.
  * @module dsh-knowledge-sync/knowledge/draft
  */
 import type { DocKind, FrontMatter, Outcome, Redaction, Salience, ToolCall } from '../types.js'
 import type { Redactor } from '../redact/redactor.js'
+import { countOf, cutRedacted, type FieldInput, redactFields } from '../redact/fields.js'
 
 /** Bounds for what one document may hold, so a 10 MB tool argument still yields a readable file. */
 export const LIMITS = {
   title: 120,
+  /** How much of a derived title's source (the question) is redacted before the title is taken from it. */
+  titleSource: 4096,
   section: 64 * 1024,
-  /** Redaction looks at this much of each tool argument before it is cut for display, so no secret is half-cut. */
-  toolArgumentsWindow: 64 * 1024,
+  /** Shown per tool call, after redaction (which looks {@link REDACT_MARGIN} further, so no secret is half-cut). */
   toolArguments: 2000,
   toolResultExcerpt: 1000,
+  toolName: 64,
   tools: 50,
   tags: 12,
+  tag: 40,
+}
+
+/** A title taken from text that holds user content: the store redacts `source` first, then calls `derive` on it. */
+export interface DerivedTitle {
+  source: string
+  /** Gets the redacted source and the mask (a cut must not split it). */
+  derive: (redacted: string, mask: string) => string
 }
 
 /** What a writer hands the store; every text field is redacted before it reaches the file. */
 export interface DocumentDraft {
   kind: DocKind
-  title: string
+  /** The title, or how to derive it from redacted text (a round's title comes from its question). */
+  title: string | DerivedTitle
   cwd: string
   created?: string
   session?: string
@@ -31,6 +44,8 @@ export interface DocumentDraft {
   sections: Array<{ heading: string; text: string }>
   /** Rendered as a `## Tools` section, one line per call; names go to front matter `tools`. */
   tools?: ToolCall[]
+  /** Heading level of the tools section (default 2; 3 when the tools belong to an appendix). */
+  toolsLevel?: 2 | 3
   /** Keep a bounded excerpt of failed calls' results (capture option). */
   keepFailedResults?: boolean
   tags?: string[]
@@ -52,55 +67,40 @@ export interface RedactedDraft {
   redaction: Redaction
 }
 
-// C0 controls other than tab and newline carry no knowledge and upset terminals and YAML readers.
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/g
-const clean = (text: string) => text.replace(CONTROL, '').replace(/\r\n?/g, '\n')
+const flat = (text: string) => text.replace(/\s+/g, ' ').trim()
 
-/** `text` cut to `max` characters with a note of how much was left out; never splits a surrogate pair. */
-export function cut(text: string, max: number): string {
-  if (text.length <= max) return text
-  let end = max
-  const code = text.charCodeAt(end - 1)
-  if (code >= 0xd800 && code <= 0xdbff) end-- // never split a surrogate pair
-  return `${text.slice(0, end)}… [${text.length - end} more characters]`
-}
-
-/** A tool call's arguments as compact one-line JSON, for the `## Tools` section. */
-function compactArguments(raw: string): string {
-  try { return JSON.stringify(JSON.parse(raw)) } catch { return JSON.stringify(raw) }
-}
-
-async function redactAll(redactor: Redactor, parts: string[]): Promise<{ texts: string[]; redaction: Redaction }> {
-  const texts: string[] = []
-  const total: Redaction = { text: '', count: 0, families: {} }
-  for (const part of parts) {
-    const r = await redactor.redact(clean(part))
-    texts.push(r.text)
-    total.count += r.count
-    for (const [family, n] of Object.entries(r.families)) total.families[family] = (total.families[family] ?? 0) + n
-  }
-  return { texts, redaction: total }
-}
-
-/** Redacts every text field of a draft and bounds what the document may hold. */
+/**
+ * Redacts every text field of a draft as one document, then bounds it: each field is redacted in a window a margin
+ * longer than what is kept, every masked value is masked in every other field too, and only then is anything cut
+ * (see redact/fields). The title is taken from redacted text, never the other way round.
+ */
 export async function redactDraft(draft: DocumentDraft, redactor: Redactor): Promise<RedactedDraft> {
   const tools = (draft.tools ?? []).slice(0, LIMITS.tools)
-  const toolArgs = tools.map((t) => t.arguments.slice(0, LIMITS.toolArgumentsWindow))
-  const toolResults = tools.map((t) => (draft.keepFailedResults && t.isError && t.result ? t.result.slice(0, LIMITS.toolArgumentsWindow) : ''))
-  const sectionTexts = draft.sections.map((s) => cut(s.text, LIMITS.section))
   const tags = (draft.tags ?? []).slice(0, LIMITS.tags)
-  const { texts, redaction } = await redactAll(redactor, [
-    draft.title, ...sectionTexts, ...toolArgs, ...toolResults, ...tags, ...tools.map((t) => t.name),
-  ])
+  const derived = typeof draft.title === 'string' ? undefined : draft.title
+  const fields: FieldInput[] = [
+    { text: derived ? derived.source : (draft.title as string), limit: LIMITS.titleSource, cut: 'none', uncounted: true },
+    ...draft.sections.map((s): FieldInput => ({ text: s.text, limit: LIMITS.section })),
+    ...tools.map((t): FieldInput => ({ text: t.arguments, limit: LIMITS.toolArguments, json: true })),
+    ...tools.map((t): FieldInput => ({ text: draft.keepFailedResults && t.isError && t.result ? t.result : '', limit: LIMITS.toolResultExcerpt })),
+    ...tags.map((t): FieldInput => ({ text: t, limit: LIMITS.tag, cut: 'none' })),
+    ...tools.map((t): FieldInput => ({ text: t.name, limit: LIMITS.toolName, cut: 'none' })),
+  ]
+  const { texts, redaction } = await redactFields(redactor, fields)
+  const mask = redactor.enabled ? redactor.mask : ''
   let i = 0
-  const title = cut(texts[i++].replace(/\s+/g, ' ').trim(), LIMITS.title) || 'Untitled'
+  const source = texts[i++]
+  const title = cutRedacted(flat(derived ? derived.derive(source, mask) : source), LIMITS.title, mask, 'ellipsis') || 'Untitled'
+  // The title counts the masks it shows (once, though front matter and heading both hold it), less any the input had.
+  const shown = countOf(title, mask)
+  redaction.count += Math.max(0, shown - Math.min(shown, countOf(String(derived ? derived.source : draft.title).slice(0, LIMITS.titleSource), mask)))
   const sections = draft.sections.map((s) => ({ heading: s.heading, text: texts[i++] }))
   const args = tools.map(() => texts[i++])
-  const results = tools.map(() => texts[i++])
+  const results = tools.map(() => flat(texts[i++]))
   const redactedTags = tags.map(() => texts[i++])
-  const toolNames = tools.map(() => texts[i++].replace(/[^\w.:-]/g, '_').slice(0, 64))
-  const mask = /\[REDACTED\]|[^\w-]/g
-  const cleanTags = [...new Set(redactedTags.map((t) => t.toLowerCase().replace(mask, '-').replace(/-+/g, '-').replace(/^-|-$/g, '')).filter(Boolean))]
+  const toolNames = tools.map(() => texts[i++].replace(/[^\w.:-]/g, '_'))
+  const maskOrJunk = /\[REDACTED\]|[^\w-]/g
+  const cleanTags = [...new Set(redactedTags.map((t) => t.split(mask || '\u0000').join('-').toLowerCase().replace(maskOrJunk, '-').replace(/-+/g, '-').replace(/^-|-$/g, '')).filter(Boolean))]
   return {
     title,
     sections,
@@ -115,10 +115,11 @@ export function renderDraft(draft: DocumentDraft, redacted: RedactedDraft, id: s
   const body = [`# ${redacted.title}`, '']
   for (const section of redacted.sections) body.push(`## ${section.heading}`, '', section.text.trim() || '_(empty)_', '')
   if (redacted.tools.length) {
-    body.push('## Tools', '')
+    body.push(`${'#'.repeat(draft.toolsLevel ?? 2)} Tools`, '')
+    // Arguments and excerpts were compacted, redacted and cut in redactDraft: shown exactly as redacted.
     for (const tool of redacted.tools) {
-      body.push(`- \`${tool.name}\` — ${cut(compactArguments(tool.arguments), LIMITS.toolArguments)}`)
-      if (tool.failure) body.push(`  - failed: ${cut(tool.failure.replace(/\s+/g, ' '), LIMITS.toolResultExcerpt)}`)
+      body.push(`- \`${tool.name}\` — ${tool.arguments}`)
+      if (tool.failure) body.push(`  - failed: ${tool.failure}`)
     }
     body.push('')
   }

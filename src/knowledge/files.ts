@@ -4,23 +4,24 @@
  * store's change listeners), one file at a time after the scan (never a rebuild).
  * @module dsh-knowledge-sync/knowledge/files
  */
-import { existsSync, readFileSync, rmSync, statSync, watch, type FSWatcher, type Stats } from 'node:fs'
-import { readdir } from 'node:fs/promises'
-import { basename, join, sep } from 'node:path'
+import { existsSync, lstatSync, realpathSync, watch, type FSWatcher } from 'node:fs'
+import { basename, dirname, join, sep } from 'node:path'
 import type { KnowledgeDoc } from '../types.js'
 import type { ManifestRow } from '../search/search-index.js'
-import { changedSince, stampOf } from './index-cache.js'
+import { stampOf } from './index-cache.js'
+import { reconcileManifest, statFiles, walkDocuments } from './walk.js'
 import { DocumentError, parseDocument } from './document.js'
 import { insideRoot, sessionShortId, toRelative } from './paths.js'
 import { createHash } from 'node:crypto'
+import { lstatSafe, MAX_FILE_BYTES, readRootFile } from './safe-read.js'
 import type { StoreLogger } from './store.js'
+
+export { MAX_FILE_BYTES, readRootFile }
 
 /** Files read per slice of the start-up scan (see {@link DocumentFiles.scan}). */
 const SCAN_SLICE = 1024
-/** Files larger than this are reported, not indexed. */
-export const MAX_FILE_BYTES = 4 * 1024 * 1024
-/** A temporary file older than this was left by a crashed writer. */
-const STALE_TMP_MS = 60 * 60 * 1000
+/** How often a missing root is looked for (one `stat`), so documents written after start appear without a restart. */
+export const ROOT_POLL_MS = 1000
 
 /**
  * The id a document takes when another session's document holds its id: the same suffix after a longer prefix of
@@ -60,6 +61,8 @@ export class DocumentFiles {
   /** File → the session its front matter names (for the cross-machine id rule in {@link admit}). */
   private readonly sessions = new Map<string, string>()
   private watcher?: FSWatcher
+  private rootPoll?: NodeJS.Timeout
+  private realRootPath?: string
   private closed = false
   /** Files that could not be parsed at the last scan or change, with why. */
   readonly invalid = new Map<string, string>()
@@ -77,6 +80,11 @@ export class DocumentFiles {
     return this.idPaths.get(id)
   }
 
+  /** The id of the document in a file (root-relative path). */
+  idAt(path: string): string | undefined {
+    return this.byPath.get(path)
+  }
+
   /** Records a document this process wrote (the index already has it). */
   noteWritten(doc: KnowledgeDoc): void {
     this.byPath.set(doc.path, doc.id)
@@ -87,68 +95,96 @@ export class DocumentFiles {
   close(): void {
     this.closed = true
     this.watcher?.close()
+    clearInterval(this.rootPoll)
     for (const timer of this.pending.values()) clearTimeout(timer)
+  }
+
+  /**
+   * The root's real path, resolved once it exists. A root that is itself a symbolic link (`knowledge -> /data/kb`)
+   * is followed, once, on purpose: it is the configuration, not a file inside it. Links inside it never are.
+   */
+  realRoot(): string {
+    this.realRootPath ??= realpathSync.native(this.root)
+    return this.realRootPath
+  }
+
+  /** Reads an indexed document's file the safe way ({@link readRootFile}); a file that fails leaves the index. */
+  readText(rel: string, full: string): { text: string; mtimeMs: number } {
+    try {
+      return readRootFile(this.realRoot(), rel, full)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') this.forget(rel)
+      else if (error instanceof DocumentError) this.evict(rel, error.message)
+      throw error
+    }
+  }
+
+  /** Refuses a write whose folder under the root is reached through a symbolic link (it would land outside). */
+  assertWritable(rel: string): void {
+    const dir = dirname(rel)
+    if (dir === '.' || !existsSync(this.root)) return
+    let real: string
+    try { real = realpathSync.native(join(this.root, dir)) } catch { return /* created by the write */ }
+    if (real !== join(this.realRoot(), dir)) throw Object.assign(new Error(`cannot write ${rel}: its folder is a symbolic link; links are never followed`), { path: rel })
+  }
+
+  /**
+   * Takes a file out of the index because it can no longer be read as a document (broken front matter, too large,
+   * replaced by a link), and reports it in {@link invalid}. Why at once: a stale entry would stay searchable while
+   * `read` fails, or serve content the file no longer has.
+   */
+  evict(rel: string, reason: string): void {
+    this.invalid.set(rel, reason)
+    const id = this.byPath.get(rel)
+    if (!id || this.closed) return
+    this.byPath.delete(rel)
+    if (this.idPaths.get(id) === rel) {
+      this.idPaths.delete(id)
+      this.sink.remove(id)
+      this.sink.removed(id, rel)
+    }
   }
 
   /**
    * Indexes every document under the root. Files are read synchronously in slices of {@link SCAN_SLICE} with a yield
    * between slices: at boot that is several times faster than one async read per file, and the event loop still
-   * gets a turn every few milliseconds.
+   * gets a turn every few milliseconds. `manifest`: what the persisted index holds (see {@link reconcile}); only the
+   * files it lacks or that changed are read. `late`: the root appeared after start, so what is found is announced to
+   * the change listeners like any new file, and files this process already indexed unchanged are left as they are.
    */
-  async scan(manifest?: Iterable<ManifestRow>): Promise<void> {
+  async scan(manifest?: Iterable<ManifestRow>, late = false): Promise<void> {
     if (!existsSync(this.root)) return
-    const files: string[] = []
-    const now = Date.now()
-    const walk = async (dir: string, depth: number) => {
-      if (depth > 8) return
-      let entries
-      try { entries = await readdir(dir, { withFileTypes: true }) } catch { return }
-      for (const entry of entries) {
-        const full = join(dir, entry.name)
-        if (entry.name.startsWith('.')) {
-          // A temporary file left by a writer that crashed mid-write: swept once it is clearly abandoned.
-          if (entry.isFile() && entry.name.endsWith('.tmp')) {
-            try { if (now - statSync(full).mtimeMs > STALE_TMP_MS) rmSync(full, { force: true }) } catch { /* raced */ }
-          }
-          continue
-        }
-        if (entry.name === 'node_modules') continue
-        if (entry.isDirectory()) await walk(full, depth + 1)
-        else if (entry.isFile() && entry.name.endsWith('.md')) files.push(full)
-      }
-    }
-    await walk(this.root, 0)
-    // Size, mtime and ctime of file i at 3i…3i+2 (NaN: gone): no Stats object outlives its line.
-    const times = new Float64Array(files.length * 3)
-    const noThrow = { throwIfNoEntry: false } as const
-    for (let i = 0; i < files.length; i++) {
-      const info = statSync(files[i], noThrow)
-      times[3 * i] = info ? info.size : NaN
-      times[3 * i + 1] = info ? info.mtimeMs : 0
-      times[3 * i + 2] = info ? info.ctimeMs : 0
-    }
+    const files = await walkDocuments(this.root, this.invalid)
+    const times = statFiles(files)
     const prior = manifest ? this.reconcile(manifest, files, times) : undefined
     const order = files.map((_, i) => i).filter((i) => !prior || prior.has(files[i]))
     // Oldest first, so the index's insertion order follows time as it does for documents written later.
     order.sort((a, b) => times[3 * a + 1] - times[3 * b + 1] || (files[a] < files[b] ? -1 : 1))
-    const todo = order.map((i) => files[i])
     const release = this.sink.holdMerges()
+    // Real paths of folders, once per folder for this scan (the walk never entered a linked folder).
+    const dirs = new Map<string, string>()
     try {
-      for (let k = 0; k < todo.length && !this.closed; k += SCAN_SLICE) {
+      for (let k = 0; k < order.length && !this.closed; k += SCAN_SLICE) {
         const batch: KnowledgeDoc[] = []
         const claimed = new Map<string, KnowledgeDoc>()
-        for (const full of todo.slice(k, k + SCAN_SLICE)) {
+        for (const i of order.slice(k, k + SCAN_SLICE)) {
+          const full = files[i]
+          const known = late ? this.byPath.get(toRelative(this.root, full)) : undefined
+          if (known && this.sink.indexedMtime(known) === times[3 * i + 1]) continue
           const before = prior?.get(full)
-          const doc = this.readDocument(full)
+          const doc = this.readDocument(full, dirs)
           this.scanned.read++
           if (before && doc?.stamp?.hash === before.hash && doc.id === before.id) { this.sink.restamp(doc); this.scanned.restamped++; continue }
           if (before && !doc) { this.drop(before); this.scanned.dropped++ }
           if (doc && this.admit(doc, claimed)) batch.push(doc)
         }
-        // A file that won its id over one read earlier in the same slice (equal mtimes tie on path) replaces it.
-        const kept = batch.filter((doc) => claimed.get(doc.id) === doc)
-        this.sink.upsertMany(kept)
-        for (const doc of kept) this.noteWritten(doc)
+        // A file that lost its id to a later one in the same slice (the product's own file wins) is not indexed.
+        const admitted = batch.filter((doc) => claimed.get(doc.id)?.path === doc.path)
+        batch.length = 0
+        batch.push(...admitted)
+        this.sink.upsertMany(batch)
+        for (const doc of batch) this.noteWritten(doc)
+        if (late) for (const doc of batch) this.sink.written(doc)
         await new Promise((resolve) => setImmediate(resolve))
       }
     } finally {
@@ -157,34 +193,23 @@ export class DocumentFiles {
     if (this.invalid.size) this.logger.warn('%d file(s) under %s could not be read; first: %s', this.invalid.size, this.root, [...this.invalid.values()][0])
   }
 
-  /**
-   * Compares the persisted index's manifest with the files on disk: entries whose file vanished are dropped, files
-   * whose size and times match (and were not modified within the time granularity of being indexed) are kept as
-   * they are. Returns the files to read: changed ones with their old entry, new ones with none.
-   */
+  /** The files the scan must read, given the persisted index's manifest (see {@link reconcileManifest}). */
   private reconcile(manifest: Iterable<ManifestRow>, files: string[], times: Float64Array): Map<string, ManifestRow | undefined> {
-    const prefix = this.root + sep
-    const onDisk = new Map<string, number>()
-    for (let i = 0; i < files.length; i++) {
-      const full = files[i]
-      onDisk.set(sep === '/' && full.startsWith(prefix) ? full.slice(prefix.length) : toRelative(this.root, full), i)
-    }
-    const out = new Map<string, ManifestRow | undefined>()
-    for (const row of manifest) {
-      const i = onDisk.get(row.path)
-      if (i === undefined || Number.isNaN(times[3 * i]) || this.byPath.has(row.path)) { this.sink.remove(row.id); this.scanned.dropped++; continue }
-      onDisk.delete(row.path)
-      this.byPath.set(row.path, row.id)
-      this.idPaths.set(row.id, row.path)
-      if (row.session !== null) this.sessions.set(row.path, row.session)
-      if (changedSince(row, times[3 * i], times[3 * i + 1], times[3 * i + 2])) out.set(files[i], row)
-      else {
+    return reconcileManifest(this.root, manifest, files, times, {
+      present: (row) => {
+        this.byPath.set(row.path, row.id)
+        this.idPaths.set(row.id, row.path)
+        if (row.session !== null) this.sessions.set(row.path, row.session)
+      },
+      kept: (row) => {
         this.sink.known(row.id, row.session ?? undefined)
         this.scanned.kept++
-      }
-    }
-    for (const i of onDisk.values()) out.set(files[i], undefined)
-    return out
+      },
+      dropped: (row) => {
+        this.sink.remove(row.id)
+        this.scanned.dropped++
+      },
+    })
   }
 
   /** Forgets an indexed file that can no longer be read as a document (no change event: this is the start-up scan). */
@@ -195,15 +220,11 @@ export class DocumentFiles {
   }
 
   /** Reads and parses one file; undefined (and the reason in {@link invalid}) when it is not a valid document. */
-  private readDocument(full: string): KnowledgeDoc | undefined {
+  private readDocument(full: string, dirCache?: Map<string, string>): KnowledgeDoc | undefined {
     const rel = toRelative(this.root, full)
-    let text: string, mtimeMs: number, info: Stats
+    let text: string, mtimeMs: number, size: number, ctimeMs: number
     try {
-      info = statSync(full)
-      if (!info.isFile()) return undefined
-      if (info.size > MAX_FILE_BYTES) throw new DocumentError(rel, `too large to index (${info.size} bytes; the limit is 4 MiB)`)
-      mtimeMs = info.mtimeMs
-      text = readFileSync(full, 'utf8')
+      ({ text, mtimeMs, size, ctimeMs } = readRootFile(this.realRoot(), rel, full, dirCache))
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') { this.forget(rel); return undefined }
       this.invalid.set(rel, (error as Error).message)
@@ -212,7 +233,7 @@ export class DocumentFiles {
     try {
       const fallbackId = basename(full, '.md').replace(/[^A-Za-z0-9_.-]/g, '-').replace(/^[-.]+/, '') || 'doc'
       const { meta, body } = parseDocument(text, rel, fallbackId, mtimeMs)
-      return { id: meta.id, path: rel, meta, body, mtimeMs, stamp: stampOf(info, text) }
+      return { id: meta.id, path: rel, meta, body, mtimeMs, stamp: stampOf({ size, ctimeMs }, text) }
     } catch (error) {
       this.invalid.set(rel, (error as Error).message)
       return undefined
@@ -287,12 +308,16 @@ export class DocumentFiles {
     const rel = toRelative(this.root, full)
     const known = this.byPath.get(rel)
     let mtimeMs: number | undefined
-    try { mtimeMs = statSync(full).mtimeMs } catch { /* gone: readDocument forgets it */ }
-    if (known && mtimeMs !== undefined && this.sink.indexedMtime(known) === mtimeMs) return
+    // lstat: a file replaced by a link gets the link's own mtime, so it is never mistaken for the indexed file.
+    try { mtimeMs = lstatSync(full).mtimeMs } catch { /* gone: readDocument forgets it */ }
+    if (known && mtimeMs !== undefined && this.sink.indexedMtime(known) === mtimeMs && !lstatSafe(full)?.isSymbolicLink()) return
     const doc = this.readDocument(full)
     if (!doc) {
       const reason = this.invalid.get(rel)
-      if (reason) this.logger.warn('%s', reason)
+      if (reason) {
+        this.logger.warn('%s', reason)
+        this.evict(rel, reason)
+      }
       return
     }
     if (!this.admit(doc)) { this.logger.warn('%s', this.invalid.get(rel)); return }
@@ -314,11 +339,27 @@ export class DocumentFiles {
     }
   }
 
-  /** Starts the recursive watcher once the root exists; later calls are no-ops. */
+  /**
+   * Starts the recursive watcher. When the root does not exist yet it is looked for every {@link ROOT_POLL_MS}; once
+   * it appears (made by the CLI, another process or a person) it is watched and scanned, so its documents appear
+   * without a restart. A root removed while watched goes back to being looked for. Later calls are no-ops.
+   */
   watch(): void {
-    if (this.closed || this.watcher || !existsSync(this.root)) return
+    if (this.closed || this.watcher) return
+    if (!existsSync(this.root)) {
+      this.rootPoll ??= setInterval(() => { if (existsSync(this.root)) this.watch() }, ROOT_POLL_MS).unref()
+      return
+    }
+    // Waiting for the root, and it is here now (seen by the poll, or made by this process's own first write): what
+    // others wrote into it meanwhile is indexed once the watcher runs.
+    const appeared = this.rootPoll !== undefined
+    clearInterval(this.rootPoll)
+    this.rootPoll = undefined
+    if (appeared) queueMicrotask(() => this.rootAppeared())
     try {
       this.watcher = watch(this.root, { recursive: true, persistent: false }, (_event, name) => {
+        // The root itself was removed (no error is raised on Linux): look for it again.
+        if (!existsSync(this.root)) return this.lostRoot()
         if (!name) return
         const rel = name.toString().split(sep).join('/')
         if (rel.split('/').some((part) => part.startsWith('.')) || !rel.endsWith('.md')) return
@@ -329,9 +370,30 @@ export class DocumentFiles {
           this.loadFile(join(this.root, rel))
         }, 30))
       })
-      this.watcher.on('error', (error) => this.logger.warn('watching %s failed: %s', this.root, error.message))
+      this.watcher.on('error', (error) => {
+        this.logger.warn('watching %s failed: %s', this.root, error.message)
+        if (!existsSync(this.root)) this.lostRoot()
+      })
     } catch (error) {
       this.logger.warn('cannot watch %s: %s (hand edits are picked up at the next start)', this.root, (error as Error).message)
     }
+  }
+
+  /** The watched root is gone: stop watching it and look for it to come back. */
+  private lostRoot(): void {
+    this.watcher?.close()
+    this.watcher = undefined
+    this.realRootPath = undefined
+    // Its documents are gone with it: none stays searchable.
+    for (const rel of [...this.byPath.keys()]) this.forget(rel)
+    this.watch()
+  }
+
+  /** The root exists now and is watched (nothing written meanwhile is missed): index what is already there. */
+  private rootAppeared(): void {
+    if (this.closed) return
+    this.realRootPath = undefined
+    this.logger.info('knowledge root %s appeared; indexing it', this.root)
+    this.scan(undefined, true).catch((error: unknown) => this.logger.warn('indexing %s failed: %s', this.root, (error as Error).message))
   }
 }

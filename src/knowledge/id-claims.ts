@@ -5,12 +5,71 @@
  * processes writing into one root resolve a clash the same way.
  * @module dsh-knowledge-sync/knowledge/id-claims
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { lstat, mkdir, readdir, readFile, rmdir, stat, writeFile } from 'node:fs/promises'
+import { realpathSync } from 'node:fs'
 import { join } from 'node:path'
+import { parseDocument } from './document.js'
+import { readRootFile } from './safe-read.js'
 import { LEDGER_DIR } from './ledger.js'
-import { sessionShortId } from './paths.js'
+import { sessionFolder, sessionShortId } from './paths.js'
 
 const PREFIX_LENGTHS = [8, 12, 16, 24, 32]
+/** A round lock older than this was left by a killed writer and is taken over. */
+const LOCK_STALE_MS = 30_000
+/** The longest a writer waits for another process's lock on the same round before writing anyway (and saying so). */
+const LOCK_WAIT_MS = 5_000
+
+/**
+ * Runs `write` holding the cross-process lock of one round (`session` + `turn`): an exclusive `mkdir` of
+ * `<root>/.knowledge/locks/<session>--t<turn>`. Why: two processes capturing the same round at the same moment would
+ * each find no file yet and write two names; under the lock the second finds the first's file and replaces it in
+ * place. Drafts that are not rounds, and roots where no lock can be made, run unlocked. Returns `write`'s result.
+ */
+export async function withRoundLock<T>(root: string, round: { session?: string; turn?: number } | undefined, write: () => Promise<T>): Promise<T> {
+  if (!round?.session || round.turn === undefined) return write()
+  const dir = join(root, LEDGER_DIR, 'locks')
+  const lock = join(dir, `${sessionFolder(round.session)}--t${round.turn}`)
+  let held = false
+  try {
+    if (!(await lstat(join(root, LEDGER_DIR)).catch(() => undefined))?.isSymbolicLink()) await mkdir(dir, { recursive: true })
+    for (const deadline = Date.now() + LOCK_WAIT_MS; !held && Date.now() < deadline;) {
+      try {
+        await mkdir(lock)
+        held = true
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') break
+        const since = await stat(lock).then((info) => Date.now() - info.mtimeMs, () => 0)
+        if (since > LOCK_STALE_MS) await rmdir(lock).catch(() => {})
+        else await new Promise((resolve) => setTimeout(resolve, 10))
+      }
+    }
+  } catch { /* no lock can be made here (unwritable root): the write reports its own error */ }
+  try {
+    return await write()
+  } finally {
+    if (held) await rmdir(lock).catch(() => {})
+  }
+}
+
+/**
+ * The files of a round's id in its session folder (`<id>-<slug>.md`), oldest name order, root-relative. The rule
+ * for a round captured again (same session and turn, by this process or another): its id is the round's identity,
+ * so the newer capture replaces the older one **in place** — same file, atomic rename — and never makes a second
+ * file with the same id. The disk is asked, not only the index, because another process may have written it a
+ * moment ago (its watcher event not yet seen, or no watcher at all: the CLI).
+ */
+export async function roundFiles(root: string, sessionDir: string, id: string): Promise<string[]> {
+  let names: string[]
+  try { names = await readdir(join(root, sessionDir)) } catch { return [] }
+  const candidates = names.filter((name) => name.startsWith(`${id}-`) && name.endsWith('.md') && !name.startsWith('.')).sort()
+  // Only files that really hold this id: a hand-written file that merely has a similar name is never overwritten.
+  return candidates.map((name) => `${sessionDir}/${name}`).filter((rel) => {
+    try {
+      const { text } = readRootFile(realpathSync.native(root), rel, join(root, rel))
+      return parseDocument(text, rel, '', 0).meta.id === id
+    } catch { return false }
+  })
+}
 
 export class IdClaims {
   private readonly prefixes = new Map<string, string>()
@@ -35,6 +94,8 @@ export class IdClaims {
     if (known && !this.ownedByOther(known, session)) return known
     if (claim) {
       try {
+        // Claims are never written through a link: a linked `.knowledge` folder would put them outside the root.
+        if ((await lstat(join(this.dir, '..')).catch(() => undefined))?.isSymbolicLink()) throw Object.assign(new Error('is a symbolic link; links are never followed'), { code: 'ELOOP' })
         await mkdir(this.dir, { recursive: true })
       } catch (error) {
         const err = error as NodeJS.ErrnoException

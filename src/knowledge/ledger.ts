@@ -4,21 +4,26 @@
  * each line is one small `O_APPEND` write, so several dsh processes can share one root. Stats are folded from it.
  * @module dsh-knowledge-sync/knowledge/ledger
  */
-import { appendFile, mkdir, open, readFile, stat } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { appendFile, lstat, mkdir, open, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { RoundStats } from '../wire.js'
 
 export const LEDGER_DIR = '.knowledge'
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0
 
 export type LedgerEntry =
   | { type: 'kept'; session: string; turn: number; id: string; score: number; redacted: number }
-  | { type: 'dropped'; session: string; turn: number; score: number; reasons: string[] }
+  | { type: 'dropped'; session: string; turn: number; score: number; reasons: string[]; title?: string }
   | { type: 'unanswered'; session: string; turn: number; outcome: string }
   | { type: 'failed'; session?: string; turn?: number; path?: string; error: string }
   | { type: 'note'; session?: string; id: string; redacted: number }
   | { type: 'distilled'; id: string; provider: string; model: string; tokensIn: number; tokensOut: number }
   | { type: 'distill-failed'; id: string; error: string }
   | { type: 'distill-skipped'; id: string; reason: string }
+  /** A status change (supersede, retire, restore) and who asked: `tool`, `cli` or `page`. */
+  | { type: 'status'; id: string; status: string; by?: string; reason?: string; actor: string }
+  | { type: 'synced'; id: string; path: string; source: string; redacted: number }
 
 /** Aggregates shown by `stats` (CLI, routes, page). */
 /** What the ledger folds to (the wire shape of `rounds` in stats). */
@@ -53,7 +58,9 @@ export class Ledger {
     const line = { t: new Date().toISOString(), ...entry }
     try {
       await mkdir(join(this.path, '..'), { recursive: true })
-      await appendFile(this.path, JSON.stringify(line) + '\n', { flag: 'a' })
+      // Never through a link (a linked ledger would append to whatever file it names, outside the root).
+      if ((await lstat(join(this.path, '..'))).isSymbolicLink()) throw new Error('the ledger folder is a symbolic link')
+      await appendFile(this.path, JSON.stringify(line) + '\n', { flag: constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NOFOLLOW })
     } catch {
       this.unwritten.push(line)
     }
@@ -99,12 +106,12 @@ export class Ledger {
   }
 
   private async catchUp(): Promise<void> {
-    let size: number
-    try { size = (await stat(this.path)).size } catch { return }
-    if (size < this.offset) { this.offset = 0; this.carry = ''; this.folded = emptyStats(); this.reasons = {} }
-    if (size === this.offset) return
-    const handle = await open(this.path, 'r')
+    let handle
+    try { handle = await open(this.path, constants.O_RDONLY | NOFOLLOW) } catch { return }
     try {
+      const size = (await handle.stat()).size
+      if (size < this.offset) { this.offset = 0; this.carry = ''; this.folded = emptyStats(); this.reasons = {} }
+      if (size === this.offset) return
       const buffer = Buffer.alloc(size - this.offset)
       await handle.read(buffer, 0, buffer.length, this.offset)
       this.offset = size
@@ -133,6 +140,7 @@ export class Ledger {
       // A failed call may still have cost tokens, so it counts against the daily budget too.
       case 'distill-failed': stats.distill.failed++; bump(stats.distill.perDay, (entry.t ?? new Date().toISOString()).slice(0, 10)); break
       case 'distill-skipped': bump(stats.distill.skipped, entry.reason); break
+      case 'synced': stats.redacted += entry.redacted ?? 0; break
     }
   }
 }

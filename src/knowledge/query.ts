@@ -3,13 +3,16 @@
  * bad argument gets the same clear message everywhere.
  * @module dsh-knowledge-sync/knowledge/query
  */
-import type { DocKind } from '../types.js'
-import { DOC_KINDS } from '../wire.js'
+import type { DocKind, DocStatus } from '../types.js'
+import { DOC_KINDS, DOC_STATUSES } from '../wire.js'
 
 export const MAX_QUERY_LENGTH = 10_000
 export const MAX_LIMIT = 50
 
-export interface SearchArgs { query: string; kind?: DocKind; tag?: string; tool?: string; limit?: number }
+export interface SearchArgs { query: string; kind?: DocKind; tag?: string; tool?: string; limit?: number; status?: DocStatus | 'all' }
+
+/** The values of a `status` filter: one standing, or `all`. */
+export const STATUS_FILTERS = [...DOC_STATUSES, 'all'] as const
 
 /** Validates model- or CLI-supplied arguments; throws an Error whose message tells the caller what to fix. */
 export function parseSearchArgs(raw: unknown, defaultLimit: number): SearchArgs {
@@ -20,6 +23,10 @@ export function parseSearchArgs(raw: unknown, defaultLimit: number): SearchArgs 
   if (args.kind !== undefined && args.kind !== null && args.kind !== '') {
     if (!DOC_KINDS.includes(args.kind as DocKind)) throw new Error(`"kind" must be one of ${DOC_KINDS.join(', ')}`)
     out.kind = args.kind as DocKind
+  }
+  if (args.status !== undefined && args.status !== null && args.status !== '') {
+    if (!(STATUS_FILTERS as readonly unknown[]).includes(args.status)) throw new Error(`"status" must be one of ${STATUS_FILTERS.join(', ')}`)
+    out.status = args.status as DocStatus | 'all'
   }
   for (const key of ['tag', 'tool'] as const) {
     const value = args[key]

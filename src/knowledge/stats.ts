@@ -5,6 +5,7 @@
  */
 import type { KnowledgeStore } from './store.js'
 import type { LedgerStats } from './ledger.js'
+import type { RecentRounds } from '../wire.js'
 
 export interface KnowledgeStats {
   root: string
@@ -31,4 +32,17 @@ export async function collectStats(store: KnowledgeStore, scope?: string): Promi
     rounds,
     invalidFiles: [...store.invalid].slice(0, 50).map(([path, error]) => ({ path, error })),
   }
+}
+
+/** The last `limit` kept and dropped rounds from the ledger (no content beyond redacted titles), and the bar in force. */
+export async function recentRounds(store: KnowledgeStore, limit: number): Promise<RecentRounds> {
+  const rounds: RecentRounds['rounds'] = []
+  const entries = await store.ledger.entries()
+  for (let k = entries.length - 1; k >= 0 && rounds.length < limit; k--) {
+    const entry = entries[k]
+    if (entry.type === 'kept') rounds.push({ at: entry.t ?? '', kept: true, score: entry.score, title: store.get(entry.id)?.title ?? entry.id, id: entry.id })
+    else if (entry.type === 'dropped') rounds.push({ at: entry.t ?? '', kept: false, score: entry.score, title: entry.title ?? '', reason: entry.reasons?.[0] })
+  }
+  const capture = store.settings.describe().sections.capture?.effective as { salience?: { minScore?: number } } | undefined
+  return { minScore: capture?.salience?.minScore ?? null, rounds: rounds.reverse() }
 }

@@ -9,66 +9,35 @@
  * deletions and other processes' captures.
  * @module dsh-knowledge-sync/knowledge/store
  */
-import { readFile, stat } from 'node:fs/promises'
-import { resolve } from 'node:path'
-import type { FrontMatter, KnowledgeDoc, Redaction, SearchFilter, SearchHit } from '../types.js'
+import { readFile, rm, stat } from 'node:fs/promises'
+import { basename, resolve } from 'node:path'
+import type { DocStatus, FrontMatter, KnowledgeDoc, Redaction, SearchFilter, SearchHit } from '../types.js'
 import type { Redactor } from '../redact/redactor.js'
+import { type FieldInput, type RedactedFields, redactFields } from '../redact/fields.js'
 import { isVisible, workspaceOf } from '../search/scope.js'
-import { SearchIndex, type Facets, type IndexedMeta, type ListSort, type SearchIndexOptions } from '../search/search-index.js'
+import type { Facets, IndexedMeta, ListSort, SearchIndex, SearchIndexOptions } from '../search/search-index.js'
 import { writeFileAtomic } from './atomic.js'
-import { formatDocument, isValidId, parseDocument } from './document.js'
+import { DocumentError, formatDocument, isValidId, parseDocument } from './document.js'
 import { type DocumentDraft, redactDraft, renderDraft } from './draft.js'
-import { DocumentFiles } from './files.js'
-import { IdClaims } from './id-claims.js'
-import { openIndexCache, stampOf } from './index-cache.js'
+import type { DocumentFiles } from './files.js'
+import { IdClaims, roundFiles, withRoundLock } from './id-claims.js'
+import { stampOf } from './index-cache.js'
+import { StoreIndex } from './store-index.js'
+import type { KnowledgeStoreOptions, PreparedDocument, StoreChange, StoreLogger, WrittenDocument } from './store-types.js'
 import { Ledger } from './ledger.js'
 import { documentPath, insideRoot, sessionFolder, slugify } from './paths.js'
 import { LiveSettings } from './settings.js'
+import { applyStatus, carryStatus, idsToPaths, type RelationGraph, statusOf, successorsFirst, type StatusChange } from './relations.js'
 
 export type { DocumentDraft } from './draft.js'
+export type { FieldInput, RedactedFields } from '../redact/fields.js'
 export { LIMITS } from './draft.js'
 export type { Facets, IndexedMeta, ListSort } from '../search/search-index.js'
 
 /** The longest `close` waits for {@link KnowledgeStore.hold}s: about the harness's process shutdown window. */
 export const CLOSE_HOLD_MS = 5000
 
-export interface WrittenDocument {
-  id: string
-  path: string
-  meta: FrontMatter
-  redaction: Redaction
-}
-
-/** A redacted, formatted document not yet on disk. */
-export interface PreparedDocument extends WrittenDocument {
-  body: string
-  /** The whole file text. */
-  text: string
-}
-
-export type StoreChange = { type: 'written' | 'removed'; id: string; path: string; kind?: string; cwd?: string }
-
-export interface StoreLogger {
-  info(format: string, ...args: unknown[]): void
-  warn(format: string, ...args: unknown[]): void
-  debug(format: string, ...args: unknown[]): void
-}
-
-export interface KnowledgeStoreOptions {
-  root: string
-  redactor: Redactor
-  logger?: StoreLogger
-  /** Watch the root for changes made by others (default true). */
-  watch?: boolean
-  index?: SearchIndexOptions
-  /** Keep the index in `<root>/.knowledge/cache/` between runs (default true; see index-cache.ts). */
-  cache?: boolean
-  /**
-   * This process only reads (CLI search, list, stats, read): while another process owns the index cache, read that
-   * file instead of indexing every document in memory, as long as no document changed since it was written.
-   */
-  readOnly?: boolean
-}
+export type { KnowledgeStoreOptions, PreparedDocument, StoreChange, StoreLogger, WrittenDocument } from './store-types.js'
 
 const silent: StoreLogger = { info() {}, warn() {}, debug() {} }
 
@@ -77,17 +46,14 @@ export class KnowledgeStore {
   readonly ledger: Ledger
   /** User overrides from the `knowledge` settings namespace, shared by every row. */
   readonly settings = new LiveSettings()
-  /** In memory until {@link start} opens the persisted one; created on first use (SQLite loads only then). */
-  private index_?: SearchIndex
-  private releaseCache = (): void => {}
-  private files: DocumentFiles
+  /** The index (in memory, or the persisted cache), the files feeding it and the relation graph. */
+  private readonly indexed: StoreIndex
   private readonly ids: IdClaims
   private redactor: Redactor
   private readonly logger: StoreLogger
   private readonly watchEnabled: boolean
   private readonly cacheEnabled: boolean
   private readonly readOnly: boolean
-  private readonly indexOptions?: SearchIndexOptions
   private readonly listeners = new Set<(change: StoreChange) => void>()
   private readonly holds = new Set<Promise<unknown>>()
   private chain: Promise<unknown> = Promise.resolve()
@@ -102,35 +68,26 @@ export class KnowledgeStore {
     this.watchEnabled = options.watch ?? true
     this.cacheEnabled = options.cache ?? true
     this.readOnly = options.readOnly ?? false
-    this.indexOptions = options.index
     this.ledger = new Ledger(this.root)
     this.ids = new IdClaims(this.root)
-    this.files = this.openFiles()
+    this.indexed = new StoreIndex({ root: this.root, logger: this.logger, indexOptions: options.index, ids: this.ids, emit: (change) => this.emit(change) })
   }
 
-  /** The document files, feeding this store's index. */
-  private openFiles(): DocumentFiles {
-    return new DocumentFiles(this.root, {
-      upsertMany: (docs) => { this.index.upsertMany(docs); for (const doc of docs) this.ids.noteIndexed(doc.id, doc.meta.session) },
-      upsert: (doc) => { this.index.upsert(doc); this.ids.noteIndexed(doc.id, doc.meta.session) },
-      remove: (id) => { this.index.remove(id) },
-      indexedMtime: (id) => this.index.get(id)?.mtimeMs,
-      holdMerges: () => this.index.holdMerges(),
-      known: (id, session) => this.ids.noteIndexed(id, session),
-      restamp: (doc) => { if (doc.stamp) this.index.restamp(doc.id, doc.mtimeMs, doc.stamp); this.ids.noteIndexed(doc.id, doc.meta.session) },
-      written: (doc) => this.emit({ type: 'written', id: doc.id, path: doc.path, kind: doc.meta.kind, cwd: doc.meta.cwd }),
-      removed: (id, path) => this.emit({ type: 'removed', id, path }),
-    }, this.logger)
-  }
+  private get index(): SearchIndex { return this.indexed.index }
+  private get files(): DocumentFiles { return this.indexed.files }
+  private get graph(): RelationGraph { return this.indexed.graph }
 
-  private get index(): SearchIndex {
-    this.index_ ??= new SearchIndex(this.indexOptions)
-    return this.index_
-  }
+  /**
+   * Redacts texts that leave the process other than as a document (a distill request) exactly as a document's fields
+   * are: windowed, every masked value masked in all of them, then cut. Uses the live redactor.
+   */
+  redactFields(fields: FieldInput[]): Promise<RedactedFields> { return redactFields(this.redactor, fields) }
 
   /** Replaces the redactor (live settings). Later writes use it. */
   setRedactor(redactor: Redactor): void { this.redactor = redactor }
   get redactionEnabled(): boolean { return this.redactor.enabled }
+  /** The text that replaces a masked value ('' when redaction is off). */
+  get redactionMask(): string { return this.redactor.enabled ? this.redactor.mask : '' }
 
   /** Files that could not be read as documents, with why. */
   get invalid(): ReadonlyMap<string, string> { return this.files.invalid }
@@ -158,37 +115,7 @@ export class KnowledgeStore {
    */
   start(): Promise<void> {
     this.scanned ??= (async () => {
-      const started = Date.now()
-      let mode: string = 'memory'
-      if (this.cacheEnabled && !this.closed) {
-        const opened = openIndexCache(this.root, this.indexOptions, this.logger, { readOnly: this.readOnly })
-        mode = opened.mode
-        if (opened.mode !== 'memory') {
-          this.index_?.close()
-          this.index_ = opened.index
-          this.releaseCache = opened.release
-        }
-      }
-      if (mode === 'shared') {
-        // Another process's file, read-only: good as long as the reconcile has nothing to write. A change (the
-        // owner is not watching, or a file changed this instant) means indexing in memory after all.
-        try {
-          await this.files.scan(this.index.manifest())
-          const { read, dropped } = this.files.scanned
-          if (read + dropped > 0) throw new Error('changed')
-        } catch {
-          this.index_?.close()
-          this.index_ = undefined
-          this.files.close()
-          this.files = this.openFiles()
-          mode = 'memory'
-          await this.files.scan()
-        }
-      } else await this.files.scan(mode === 'reused' ? this.index.manifest() : undefined)
-      if (mode === 'rebuild' && !this.closed) this.index.setState('complete')
-      const { kept, read, restamped, dropped } = this.files.scanned
-      this.logger.debug('indexed %d document(s) under %s in %d ms (index %s: kept %d, read %d, restamped %d, dropped %d)',
-        this.index.size, this.root, Date.now() - started, mode, kept, read, restamped, dropped)
+      await this.indexed.start({ cache: this.cacheEnabled, readOnly: this.readOnly, closed: () => this.closed })
       if (this.watchEnabled) this.files.watch()
     })()
     return this.scanned
@@ -215,9 +142,7 @@ export class KnowledgeStore {
       }
       this.closed = true
       await this.flush()
-      this.files.close()
-      this.index_?.close()
-      this.releaseCache()
+      this.indexed.close()
     })()
     return this.closing
   }
@@ -234,19 +159,30 @@ export class KnowledgeStore {
     return isValidId(id) ? this.index.get(id) : undefined
   }
 
-  /** One document in full, read from its file (the source of truth). */
+  /**
+   * One document in full, read from its file (the source of truth) with the index's bounds: never through a symbolic
+   * link, never over 4 MiB. A file that fails (now a link, too large, broken front matter) leaves the index at once
+   * and the error names it.
+   */
   async read(id: string): Promise<KnowledgeDoc | undefined> {
     const meta = this.get(id)
     if (!meta) return undefined
     const full = insideRoot(this.root, meta.path)
     try {
-      const [text, info] = await Promise.all([readFile(full, 'utf8'), stat(full)])
-      const parsed = parseDocument(text, meta.path, id, info.mtimeMs)
-      return { id: parsed.meta.id, path: meta.path, meta: parsed.meta, body: parsed.body, mtimeMs: info.mtimeMs }
+      const { text, mtimeMs } = this.files.readText(meta.path, full)
+      const parsed = parseDocument(text, meta.path, id, mtimeMs)
+      return { id: parsed.meta.id, path: meta.path, meta: parsed.meta, body: parsed.body, mtimeMs }
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') { this.files.forget(meta.path); return undefined }
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+      if (error instanceof DocumentError) this.files.evict(meta.path, error.message)
       throw error
     }
+  }
+
+  /** The whole text of a visible document's file, read with the same checks as {@link read} (the CLI prints it). */
+  async readText(rawId: unknown, scope: string | undefined): Promise<{ doc: KnowledgeDoc; text: string }> {
+    const doc = await this.readVisible(rawId, scope)
+    return { doc, text: this.files.readText(doc.path, insideRoot(this.root, doc.path)).text }
   }
 
   /** Reads `id` if it names a document visible from `scope`; throws an Error with a clear message otherwise. */
@@ -261,9 +197,9 @@ export class KnowledgeStore {
     return doc
   }
 
-  /** BM25 search over the documents the filter selects. */
+  /** BM25 search over the documents the filter selects; a superseded hit never ranks above its successor. */
   search(query: string, filter: SearchFilter = {}): SearchHit[] {
-    return this.index.search(query, filter)
+    return successorsFirst(this.index.search(query, filter))
   }
 
   /** A page of document metadata, newest first (or by title). */
@@ -281,6 +217,23 @@ export class KnowledgeStore {
     return this.index.facets(filter)
   }
 
+  /** The indexed body of a document (what search sees), without reading the file. */
+  text(id: string): string | undefined {
+    return isValidId(id) ? this.index.body(id) : undefined
+  }
+
+  /** Ids of the documents that link to `id` (computed from every document's links, never written). */
+  linkedFrom(id: string): string[] { return this.graph.linkedFrom(id) }
+
+  /** Ids of the documents `id` replaces (their `superseded_by`, or its own `supersedes`). */
+  supersededOnes(id: string): string[] { return this.graph.supersededOnes(id) }
+
+  /** The id of the document at a root-relative path. */
+  idOfPath(path: string): string | undefined { return this.graph.idOfPath(path) }
+
+  /** The relation graph, read-only (for the check). */
+  get relations(): Pick<RelationGraph, 'entries' | 'get' | 'resolve'> { return this.graph }
+
   /** The workspace a session in `cwd` sees (see {@link workspaceOf}). */
   scopeFor(cwd: string): string {
     return workspaceOf(cwd, (dir) => this.index.workspaceCount(dir) > 0)
@@ -296,7 +249,8 @@ export class KnowledgeStore {
 
   /** Redacts and writes one document atomically; writes are serialized within this process. */
   write(draft: DocumentDraft): Promise<WrittenDocument> {
-    const run = this.chain.then(() => this.writeNow(draft))
+    // A round (not a rewrite by id) is written under its cross-process lock, so a re-capture always finds the file.
+    const run = this.chain.then(() => withRoundLock(this.root, draft.replaceId || draft.kind === 'note' ? undefined : draft, () => this.writeNow(draft)))
     this.chain = run.catch(() => {})
     return run
   }
@@ -311,10 +265,64 @@ export class KnowledgeStore {
     if (draft.replaceId && !existing) throw new Error(`no document ${draft.replaceId} to replace`)
     const id = existing?.id ?? `${await this.ids.prefixFor(session, !options.dryRun)}-${draft.suffix ?? `t${draft.turn ?? 0}`}`
     const slug = slugify(redacted.title, draft.kind === 'note' ? 'note' : 'round')
-    const relPath = existing?.path ?? documentPath(sessionFolder(session), id, slug)
+    // A round captured again replaces its document in place (see roundFiles); extra copies are removed after the write.
+    const again = existing ? [] : await roundFiles(this.root, sessionFolder(session), id)
+    const relPath = existing?.path ?? again[0] ?? documentPath(sessionFolder(session), id, slug)
     insideRoot(this.root, relPath)
-    const { meta, body } = renderDraft(draft, redacted, id)
-    return { id, path: relPath, meta, body, text: formatDocument(meta, body), redaction: redacted.redaction }
+    let rendered = renderDraft(draft, redacted, id)
+    // A rewrite keeps the status of the document it replaces (a late distillation must not un-retire it).
+    const previous = existing ? await this.read(existing.id) : undefined
+    if (previous) rendered = carryStatus(previous, rendered.meta, rendered.body)
+    const { meta } = rendered
+    // Links by id become paths relative to this file, so it reads well in an editor and on a git forge.
+    const body = draft.kind === 'note' || draft.kind === 'preference' ? idsToPaths(rendered.body, relPath, (to) => this.get(to)?.path) : rendered.body
+    return { id, path: relPath, meta, body, text: formatDocument(meta, body), redaction: redacted.redaction, ...(again.length ? { replaced: again } : {}) }
+  }
+
+  /** Masks `text` the way every write is masked (so a caller can compare what would be written with what is there). */
+  redact(text: string): Promise<Redaction> { return this.redactor.redact(text) }
+
+  /**
+   * Replaces spans of one document's file text (upstream sections): each inserted text is redacted, every other byte
+   * stays as it is. `expected` is the text the caller read; a file changed since is refused. Atomic, indexed, ledgered.
+   */
+  splice(relPath: string, expected: string, edits: Array<{ start: number; end: number; text: string }>, source = ''): Promise<WrittenDocument> {
+    const run = this.chain.then(async () => {
+      if (this.closed) throw new Error('knowledge store is closed')
+      await this.start()
+      const full = insideRoot(this.root, relPath)
+      if (await readFile(full, 'utf8') !== expected) throw new Error(`${relPath} changed on disk while it was being synced; try again`)
+      let text = expected
+      let count = 0
+      const families: Record<string, number> = {}
+      for (const edit of [...edits].sort((a, b) => b.start - a.start)) {
+        const masked = await this.redactor.redact(edit.text)
+        count += masked.count
+        for (const [family, n] of Object.entries(masked.families)) families[family] = (families[family] ?? 0) + n
+        text = text.slice(0, edit.start) + masked.text + text.slice(edit.end)
+      }
+      const parsed = parseDocument(text, relPath, basename(relPath, '.md').replace(/[^A-Za-z0-9_.-]/g, '-').replace(/^[-.]+/, '') || 'doc', Date.now())
+      await writeFileAtomic(full, text)
+      const info = await stat(full)
+      const doc: KnowledgeDoc = { id: parsed.meta.id, path: relPath, meta: parsed.meta, body: parsed.body, mtimeMs: info.mtimeMs, stamp: stampOf(info, text) }
+      this.indexed.relate(doc)
+      this.index.upsert(doc)
+      this.files.noteWritten(doc)
+      this.emit({ type: 'written', id: doc.id, path: relPath, kind: doc.meta.kind, cwd: doc.meta.cwd })
+      await this.ledger.record({ type: 'synced', id: doc.id, path: relPath, source, redacted: count })
+      return { id: doc.id, path: relPath, meta: doc.meta, redaction: { text: '', count, families } }
+    })
+    this.chain = run.catch(() => {})
+    return run
+  }
+
+  /**
+   * One line of text as it may be recorded outside a document (the ledger's title of a dropped round): redacted
+   * first, then cut to `max` characters on one line.
+   */
+  async redactLine(text: string, max = 80): Promise<string> {
+    const redacted = (await this.redactor.redact(text.replace(/\s+/g, ' ').trim())).text
+    return redacted.length > max ? `${redacted.slice(0, max - 1)}…` : redacted
   }
 
   /** Next free note number in a session: `n1`, `n2`, … */
@@ -327,16 +335,63 @@ export class KnowledgeStore {
 
   private async writeNow(draft: DocumentDraft): Promise<WrittenDocument> {
     if (this.closed) throw new Error('knowledge store is closed')
-    const { id, path: relPath, meta, body, text, redaction } = await this.prepare(draft)
+    const { id, path: relPath, meta, body, text, redaction, replaced } = await this.prepare(draft)
+    await this.commit(id, relPath, meta, body, text, replaced)
+    return { id, path: relPath, meta, redaction }
+  }
+
+  /** The one atomic write: file, index, relations, change listeners. `replaced`: older files of the same round. */
+  private async commit(id: string, relPath: string, meta: FrontMatter, body: string, text: string, replaced?: string[]): Promise<void> {
     const full = insideRoot(this.root, relPath)
+    this.files.assertWritable(relPath)
     await writeFileAtomic(full, text)
+    // Copies of the same round left by an older version (two files, one id) go, so the newer round is the one read.
+    for (const extra of replaced?.slice(1) ?? []) await rm(insideRoot(this.root, extra), { force: true }).catch(() => {})
     const info = await stat(full)
-    const doc = { id, path: relPath, meta, body, mtimeMs: info.mtimeMs, stamp: stampOf(info, text) }
+    const doc: KnowledgeDoc = { id, path: relPath, meta, body, mtimeMs: info.mtimeMs, stamp: stampOf(info, text) }
+    this.indexed.relate(doc)
     this.index.upsert(doc)
     this.ids.noteIndexed(id, meta.session)
     this.files.noteWritten(doc)
     if (this.watchEnabled) this.files.watch()
     this.emit({ type: 'written', id, path: relPath, kind: meta.kind, cwd: meta.cwd })
-    return { id, path: relPath, meta, redaction }
+  }
+
+  /**
+   * Changes a document's status: front matter (`status`, `superseded_by`, `retired`) and a one-line notice under its
+   * title; the round's own sections are never rewritten. The reason is redacted; the change is recorded in the
+   * ledger with who asked (`actor`: tool, cli, page). Serialized with every other write.
+   */
+  setStatus(id: string, change: StatusChange, actor: string): Promise<{ id: string; status: DocStatus }> {
+    const run = this.chain.then(async () => {
+      if (this.closed) throw new Error('knowledge store is closed')
+      const doc = await this.read(id)
+      if (!doc) throw new Error(`no document ${id}`)
+      const reason = 'reason' in change && change.reason ? (await this.redactor.redact(change.reason.slice(0, 1000))).text : undefined
+      const redacted = { ...change, ...(reason !== undefined ? { reason } : {}) } as StatusChange
+      const at = new Date().toISOString()
+      const { meta, body } = applyStatus(doc, redacted, at)
+      await this.commit(doc.id, doc.path, meta, body, formatDocument(meta, body))
+      const status = statusOf(meta)
+      await this.ledger.record({ type: 'status', id: doc.id, status, ...(change.to === 'superseded' ? { by: change.by } : {}), ...(reason ? { reason } : {}), actor })
+      return { id: doc.id, status }
+    })
+    this.chain = run.catch(() => {})
+    return run
+  }
+
+  /** Adds `oldIds` to a document's `supersedes` list (front matter only; the body stays as it is). */
+  addSupersedes(id: string, oldIds: string[]): Promise<void> {
+    const run = this.chain.then(async () => {
+      const doc = await this.read(id)
+      if (!doc) throw new Error(`no document ${id}`)
+      const before = Array.isArray(doc.meta.supersedes) ? doc.meta.supersedes.map(String) : []
+      const next = [...new Set([...before, ...oldIds])]
+      if (next.length === before.length) return
+      const meta = { ...doc.meta, supersedes: next }
+      await this.commit(doc.id, doc.path, meta, doc.body, formatDocument(meta, doc.body))
+    })
+    this.chain = run.catch(() => {})
+    return run
   }
 }

@@ -10,18 +10,22 @@ import type {} from '@deepseek-ai/dsh-agent'
 import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-tools'
 import type {} from '../knowledge/index.js'
-import { TEXT_OUTPUT } from '../tool-output.js'
+import { OUTPUT_BUDGET, TEXT_OUTPUT } from '../tool-output.js'
 import { PointerMemo, pointerText } from './pointer.js'
 import { MAX_LIMIT, parseSearchArgs } from '../knowledge/query.js'
 import { DOC_KINDS } from '../wire.js'
-import { READ_TOOL, renderDocument } from './read-tool.js'
+import { parseOffset, READ_TOOL, renderDocument } from './read-tool.js'
 import { renderHits, SEARCH_TOOL } from './search-tool.js'
+import { MAX_PREFERENCES, preferencesText, quoteOf } from './preferences.js'
+import { STATUS_FILTERS } from '../knowledge/query.js'
+import { bodyWithIds, relationsView } from '../knowledge/correct.js'
 
 export const name = 'knowledge-recall'
 export const inject = ['knowledge', 'tools', 'systemPrompt']
 
-/** Tool guidance sections use orders 100–199; the pointer sits at their end. */
+/** Tool guidance sections use orders 100–199; the pointer sits at their end, the person's preferences right after. */
 export const POINTER_ORDER = 190
+export const PREFERENCES_ORDER = 191
 
 export interface Config {
   /** Add the two-sentence pointer to the system prompt when documents are visible. */
@@ -49,7 +53,10 @@ export function apply(ctx: Context, config: Config): void {
   ctx.tools.register({
     name: SEARCH_TOOL,
     description: 'Search the knowledge base of earlier sessions (questions, answers, notes, tool calls) with BM25. '
-      + 'Use a few keywords, an error code or an identifier. Returns ids, titles, dates and snippets; read one with knowledge_read.',
+      + 'Use a few keywords, an error code or an identifier. Returns ids, titles, dates and snippets; read one with knowledge_read. '
+      + 'Documents may be in English or Chinese; words are matched across the two and through common synonyms, but weakly: '
+      + 'when nothing fits, search once more with synonyms or in the other language.'
+      + ` Output: at most ${OUTPUT_BUDGET.knowledge_search} characters.`,
     parameters: {
       type: 'object',
       properties: {
@@ -58,6 +65,7 @@ export function apply(ctx: Context, config: Config): void {
         tag: { type: 'string', description: 'Only documents with this tag.' },
         tool: { type: 'string', description: 'Only rounds that used a tool matching this glob, e.g. "bash*".' },
         limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: 'How many hits (default: the configured search limit).' },
+        status: { type: 'string', enum: [...STATUS_FILTERS], description: 'Default: active and superseded documents (retired ones are left out). "retired" or "all" shows them on purpose.' },
       },
       required: ['query'],
       additionalProperties: false,
@@ -66,24 +74,32 @@ export function apply(ctx: Context, config: Config): void {
     async execute(args, exec) {
       const parsed = parseSearchArgs(args, current.searchLimit)
       const scope = scopeOf(exec.agent)
-      const hits = store.search(parsed.query, { kind: parsed.kind, tag: parsed.tag, tool: parsed.tool, limit: parsed.limit, scope })
+      const hits = store.search(parsed.query, { kind: parsed.kind, tag: parsed.tag, tool: parsed.tool, limit: parsed.limit, scope, status: parsed.status })
       return { text: renderHits(parsed.query, hits, scope), ids: hits.map((h) => h.id) }
     },
   })
 
   ctx.tools.register({
     name: READ_TOOL,
-    description: 'Read one knowledge document in full by the id knowledge_search returned.',
+    description: 'Read one knowledge document in full by the id knowledge_search returned. Links to other documents appear '
+      + 'as ids; the result ends with the documents that link here ("Linked from") and names a successor ("Superseded by").'
+      + ` Output: at most ${OUTPUT_BUDGET.knowledge_read} characters; a longer document ends with the offset to continue from.`,
     parameters: {
       type: 'object',
-      properties: { id: { type: 'string', description: 'A document id, e.g. "abc12345-t3".' } },
+      properties: {
+        id: { type: 'string', description: 'A document id, e.g. "abc12345-t3".' },
+        offset: { type: 'integer', minimum: 0, description: 'Continue a cut document from this character (given at its end).' },
+      },
       required: ['id'],
       additionalProperties: false,
     },
     output: TEXT_OUTPUT,
     async execute(args, exec) {
-      const doc = await store.readVisible((args as { id?: unknown } | null)?.id, scopeOf(exec.agent))
-      return { id: doc.id, text: renderDocument(doc) }
+      const offset = parseOffset((args as { offset?: unknown } | null)?.offset)
+      const scope = scopeOf(exec.agent)
+      const doc = await store.readVisible((args as { id?: unknown } | null)?.id, scope)
+      const related = relationsView(store, doc.id, scope)
+      return { id: doc.id, text: renderDocument(doc, { ...related, body: bodyWithIds(store, doc) }, offset) }
     },
   })
 
@@ -100,6 +116,20 @@ export function apply(ctx: Context, config: Config): void {
           return pointerText(store.count({ scope }), scope)
         })
       },
+  })
+  const preferences = new PointerMemo()
+  ctx.systemPrompt.section({
+    name: 'knowledge-sync:preferences',
+    order: PREFERENCES_ORDER,
+    text: (assembly) => {
+      const session = sessionOf(assembly.agent)
+      if (!session || !current.announce) return ''
+      // Fixed at the session's first request, like the pointer: a preference noted now reaches the next session.
+      return preferences.get(session.id, () => {
+        const { total, items } = store.list({ kind: 'preference', status: 'active', scope: scopeOf(assembly.agent), limit: MAX_PREFERENCES })
+        return preferencesText(items.map((m) => ({ id: m.id, title: m.title, quote: quoteOf(store.text(m.id)) })), total)
+      })
+    },
   })
   logger.debug('recall ready (announce %s, sameWorkspaceOnly %s)', config.announce, config.sameWorkspaceOnly)
 }

@@ -52,6 +52,7 @@ import { scanContext } from './context.js'
 import type { BackstopResult } from './secretlint.js'
 import { PRIORITY, type Span } from './scan.js'
 import { scanTokens } from './tokens.js'
+import { maskedValues, ValueMatcher, type MaskedValue } from './propagate.js'
 
 export type { Span } from './scan.js'
 
@@ -105,11 +106,18 @@ export function compilePatterns(patterns: string[]): RegExp[] {
   })
 }
 
+/** Per call: `propagate: false` leaves propagation to the caller (the store does one pass over all fields). */
+export interface RedactCallOptions {
+  propagate?: boolean
+}
+
 /** Masks text. `redactSync` runs the own rules only; `redact` adds the secretlint backstop (at least as strong). */
 export interface Redactor {
   readonly enabled: boolean
-  redact(text: string): Promise<Redaction>
-  redactSync(text: string): Redaction
+  /** The text that replaces a masked value. */
+  readonly mask: string
+  redact(text: string, options?: RedactCallOptions): Promise<Redaction>
+  redactSync(text: string, options?: RedactCallOptions): Redaction
 }
 
 /** Spans of user patterns: group 1 when the pattern has a capturing group, else the whole match. */
@@ -184,6 +192,23 @@ export function applySpans(text: string, spans: Span[], mask: string): Redaction
   return { text: parts.join(''), count: merged.length, families }
 }
 
+/** Sets `values` on a result without making it enumerable: secrets never reach JSON output or a log by accident. */
+export function withValues(result: Redaction, values: MaskedValue[]): Redaction {
+  Object.defineProperty(result, 'values', { value: values, enumerable: false, configurable: true, writable: true })
+  return result
+}
+
+/**
+ * Applies the rules' spans, then one propagation pass: every other occurrence of a masked value (and its JSON-,
+ * URL- and base64-encoded forms) in the same text is masked too and counted under the value's family.
+ */
+function finish(text: string, spans: Span[], mask: string, propagate: boolean): Redaction {
+  const merged = mergeSpans(spans)
+  const values = maskedValues(text, merged)
+  const extra = propagate && values.length ? new ValueMatcher(values, mask).spans(text) : []
+  return withValues(applySpans(text, extra.length ? merged.concat(extra) : merged, mask), values)
+}
+
 /**
  * Keeps only backstop spans the own rules knew nothing about: a span overlapping an own span is the same secret
  * (the own span is the precise one: secretlint reports whole URLs and webhook addresses), and a span whose text
@@ -213,6 +238,8 @@ export interface RedactorTuning {
   secretlintBudgetMs?: (length: number) => number
   /** Called after each backstop run (tests and benchmarks). */
   onBackstop?: (result: BackstopResult & { novel: number }) => void
+  /** Mask every further occurrence of a masked value in the same text (default true; off only to measure it). */
+  propagate?: boolean
 }
 
 /**
@@ -224,21 +251,24 @@ export function createRedactor(options: RedactOptions, tuning: RedactorTuning = 
   const mask = typeof options.mask === 'string' ? options.mask : DEFAULT_MASK
   const enabled = options.enabled !== false
   const useBackstop = tuning.secretlint !== false
+  const propagate = tuning.propagate !== false
   const unchanged = (text: string): Redaction => ({ text, count: 0, families: {} })
   const asText = (text: unknown): string => (typeof text === 'string' ? text : String(text ?? ''))
   return {
     enabled,
-    redactSync(input: string): Redaction {
+    mask,
+    redactSync(input: string, call?: RedactCallOptions): Redaction {
       const text = asText(input)
       if (!enabled || text.length === 0) return unchanged(text)
-      return applySpans(text, scanSpans(text, mask, patterns), mask)
+      return finish(text, scanSpans(text, mask, patterns), mask, propagate && call?.propagate !== false)
     },
-    async redact(input: string): Promise<Redaction> {
+    async redact(input: string, call?: RedactCallOptions): Promise<Redaction> {
       const text = asText(input)
       if (!enabled || text.length === 0) return unchanged(text)
       const own = scanSpans(text, mask, patterns)
       // No preset rule matches without a run of 12+ non-space characters; short fields skip its per-call setup.
-      if (!useBackstop || !LONG_RUN_RE.test(text)) return applySpans(text, own, mask)
+      const spread = propagate && call?.propagate !== false
+      if (!useBackstop || !LONG_RUN_RE.test(text)) return finish(text, own, mask, spread)
       let extra: Span[] = []
       try {
         // Loaded on the first redaction: secretlint's preset is most of the CLI's start-up cost otherwise.
@@ -249,7 +279,7 @@ export function createRedactor(options: RedactOptions, tuning: RedactorTuning = 
       } catch {
         // The backstop is best effort; the own rules' result stands.
       }
-      return applySpans(text, extra.length ? own.concat(extra) : own, mask)
+      return finish(text, extra.length ? own.concat(extra) : own, mask, spread)
     },
   }
 }

@@ -13,13 +13,15 @@ import { DEFAULT_LIST_LIMIT, DOC_COLUMNS, type DocRow, type IndexedMeta, KINDS, 
 export interface ListingHost {
   stmt(sql: string): StatementSync
   readonly size: number
+  /** Retired documents indexed (the default status filter leaves them out). */
+  readonly retired: number
   readonly vocabulary: Vocabulary
 }
 
 /** Filtered documents without a query, paged; `total` counts them before paging. */
 export function listDocs(host: ListingHost, filter: SearchFilter & { sort?: ListSort } = {}): { total: number; items: IndexedMeta[] } {
   const { offset, limit } = page(filter, DEFAULT_LIST_LIMIT, Number.MAX_SAFE_INTEGER)
-  const where = whereOf(filter, 'doc', host.vocabulary)
+  const where = whereOf(filter, 'doc', host.vocabulary, host.retired)
   if (where.none) return { total: 0, items: [] }
   const total = countWhere(host, where)
   if (limit === 0 || offset >= total) return { total, items: [] }
@@ -31,12 +33,13 @@ export function listDocs(host: ListingHost, filter: SearchFilter & { sort?: List
 
 /** How many documents the filter selects (paging ignored). */
 export function countDocs(host: ListingHost, filter: SearchFilter = {}): number {
-  const where = whereOf(filter, 'doc', host.vocabulary)
+  const where = whereOf(filter, 'doc', host.vocabulary, host.retired)
   return where.none ? 0 : countWhere(host, where)
 }
 
 function countWhere(host: ListingHost, where: Where): number {
   if (!where.sql) return host.size
+  if (where.defaultOnly) return host.size - host.retired
   const row = host.stmt(`SELECT count(*) AS n FROM doc WHERE 1${where.sql}`).get(...where.params) as { n: number }
   return row.n
 }
@@ -49,7 +52,7 @@ export function workspaceCount(host: ListingHost, cwd: string): number {
 /** Counts per kind, tag, tool and workspace over the documents the filter selects (paging ignored). */
 export function facetCounts(host: ListingHost, filter: SearchFilter = {}): Facets {
   const out: Facets = { kinds: {}, tags: {}, tools: {}, workspaces: {} }
-  const where = whereOf(filter, 'doc', host.vocabulary)
+  const where = whereOf(filter, 'doc', host.vocabulary, host.retired)
   if (where.none) return out
   const names = host.vocabulary.names
   for (const r of host.stmt(`SELECT kind AS k, count(*) AS n FROM doc WHERE 1${where.sql} GROUP BY kind`).all(...where.params) as Array<{ k: number; n: number }>) {

@@ -1,5 +1,5 @@
 /**
- * Filters (kind, tag, tool glob, workspace scope) as SQL clauses, and the tag/tool vocabulary they are resolved
+ * Filters (kind, status, tag, tool glob, workspace scope) as SQL clauses, and the tag/tool vocabulary they are resolved
  * against. Every value is a bound parameter and the SQL is built from fixed fragments only, so the prepared-statement
  * cache stays small and no filter value can change a statement's shape.
  * @module dsh-knowledge-sync/search/filter
@@ -7,7 +7,7 @@
 import type { SQLInputValue } from 'node:sqlite'
 import picomatch from 'picomatch'
 import type { SearchFilter } from '../types.js'
-import { KIND_INDEX, ownString } from './schema.js'
+import { KIND_INDEX, ownString, STATUS_INDEX } from './schema.js'
 import { scopeRange } from './scope.js'
 
 /** Filter clauses, ready to append to a `WHERE 1` or a `WHERE fts MATCH ?`. */
@@ -18,6 +18,8 @@ export interface Where {
   none: boolean
   /** The clauses read the `doc` table (the FTS query then joins it). */
   needsDoc: boolean
+  /** The only clause is the default status filter (counted without a scan). */
+  defaultOnly?: boolean
 }
 
 /**
@@ -87,8 +89,11 @@ export class Vocabulary {
   }
 }
 
-/** Filter clauses over `doc` (or, for kind, over the rowid of `alias`). */
-export function whereOf(filter: SearchFilter | undefined, alias: 'doc' | 'fts', vocabulary: Vocabulary): Where {
+/**
+ * Filter clauses over `doc` (or, for kind and status, over the rowid of `alias`). `retired`: how many retired
+ * documents are indexed (while none is, the default status filter adds no clause).
+ */
+export function whereOf(filter: SearchFilter | undefined, alias: 'doc' | 'fts', vocabulary: Vocabulary, retired: number): Where {
   const clauses: string[] = []
   const params: SQLInputValue[] = []
   let needsDoc = false
@@ -97,7 +102,16 @@ export function whereOf(filter: SearchFilter | undefined, alias: 'doc' | 'fts', 
   if (f.kind !== undefined && f.kind !== null) {
     const k = KIND_INDEX[f.kind as string]
     if (k === undefined) none = true
-    else { clauses.push(`(${alias}.rowid & 3) = ?`); params.push(k) }
+    else { clauses.push(`(${alias}.rowid & 7) = ?`); params.push(k) }
+  }
+  // Retired documents leave search, lists and counts unless the filter names a status (or `all`).
+  let defaultClause = false
+  if (f.status !== 'all') {
+    const s = f.status === undefined || f.status === null ? undefined : STATUS_INDEX[f.status as string]
+    if (f.status !== undefined && f.status !== null && s === undefined) none = true
+    else if (s === undefined) {
+      if (retired > 0) { clauses.push(`((${alias}.rowid >> 3) & 3) <> ${STATUS_INDEX.retired}`); defaultClause = true }
+    } else { clauses.push(`((${alias}.rowid >> 3) & 3) = ?`); params.push(s) }
   }
   if (typeof f.tag === 'string' && f.tag.trim()) {
     const tag = vocabulary.tagIds.get(f.tag.trim().toLowerCase())
@@ -124,5 +138,6 @@ export function whereOf(filter: SearchFilter | undefined, alias: 'doc' | 'fts', 
     clauses.push(`(doc.cwd = '' OR doc.cwd = ? OR (doc.cwd >= ? AND doc.cwd < ?))`)
     params.push(exact, lo, hi)
   }
-  return { sql: clauses.length ? ' AND ' + clauses.join(' AND ') : '', params, none, needsDoc }
+  const defaultOnly = defaultClause && clauses.length === 1
+  return { sql: clauses.length ? ' AND ' + clauses.join(' AND ') : '', params, none, needsDoc, defaultOnly }
 }

@@ -38,10 +38,14 @@ export class IndexFileError extends Error {
 const PROBE = 'Probe ERR_PNPM_FETCH_404 searchIndex src/search/search-index.ts v1.2.3 数据库连接池 ビルド café'
 
 /** Tables and indexes of a file-backed index that the in-memory index does not need. */
-const FILE_SCHEMA = `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); CREATE INDEX doc_id ON doc (id);`
+const FILE_SCHEMA = `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); CREATE INDEX doc_id ON doc (id);
+  CREATE INDEX doc_related ON doc (id) WHERE relations IS NOT NULL;`
 
-/** The format key stored in a file: schema version, schema text and tokenizer output fingerprinted. */
-export const INDEX_FORMAT = `dsh-knowledge-index/1:${createHash('sha256').update(SCHEMA).update(FILE_SCHEMA).update(JSON.stringify(indexStreams(PROBE))).digest('hex').slice(0, 16)}`
+/**
+ * The format key stored in a file: schema version, schema text and tokenizer output fingerprinted. Version 2: rowids
+ * carry the status beside the kind (`seq * 32 + status * 8 + kind`), `doc.superseded_by`, `doc.relations`, `meta.han`.
+ */
+export const INDEX_FORMAT = `dsh-knowledge-index/2:${createHash('sha256').update(SCHEMA).update(FILE_SCHEMA).update(JSON.stringify(indexStreams(PROBE))).digest('hex').slice(0, 16)}`
 
 /** Build state of a file: `building` until the first full load is committed, then `complete`. */
 export type IndexFileState = 'building' | 'complete'

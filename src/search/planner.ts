@@ -7,7 +7,7 @@
  * common terms are left out, and a query made of nothing but common terms (each in thousands of documents) ranks the
  * newest matching documents, about a budget's worth.
  *
- * Ranking: `bm25(title 4, tags 2, body 1, identifier wholes ×2) × kind boost`, OR semantics (any query term matches),
+ * Ranking: `bm25(title 4, tags 2, body 1, identifier wholes ×2) × kind boost × superseded factor (0.5)`, OR semantics (any query term matches),
  * times an all-terms bonus (1.6) for documents that hold every query term (an identifier counts when one of its
  * wholes, or all of its words, are present), computed with an AND-ed MATCH under the same filters.
  * @module dsh-knowledge-sync/search/planner
@@ -15,7 +15,7 @@
 import type { StatementSync } from 'node:sqlite'
 import type { DocKind } from '../types.js'
 import type { Where } from './filter.js'
-import { quote } from './schema.js'
+import { quote, STATUS_INDEX } from './schema.js'
 import type { QueryTerm } from './tokenize.js'
 
 /** At most this many common (non-driver) terms are scored per query; see {@link QueryPlanner.candidates}. */
@@ -45,11 +45,14 @@ export interface RankSettings {
   /** The `bm25(fts, …)` call with the column weights. */
   bm25: string
   bonus: number
+  /** Rank multiplier of a superseded document. */
+  superseded: number
   /** How many matching rows one ranking pass may score. */
   budget: number
 }
 
-interface Row { r: number; s: number }
+/** One ranked row: its rowid and its boosted bm25 (lower is better). */
+export interface Row { r: number; s: number }
 /** The all-terms test: its MATCH expression, a bound on the rows satisfying it, and the postings bm25 would count. */
 interface AllTerms { expr: string; rows: number; postings: number }
 
@@ -58,10 +61,14 @@ export class QueryPlanner {
   /** Document frequency per query token, for query planning only (never for scores: FTS5 computes those). */
   private readonly dfCache = new Map<string, { n: number; cap: number }>()
   private writesSinceDf = 0
-  private readonly budget: number
+  /** How many matching rows one ranking pass may score. */
+  readonly budget: number
   private readonly boost: Record<DocKind, number>
   private readonly bonus: number
+  private readonly superseded: number
   private readonly bm25: string
+  /** Query-expansion phrases the corpus does not hold (most dictionary translations); forgotten at the next write. */
+  readonly absent = new Set<string>()
   /** The plan of the last {@link candidates} call. */
   plan: Plan = 'none'
 
@@ -69,6 +76,7 @@ export class QueryPlanner {
     this.budget = settings.budget
     this.boost = settings.boost
     this.bonus = settings.bonus
+    this.superseded = settings.superseded
     this.bm25 = settings.bm25
   }
 
@@ -78,6 +86,7 @@ export class QueryPlanner {
 
   /** Called after every write: planning statistics are refreshed once the corpus changed by ~2%. */
   wrote(): void {
+    this.absent.clear()
     if (++this.writesSinceDf > Math.max(32, this.host.size * 0.02)) {
       this.dfCache.clear()
       this.writesSinceDf = 0
@@ -243,7 +252,7 @@ export class QueryPlanner {
    * pass over the posting list, and planning never needs to know more). Cached for planning; zero is never cached,
    * so a new document is found at once.
    */
-  private df(token: string, cap = POSTINGS_PER_BUDGET * this.budget + 1): number {
+  df(token: string, cap = POSTINGS_PER_BUDGET * this.budget + 1): number {
     const cached = this.dfCache.get(token)
     if (cached !== undefined && (cached.n < cached.cap || cap <= cached.cap)) return cached.n
     let n = 0
@@ -257,9 +266,10 @@ export class QueryPlanner {
   }
 
   /** Top `n` rows of one MATCH expression under the filters, best first (`s` is the boosted bm25, lower is better). */
-  private rank(expr: string, where: Where, n: number, fromRowid = 0): Row[] {
+  rank(expr: string, where: Where, n: number, fromRowid = 0): Row[] {
     const b = this.boost
-    const sql = `SELECT fts.rowid AS r, ${this.bm25} * (CASE fts.rowid & 3 WHEN 0 THEN ${b.raw} WHEN 1 THEN ${b.note} WHEN 2 THEN ${b.distilled} ELSE ${b.manual} END) AS s ` +
+    const sql = `SELECT fts.rowid AS r, ${this.bm25} * (CASE fts.rowid & 7 WHEN 0 THEN ${b.raw} WHEN 1 THEN ${b.note} WHEN 2 THEN ${b.distilled} WHEN 4 THEN ${b.preference} ELSE ${b.manual} END)` +
+      ` * (CASE (fts.rowid >> 3) & 3 WHEN ${STATUS_INDEX.superseded} THEN ${this.superseded} ELSE 1 END) AS s ` +
       `FROM fts${where.needsDoc ? ' JOIN doc ON doc.rowid = fts.rowid' : ''} WHERE fts MATCH ?${fromRowid ? ' AND fts.rowid >= ?' : ''}${where.sql} ORDER BY s, fts.rowid DESC LIMIT ?`
     try {
       return this.stmt(sql).all(expr, ...(fromRowid ? [fromRowid] : []), ...where.params, n) as unknown as Row[]

@@ -1,15 +1,17 @@
 /**
  * The search index's tables and the vocabulary its other files share: the SQL schema, the rowid layout (the kind in
- * its low two bits), the row ↔ metadata mapping, paging limits and small value helpers.
+ * its low three bits, the status in the next two), the row ↔ metadata mapping, paging limits and small value helpers.
  *
  * Tables: `doc` (metadata and the file's stamp, one row per document), `body` (the text snippets are cut from),
  * `tag`/`tool` (document → interned name id, for filters and facets), `name` (those ids' names) and `fts`, a contentless FTS5 table (`content=''`,
  * `contentless_delete=1`): tokens are stored once, in the index. Rowids are dense, in indexing order, and carry the
- * kind, so the kind boost needs no join, a kind filter is `rowid & 3 = k`, and "the newest documents" is a rowid range.
+ * kind in their low three bits and the status in the next two, so the kind boost and the superseded penalty need no
+ * join, a kind filter is `rowid & 7 = k`, the default status filter (retired documents leave search) is
+ * `(rowid >> 3) & 3 <> 2`, and "the newest documents" is a rowid range.
  * @module dsh-knowledge-sync/search/schema
  */
-import type { DocKind, SearchFilter } from '../types.js'
-import { DOC_KINDS } from '../wire.js'
+import type { DocKind, DocStatus, SearchFilter } from '../types.js'
+import { DOC_KINDS, DOC_STATUSES } from '../wire.js'
 
 /** What the index knows of a document without its body. */
 export interface IndexedMeta {
@@ -25,6 +27,10 @@ export interface IndexedMeta {
   /** The dsh session and turn of a captured round (absent for hand-written documents). */
   session?: string
   turn?: number
+  /** Absent = active. */
+  status?: DocStatus
+  /** The successor of a superseded document. */
+  supersededBy?: string
 }
 
 /** Sort orders of a listing: newest first, or by title A→Z (case-insensitive). */
@@ -33,8 +39,11 @@ export type ListSort = 'created' | 'title'
 /** One `doc` row as SELECTed by {@link DOC_COLUMNS}. */
 export interface DocRow {
   rowid: number; id: string; path: string; kind: number; title: string; cwd: string; created: string; mtime: number; tags: string; tools: string
-  session: string | null; turn: number | null
+  session: string | null; turn: number | null; superseded_by: string | null
 }
+
+/** A document's relations record as the store gave it ({@link KnowledgeDoc.relations}). */
+export interface RelationsRow { id: string; relations: string }
 
 /** A document's file as the index last saw it (see {@link FileStamp}); `null`s for documents indexed without one. */
 export interface ManifestRow {
@@ -42,12 +51,15 @@ export interface ManifestRow {
 }
 
 /** The columns {@link toMeta} reads. */
-export const DOC_COLUMNS = 'rowid, id, path, kind, title, cwd, created, mtime, tags, tools, session, turn'
+export const DOC_COLUMNS = 'rowid, id, path, kind, title, cwd, created, mtime, tags, tools, session, turn, superseded_by'
 
-// The kind is stored in a rowid's low two bits, in DOC_KINDS order.
+// The kind is stored in a rowid's low three bits (DOC_KINDS order), the status in the next two (DOC_STATUSES order).
 export const KINDS = DOC_KINDS
 export const KIND_INDEX: Record<string, number> = Object.fromEntries(DOC_KINDS.map((kind, k) => [kind, k]))
-export const DEFAULT_BOOST: Record<DocKind, number> = { raw: 1, note: 1.5, distilled: 1.3, manual: 1.2 }
+export const STATUS_INDEX: Record<string, number> = Object.fromEntries(DOC_STATUSES.map((status, k) => [status, k]))
+/** Rowids advance by this step per document; the bits below it hold `status * 8 + kind`. */
+export const ROWID_STEP = 32
+export const DEFAULT_BOOST: Record<DocKind, number> = { raw: 1, note: 1.5, distilled: 1.3, manual: 1.2, preference: 1.5 }
 export const DEFAULT_SEARCH_LIMIT = 10
 export const DEFAULT_LIST_LIMIT = 50
 /** Paging never reaches further than this into a ranking (a model or a page never needs more). */
@@ -58,7 +70,7 @@ export const SCHEMA = `
   CREATE TABLE doc (
     rowid INTEGER PRIMARY KEY, id TEXT NOT NULL, path TEXT NOT NULL, kind INTEGER NOT NULL, title TEXT NOT NULL,
     cwd TEXT NOT NULL, created TEXT NOT NULL, created_ms REAL NOT NULL, mtime REAL NOT NULL, tags TEXT NOT NULL, tools TEXT NOT NULL,
-    session TEXT, turn INTEGER, size INTEGER, ctime REAL, hash TEXT, seen REAL
+    session TEXT, turn INTEGER, superseded_by TEXT, relations TEXT, size INTEGER, ctime REAL, hash TEXT, seen REAL
   );
   CREATE INDEX doc_created ON doc (created_ms);
   CREATE INDEX doc_cwd ON doc (cwd);
@@ -106,6 +118,8 @@ export function toMeta(row: DocRow): IndexedMeta {
     id: row.id, path: row.path, kind: KINDS[row.kind] ?? 'manual', title: row.title, cwd: row.cwd, created: row.created,
     tags: asStrings(JSON.parse(row.tags)), tools: asStrings(JSON.parse(row.tools)), mtimeMs: row.mtime,
     ...(row.session !== null ? { session: row.session } : {}), ...(row.turn !== null ? { turn: row.turn } : {}),
+    ...(((row.rowid >> 3) & 3) ? { status: DOC_STATUSES[(row.rowid >> 3) & 3] } : {}),
+    ...(row.superseded_by !== null ? { supersededBy: row.superseded_by } : {}),
   }
 }
 

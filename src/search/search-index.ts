@@ -2,8 +2,8 @@
  * The in-process search index: a projection of the knowledge files into an SQLite database (Node's built-in
  * `node:sqlite`, no native addon) with an FTS5 table for BM25 ranking and plain tables for the metadata that filters,
  * lists and facets read ({@link SCHEMA}). This file owns the lifecycle (the write transaction, background segment
- * merging) and the writes; the query planner ({@link QueryPlanner}), filters ({@link whereOf}) and listings/facets
- * live beside it.
+ * merging) and the writes; the query planner ({@link QueryPlanner}), query expansion's passes ({@link addExpansion}),
+ * filters ({@link whereOf}) and listings/facets live beside it.
  *
  * Why this shape:
  * - FTS5 never sees user text. {@link indexStreams} turns titles, tags and bodies into token streams (words,
@@ -16,7 +16,7 @@
  * @module dsh-knowledge-sync/search/search-index
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
-import type { DocKind, FileStamp, KnowledgeDoc, SearchFilter, SearchHit } from '../types.js'
+import type { FileStamp, KnowledgeDoc, SearchFilter, SearchHit } from '../types.js'
 import type { Facets } from '../wire.js'
 import { indexStreams, queryTerms } from './tokenize.js'
 import { snippet } from './snippet.js'
@@ -25,38 +25,17 @@ import { Vocabulary, whereOf } from './filter.js'
 import { type Plan, QueryPlanner } from './planner.js'
 export type { Plan }
 import {
-  asStrings, DEFAULT_BOOST, DEFAULT_SEARCH_LIMIT, DOC_COLUMNS, type DocRow, epoch, finite, type IndexedMeta, KIND_INDEX, KINDS,
-  type ListSort, type ManifestRow, ownString, page, SCHEMA, stripTitle, toMeta,
+  asStrings, DEFAULT_SEARCH_LIMIT, DOC_COLUMNS, type DocRow, epoch, type IndexedMeta, KIND_INDEX, type ListSort,
+  type ManifestRow, ownString, page, type RelationsRow, ROWID_STEP, SCHEMA, STATUS_INDEX, stripTitle, toMeta,
 } from './schema.js'
 import { type IndexFileState, loadSqlite, setIndexFileState } from './index-file.js'
 import { WriteCycle } from './write-cycle.js'
+import { expandQuery, hasHan, type ExpandOptions } from './expand/index.js'
+import { addExpansion } from './expansion.js'
+import { resolveOptions, type SearchIndexOptions } from './options.js'
 
-export type { Facets }
-export type { IndexedMeta, ListSort, ManifestRow } from './schema.js'
-
-/** Options of {@link SearchIndex}. */
-export interface SearchIndexOptions {
-  /** Multiplicative rank boost per kind; defaults note 1.5, distilled 1.3, manual 1.2, raw 1. */
-  boost?: Partial<Record<DocKind, number>>
-  /** BM25 column weights; defaults title 4, tags 2, body 1. */
-  weights?: Partial<Record<'title' | 'tags' | 'body', number>>
-  /**
-   * Extra weight of a whole identifier (`ERR_PNPM_FETCH_404`, `searchIndex`, a path) over a word in the same field;
-   * default 2, so naming the identifier beats mentioning its parts.
-   */
-  identWeight?: number
-  /** Rank multiplier for documents that contain every query term; default 1.6. */
-  allTermsBonus?: number
-  /** Snippet width in characters; default 200. */
-  snippetWidth?: number
-  /**
-   * How many matching rows one ranking pass may score (bm25 costs ~1 µs a row); default 500. Queries whose terms
-   * match more rows are planned (rarest terms first, see {@link QueryPlanner}).
-   */
-  scoreBudget?: number
-  /** Told how each search was evaluated (benches and tests count plans; see {@link Plan}). */
-  onPlan?: (plan: Plan) => void
-}
+export type { Facets, SearchIndexOptions }
+export type { IndexedMeta, ListSort, ManifestRow, RelationsRow } from './schema.js'
 
 /** A BM25 index over knowledge documents. Synchronous; one instance per store. */
 export class SearchIndex {
@@ -76,6 +55,11 @@ export class SearchIndex {
   private readonly rowids = new Map<string, number>()
   private seq = 0
   private count_ = 0
+  /** Retired documents indexed (the default filter leaves them out; counting the rest needs no scan). */
+  private retired_ = 0
+  /** Query expansion's sources (undefined: off), and whether any indexed text had Chinese characters. */
+  private readonly expand: ExpandOptions | undefined
+  private han = false
   private closed = false
   /** The write transaction of each event-loop turn, and background segment merging. */
   private readonly cycle: WriteCycle
@@ -85,20 +69,11 @@ export class SearchIndex {
    * index over that file with its documents and vocabulary read back.
    */
   constructor(options: SearchIndexOptions = {}, db?: DatabaseSync) {
-    const boost = { ...DEFAULT_BOOST }
-    for (const k of KINDS) boost[k] = finite(options.boost?.[k], DEFAULT_BOOST[k])
-    const w = options.weights ?? {}
-    const title = finite(w.title, 4)
-    const body = finite(w.body, 1)
-    const ident = finite(options.identWeight, 2)
-    this.snippetWidth = finite(options.snippetWidth, 200)
+    const resolved = resolveOptions(options)
+    this.snippetWidth = resolved.snippetWidth
+    this.expand = resolved.expand
     this.onPlan = options.onPlan
-    this.planner = new QueryPlanner(this, {
-      boost,
-      bm25: `bm25(fts, ${title}, ${finite(w.tags, 2)}, ${body}, ${title * ident}, ${body * ident})`,
-      bonus: finite(options.allTermsBonus, 1.6),
-      budget: finite(options.scoreBudget, 500),
-    })
+    this.planner = new QueryPlanner(this, resolved.rank)
     this.persistent = db !== undefined
     this.db = db ?? new (loadSqlite().DatabaseSync)(':memory:')
     this.cycle = new WriteCycle({ db: this.db, stmt: (sql) => this.stmt(sql) })
@@ -115,13 +90,16 @@ export class SearchIndex {
   }
 
   /**
-   * Reads back what lives in memory beside a file's tables: the counters and the vocabulary. Ids are looked up in
-   * the file's `doc_id` index rather than a Map: opening a file then costs nothing per document.
+   * Reads back what lives in memory beside a file's tables: the counters, whether the corpus holds Chinese, and the
+   * vocabulary. Ids are looked up in the file's `doc_id` index rather than a Map: opening a file then costs nothing
+   * per document.
    */
   private restore(): void {
     const row = this.stmt('SELECT count(*) AS n, coalesce(max(rowid), 0) AS top FROM doc').get() as { n: number; top: number }
     this.count_ = row.n
-    this.seq = row.top >> 2
+    this.seq = Math.floor(row.top / ROWID_STEP)
+    this.retired_ = (this.stmt(`SELECT count(*) AS n FROM doc WHERE ((rowid >> 3) & 3) = ${STATUS_INDEX.retired}`).get() as { n: number }).n
+    this.han = this.stmt("SELECT 1 AS x FROM meta WHERE key = 'han'").get() !== undefined
     const uses = new Map((this.stmt('SELECT id, count(*) AS n FROM tool GROUP BY id').all() as Array<{ id: number; n: number }>).map((r) => [r.id, r.n]))
     for (const name of this.stmt('SELECT id, kind, text FROM name ORDER BY id').all() as Array<{ id: number; kind: number; text: string }>) {
       this.vocabulary.restore(name.kind === 0 ? 'tag' : 'tool', name.id, name.text, uses.get(name.id))
@@ -138,6 +116,12 @@ export class SearchIndex {
   manifest(): Iterable<ManifestRow> {
     this.flush()
     return this.stmt('SELECT id, path, session, size, mtime, ctime, hash, seen FROM doc').iterate() as Iterable<ManifestRow>
+  }
+
+  /** The relations records of the documents that have one (streamed; few documents do). */
+  relations(): Iterable<RelationsRow> {
+    this.flush()
+    return this.stmt('SELECT id, relations FROM doc WHERE relations IS NOT NULL').iterate() as Iterable<RelationsRow>
   }
 
   /** Records that a document's file was seen again with the same content (new times, no re-index). */
@@ -158,6 +142,11 @@ export class SearchIndex {
   /** Number of documents in the index. */
   get size(): number {
     return this.count_
+  }
+
+  /** Number of retired documents in the index (for listings' default status filter). */
+  get retired(): number {
+    return this.retired_
   }
 
   /** A prepared statement, cached by its SQL (for the planner and listings too). */
@@ -237,20 +226,23 @@ export class SearchIndex {
     const session = typeof meta.session === 'string' ? meta.session : null
     const turn = typeof meta.turn === 'number' && Number.isFinite(meta.turn) ? meta.turn : null
     const stamp = doc.stamp
+    const status = STATUS_INDEX[meta.status as string] ?? 0
+    const supersededBy = status === STATUS_INDEX.superseded && typeof meta.superseded_by === 'string' ? meta.superseded_by : null
     // Tokenize before touching the database: the write itself is then a handful of statements.
     const titleText = indexStreams(title)
     const tagText = indexStreams(tags.join(' '))
     // The body usually opens with `# <title>`: the title has its own column, so that line is not indexed twice.
     const bodyText = indexStreams(stripTitle(body, title))
+    const han = !this.han && (hasHan(title) || hasHan(body))
     const createdMs = epoch(created, mtime)
     // Dense rowids in indexing order: FTS5 stores rowid deltas as varints, so sparse rowids (say, derived from
-    // timestamps) would add bytes to every posting. The low two bits carry the kind for the boost.
-    const rowid = ++this.seq * 4 + kind
+    // timestamps) would add bytes to every posting. The low bits carry the kind and the status (see schema.ts).
+    const rowid = ++this.seq * ROWID_STEP + status * 8 + kind
     const write = (): void => {
       const replaced = this.deleteRow(id)
-      this.stmt('INSERT INTO doc (rowid, id, path, kind, title, cwd, created, created_ms, mtime, tags, tools, session, turn, size, ctime, hash, seen) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)')
+      this.stmt('INSERT INTO doc (rowid, id, path, kind, title, cwd, created, created_ms, mtime, tags, tools, session, turn, superseded_by, relations, size, ctime, hash, seen) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)')
         .run(rowid, id, String(doc.path ?? ''), kind, title, cwd, created, createdMs, mtime, JSON.stringify(tags), JSON.stringify(tools), session, turn,
-          stamp?.size ?? null, stamp?.ctimeMs ?? null, stamp?.hash ?? null, stamp?.seenMs ?? null)
+          supersededBy, typeof doc.relations === 'string' ? doc.relations : null, stamp?.size ?? null, stamp?.ctimeMs ?? null, stamp?.hash ?? null, stamp?.seenMs ?? null)
       this.stmt('INSERT INTO body (rowid, text) VALUES (?, ?)').run(rowid, body)
       if (!this.persistent) this.rowids.set(ownString(id), rowid)
       this.stmt('INSERT INTO fts (rowid, title, tags, body, title_id, body_id) VALUES (?, ?, ?, ?, ?, ?)')
@@ -260,6 +252,10 @@ export class SearchIndex {
       const addTool = this.stmt('INSERT OR IGNORE INTO tool (doc, id) VALUES (?, ?)')
       for (const t of new Set(tools)) addTool.run(rowid, this.vocabulary.useTool(t))
       if (!replaced) this.count_++
+      if (status === STATUS_INDEX.retired) this.retired_++
+      // Remembered in a file-backed index too: a reused cache expands English queries into Chinese as before.
+      if (han && this.persistent) this.stmt("INSERT OR REPLACE INTO meta (key, value) VALUES ('han', '1')").run()
+      if (han) this.han = true
     }
     this.atomically(write)
     this.wrote()
@@ -287,6 +283,7 @@ export class SearchIndex {
     if (rowid === undefined) return false
     this.rowids.delete(id)
     const row = this.stmt('SELECT rowid, tools FROM doc WHERE rowid = ?').get(rowid) as { rowid: number; tools: string }
+    if (((row.rowid >> 3) & 3) === STATUS_INDEX.retired) this.retired_--
     for (const t of new Set(asStrings(JSON.parse(row.tools)))) this.vocabulary.dropTool(t)
     this.stmt('DELETE FROM fts WHERE rowid = ?').run(row.rowid)
     this.stmt('DELETE FROM doc WHERE rowid = ?').run(row.rowid)
@@ -318,8 +315,9 @@ export class SearchIndex {
    * Ranked search. An empty or whitespace query lists the filtered documents newest first. Never throws on any
    * query text; a query with nothing searchable in it (punctuation, emoji) finds nothing.
    *
-   * Score = bm25 × kind boost × (all-terms bonus when the document holds every query term); which rows are scored is
-   * the planner's choice (see {@link QueryPlanner}).
+   * Score = bm25 × kind boost × superseded factor × (all-terms bonus when the document holds every query term), plus
+   * query expansion's phrases below the user's own words ({@link addExpansion}); which rows are scored is the
+   * planner's choice (see {@link QueryPlanner}).
    */
   search(query: string, filter: SearchFilter = {}): SearchHit[] {
     const { offset, limit } = page(filter, DEFAULT_SEARCH_LIMIT)
@@ -333,14 +331,16 @@ export class SearchIndex {
       plan = 'none'
       const terms = queryTerms(text)
       if (!terms.length || this.count_ === 0) return []
-      const where = whereOf(filter, 'fts', this.vocabulary)
+      const where = whereOf(filter, 'fts', this.vocabulary, this.retired_)
       if (where.none) return []
       const window = offset + limit
-      const pool = this.planner.candidates(terms, where, window)
+      const expansion = this.expand ? expandQuery(terms, { han: this.han }, this.expand) : undefined
+      const pool = this.planner.candidates(expansion?.terms ?? terms, where, window)
       plan = this.planner.plan
+      const used = expansion?.extra.length ? addExpansion(this.planner, pool, expansion.extra, where, window) : []
       const ranked = [...pool].sort((a, b) => b[1] - a[1] || b[0] - a[0]).slice(offset, window)
       if (!ranked.length) return []
-      const marks = [...new Set(terms.flatMap((t) => [...t.tokens, ...(t.parts ?? [])]))]
+      const marks = [...new Set([...(expansion?.terms ?? terms).flatMap((t) => [...t.tokens, ...(t.parts ?? [])]), ...used.flatMap((p) => p.split(' '))])]
       const rows = this.stmt(`SELECT doc.${DOC_COLUMNS}, body.text AS body FROM doc JOIN body ON body.rowid = doc.rowid WHERE doc.rowid IN (SELECT value FROM json_each(?))`)
         .all(JSON.stringify(ranked.map(([r]) => r))) as unknown as Array<DocRow & { body: string }>
       const byRowid = new Map(rows.map((r) => [r.rowid, r]))
@@ -361,6 +361,7 @@ export class SearchIndex {
       id: meta.id, title: meta.title, kind: meta.kind, score: Number(score.toPrecision(6)),
       snippet: snippet(stripTitle(text, meta.title), marks, { width: this.snippetWidth }),
       path: meta.path, cwd: meta.cwd, tags: meta.tags, tools: meta.tools, created: meta.created,
+      ...(meta.status ? { status: meta.status } : {}), ...(meta.supersededBy ? { supersededBy: meta.supersededBy } : {}),
     }
   }
 

@@ -150,7 +150,7 @@ describe('the Knowledge page in dsh web', () => {
     expect(await pnpm.innerText()).toContain('…/projects/webapp')
     const line = page.getByTestId('knowledge-stats')
     await poll(() => line.innerText()).toMatch(/^3 documents · 3 rounds kept · 1 dropped \(mostly terse-status\)/)
-    expect(await page.getByTestId('knowledge-documents').innerText()).toMatch(/read-only here, on purpose/)
+    expect(await page.getByTestId('knowledge-documents').innerText()).toMatch(/retire a wrong document \(with a reason\) and restore it; nothing is deleted/)
     await screenshot(page, 'knowledge-documents')
   })
 
@@ -318,7 +318,7 @@ describe('the Knowledge page in dsh web', () => {
     await page.getByText('中文', { exact: true }).click()
     await page.getByRole('dialog').getByRole('button', { name: '知识库' }).click()
     await page.getByTestId('knowledge-page').waitFor()
-    expect(await page.getByTestId('knowledge-page').getByRole('tab').allInnerTexts()).toEqual(['文档', '配置'])
+    expect(await page.getByTestId('knowledge-page').getByRole('tab').allInnerTexts()).toEqual(['文档', '来源', '配置'])
     await poll(() => page.getByTestId('knowledge-stats').innerText()).toMatch(/^4 篇文档/)
     await screenshot(page, 'knowledge-documents-zh')
     // Back to English for whoever looks at the page next.

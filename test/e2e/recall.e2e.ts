@@ -83,4 +83,16 @@ describe('recall with the real dsh CLI', () => {
     expect(pointerOf(chat[0])).toContain(`for workspace ${workspace}`)
     expect(toolMessages(chat[1]).at(-1)).toContain(capturedId)
   }, 60_000)
+
+  it('finds the English round for a Traditional Chinese query through the installed package\'s dictionary tables', async () => {
+    // 快照 is in CC-CEDICT (snapshot) but not in the glossary: a hit proves the packed cedict-tables.json loads.
+    server.setScript(byPrompt({ '中文查詢': [{ toolCalls: [{ name: 'knowledge_search', arguments: { query: '快照' } }] }, { text: 'ok' }] }, { title: 'Scripted title' }))
+    const mark = server.requests.length
+    const run = await home.run('中文查詢：快照為什麼不對？', { cwd: workspace })
+    expect(run.code, run.log).toBe(0)
+    const chat = server.requests.slice(mark).filter((r) => r.kind === 'chat')
+    const result = toolMessages(chat[1]).at(-1)!
+    expect(result.split('\n').find((l) => /^1\. /.test(l))).toContain(capturedId)
+    expect(result).toContain('**snapshot**')
+  }, 60_000)
 })

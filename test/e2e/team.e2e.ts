@@ -57,7 +57,7 @@ describe('a base shared through git', () => {
   it('merges both machines\' work without a conflict, and both indexes hold every document under the same unique ids', async () => {
     for (const [store, session, topics] of [[storeA, X, ['esbuild', 'the TLS proxy']], [storeB, Y, ['the docker cache']]] as const) {
       for (const [k, topic] of topics.entries()) expect((await captureRound(store, round(session, k + 1, topic), { minScore: 2 })).kept).toBe(true)
-      await store.write(noteDraft({ title: `Note from ${session.slice(8, 21)}`, finding: `Pin ${topics[0]} in CI; it broke twice.`, tags: ['ci'] }, { session, cwd: '/work/app', suffix: store.nextNoteSuffix(session) }))
+      await store.write(noteDraft({ title: `Note from ${session.slice(8, 21)}`, finding: `Pin ${topics[0]} in CI; it broke twice.`, tags: ['ci'], kind: 'note', links: [], supersedes: [] }, { session, cwd: '/work/app', suffix: store.nextNoteSuffix(session) }))
     }
     expect(storeA.get('abcd1234-t1')?.session).toBe(X)
     expect(storeB.get('abcd1234-t1')?.session).toBe(Y)

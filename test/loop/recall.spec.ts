@@ -143,6 +143,52 @@ describe('knowledge_search and knowledge_read', () => {
   })
 })
 
+describe('the agent as a bridge between languages', () => {
+  it('retries once in the other language after a no-hit answer, and finds the Chinese document', async () => {
+    const ws = tmp('ws')
+    // A model that only does what the tool results tell it: it retries in Chinese only when the no-hit answer says so.
+    const script = (request: LoopRequest) => {
+      if (!request.prompt.includes('code freeze')) return { text: 'unscripted' }
+      const last = toolResults(request).at(-1) ?? ''
+      if (request.step === 0) return { toolCalls: [{ name: 'knowledge_search', arguments: { query: 'codefreeze policy' } }] }
+      if (request.step === 1) {
+        if (/^No knowledge documents match/.test(last) && last.includes('other language')) {
+          return { toolCalls: [{ name: 'knowledge_search', arguments: { query: '冻结主干' } }] }
+        }
+        return { text: 'Nothing recorded.' }
+      }
+      const id = /^1\. (\S+)/m.exec(last)?.[1]
+      if (request.step === 2 && id) return { toolCalls: [{ name: 'knowledge_read', arguments: { id } }] }
+      return { text: last.includes('发版前一天') ? 'Freeze the trunk the day before release, as recorded.' : 'Nothing recorded.' }
+    }
+    const { store } = await boot((root) => [[knowledge, { root }], [recall, {}]], script)
+    await store.write({ kind: 'raw', title: '发版前冻结主干', cwd: ws, session: 'session-f1f1f1f1-0000-4000-8000-000000000000', turn: 1, outcome: 'completed',
+      sections: [{ heading: 'Question', text: '发版流程里主干什么时候冻结？' }, { heading: 'Answer', text: '发版前一天 18:00 冻结主干，只允许合入修复，由值班同学审批。' }], tools: [], tags: ['流程'] })
+    await seed(store, ws, 'Which node version?', 'Node 22.19, because dsh needs it.', 'session-ffff0000-0000-4000-8000-000000000000')
+    await loop!.ask('what is our code freeze rule before a release?', { session: 'session-f2f2f2f2-0000-4000-8000-000000000001', cwd: ws })
+    const requests = loop!.adapter.requests
+    expect(requests).toHaveLength(4)
+    const first = toolResults(requests[1]).at(-1)!
+    expect(first).toMatch(/^No knowledge documents match "codefreeze policy"/)
+    expect(first).toContain('in the other language')
+    const second = toolResults(requests[2]).at(-1)!
+    expect(second.split('\n').find((l) => /^1\. /.test(l))).toContain('发版前冻结主干')
+    expect(toolResults(requests[3]).at(-1)).toContain('发版前一天 18:00 冻结主干')
+    // The tool's description tells the model the same before any search.
+    const description = (requests[0].options.tools as Array<{ name: string; description: string }>).find((t) => t.name === 'knowledge_search')!.description
+    expect(description).toContain('search once more with synonyms or in the other language')
+  })
+
+  it("finds an English answer for a Traditional Chinese question without the model's help (expansion in the index)", async () => {
+    const ws = tmp('ws')
+    const script = byPrompt({ '逾時': [{ toolCalls: [{ name: 'knowledge_search', arguments: { query: '安裝逾時' } }] }, { text: 'ok' }] })
+    const { store } = await boot((root) => [[knowledge, { root }], [recall, {}]], script)
+    await seed(store, ws, 'pnpm install times out', 'The registry was slow from the office; a timeout of 120000 and the internal mirror fixed it.')
+    await loop!.ask('安裝逾時怎麼辦', { session: 'session-f3f3f3f3-0000-4000-8000-000000000001', cwd: ws })
+    expect(toolResults(loop!.adapter.requests[1])[0].split('\n').find((l) => /^1\. /.test(l))).toContain('pnpm install times out')
+  })
+})
+
 describe('rows are independent', () => {
   it('recall works with capture and note absent; note works with recall absent', async () => {
     const ws = tmp('ws')

@@ -19,6 +19,17 @@ interface SetQuery { q: string; relevant: string[]; category: string }
 interface RetrievalSet { docs: SetDoc[]; queries: SetQuery[] }
 
 const set = JSON.parse(readFileSync(new URL('../fixtures/retrieval-set.json', import.meta.url), 'utf8')) as RetrievalSet
+/** The categories the engine was first measured on; "overall" is asserted over these (the set's first 155 queries). */
+const FIRST_CATEGORIES = new Set(['paraphrase', 'ident-exact', 'ident-parts', 'cjk', 'near-dup', 'natural', 'hard'])
+/**
+ * Categories added for issue 17 (written before any expansion code): `xlang` (English ↔ Chinese, Simplified ↔
+ * Traditional) and `noshare` (no word in common with the document). Floors for recall@5 and MRR per category.
+ */
+const NEW_FLOORS: Record<string, { recall5: number; mrr: number }> = {
+  // Before expansion (same set): xlang 0.091 / 0.091, noshare 0.000 / 0.000. Measured after: 0.886 / 0.670, 0.000 / 0.041.
+  xlang: { recall5: 0.85, mrr: 0.6 },
+  noshare: { recall5: 0, mrr: 0.03 },
+}
 
 interface Score { recall5: number; rr: number; n: number }
 
@@ -60,10 +71,11 @@ describe('retrieval quality on the labelled set', () => {
       const s = by.get(r.q.category) ?? { recall5: 0, rr: 0, n: 0 }
       s.recall5 += r.recall5; s.rr += r.rr; s.n++
       by.set(r.q.category, s)
+      if (!FIRST_CATEGORIES.has(r.q.category)) continue
       total.recall5 += r.recall5; total.rr += r.rr; total.n++
     }
     const fmt = (s: Score): string => `recall@5 ${(s.recall5 / s.n).toFixed(3)} MRR ${(s.rr / s.n).toFixed(3)} (n=${s.n})`
-    console.log(`[retrieval] overall ${fmt(total)} | ` + [...by].map(([c, s]) => `${c}: ${fmt(s)}`).join(' | '))
+    console.log(`[retrieval] overall (first seven categories) ${fmt(total)} | ` + [...by].map(([c, s]) => `${c}: ${fmt(s)}`).join(' | '))
     const misses = perQuery.filter((r) => r.recall5 < 1)
     if (misses.length) console.log('[retrieval] below full recall@5:\n' + misses.map((r) => `  ${JSON.stringify(r.q.q)} wants ${r.q.relevant.join(',')} got ${r.top.slice(0, 5).join(',')}`).join('\n'))
     expect(total.recall5 / total.n).toBeGreaterThanOrEqual(0.95)
@@ -79,6 +91,20 @@ describe('retrieval quality on the labelled set', () => {
     }
     // "hard" queries share almost no word with their document ("stale process still holding the socket" for an
     // EADDRINUSE round): a lexical engine without synonyms finds most, not all, of them.
-    for (const [category, s] of by) expect(s.recall5 / s.n, category).toBeGreaterThanOrEqual(category === 'hard' ? 0.8 : 0.95)
+    for (const [category, s] of by) {
+      if (!FIRST_CATEGORIES.has(category)) continue
+      expect(s.recall5 / s.n, category).toBeGreaterThanOrEqual(category === 'hard' ? 0.8 : 0.95)
+    }
+  })
+
+  it('has at least 40 cross-language and no-shared-word queries, and keeps them at their floors', () => {
+    const added = perQuery.filter((r) => r.q.category in NEW_FLOORS)
+    expect(added.length).toBeGreaterThanOrEqual(40)
+    for (const [category, floor] of Object.entries(NEW_FLOORS)) {
+      const rows = added.filter((r) => r.q.category === category)
+      expect(rows.length, category).toBeGreaterThan(0)
+      expect(rows.reduce((a, r) => a + r.recall5, 0) / rows.length, `${category} recall@5`).toBeGreaterThanOrEqual(floor.recall5)
+      expect(rows.reduce((a, r) => a + r.rr, 0) / rows.length, `${category} MRR`).toBeGreaterThanOrEqual(floor.mrr)
+    }
   })
 })

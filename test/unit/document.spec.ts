@@ -20,7 +20,8 @@ describe('document format', () => {
     const title = 'a: b\n---\nid: evil\n# c'
     const parsed = parseDocument(formatDocument({ ...meta, title }, 'x'), 'x.md', 'f', 0)
     expect(parsed.meta.id).toBe('abc12345-t1')
-    expect(parsed.meta.title).toBe(title)
+    // A title is one line when read (issue 10.9: no field can add lines to a tool's output).
+    expect(parsed.meta.title).toBe('a: b --- id: evil # c')
   })
 
   it('fills what a hand-written file leaves out', () => {

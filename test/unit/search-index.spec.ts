@@ -69,7 +69,10 @@ describe('SearchIndex', () => {
     index.upsert(doc('zh', '默认的 registry 在公司网络访问很慢，安装依赖经常超时，配置镜像之后恢复正常。'))
     index.upsert(doc('ja', 'ビルドが失敗する原因は tsconfig の paths でした。'))
     index.upsert(doc('en', 'install dependencies timeout'))
-    expect(ids(index.search('安装依赖超时'))).toEqual(['zh'])
+    // The English document is found too, through the query's translations (issue 17). In a three-document corpus its
+    // three words outweigh the long Chinese text (bm25 length normalisation), so only membership is asserted here;
+    // expand.spec.ts asserts the weighting on documents of equal length.
+    expect(ids(index.search('安装依赖超时')).sort()).toEqual(['en', 'zh'])
     expect(ids(index.search('依赖安装的时候超时怎么办'))[0]).toBe('zh')
     expect(ids(index.search('ビルド失敗'))).toEqual(['ja'])
     expect(index.search('超时')[0].snippet).toContain('**超时**')

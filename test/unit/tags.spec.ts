@@ -108,6 +108,19 @@ describe('deriveTags', () => {
   })
 })
 
+describe('kind tags that earn their place', () => {
+  const round = (question: string, answer: string) => deriveTags({ cwd: '/w', question, answer, tools: [] })
+  it('tags "Fix:" and 解决办法 answers as fix', () => {
+    expect(round('Why does the login test fail?', 'The cause is a frozen clock.\n\nFix: set FAKE_NOW in `.env.test`.')).toContain('fix')
+    expect(round('为什么登录测试失败？', '原因是时钟被冻结了。\n解决办法：在测试环境里设置 FAKE_NOW。')).toContain('fix')
+  })
+  it('tags config only when the round sets a value or speaks of configuration, not for any identifier in code', () => {
+    expect(round('Why is the cache cold?', 'Because `buildCache.get` is called before `CACHE_DIR` exists; create it first, then call `warmUp()`.')).not.toContain('config')
+    expect(round('Why is the cache cold?', 'Because `CACHE_DIR` points at /tmp. Set `CACHE_DIR=/var/cache/app` and restart.')).toContain('config')
+    expect(round('Which setting controls retries?', 'The `http.retries` setting in `app.yaml` controls it; the default is 3.')).toContain('config')
+  })
+})
+
 describe('programsOf', () => {
   it('reads the programs of every segment, past env assignments, sudo and npx', () => {
     expect(programsOf('cd app && NODE_ENV=test sudo npx jest --ci | tee log; node node_modules/vitest/vitest.mjs run')).toEqual([
