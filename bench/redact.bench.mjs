@@ -5,6 +5,10 @@
  * (`redactSync`), (c) secretlint alone (`lintSource` with the recommended preset over the whole text, and the
  * chunked backstop as the redactor runs it), and (d) a baseline: one trivial regex scan over the same text.
  * Prints each as a ratio against the baseline measured in the same run.
+ * Then the crafted inputs (test/fixtures/redact-adversarial.ts): each family's repeating unit at 1 MB through the own
+ * rules, median and max of 5 runs against the 250 ms/MB bound; the longest event-loop stall inside `redact()` on
+ * 10 MB (p99/max of `monitorEventLoopDelay`); and user patterns on the linear-time engine against JavaScript's
+ * backtracking RegExp on the same catastrophic pattern.
  * Run: `cd /work/main && source scripts/env.sh && node bench/redact.bench.mjs`
  * @module dsh-knowledge-sync/bench/redact.bench
  */
@@ -12,6 +16,7 @@ import { build } from 'esbuild'
 import { mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { lintSource } from '@secretlint/core'
 import { rules as recommendRules } from '@secretlint/secretlint-rule-preset-recommend'
 
@@ -23,6 +28,8 @@ await build({ entryPoints: [join(root, 'src/redact/redactor.ts')], bundle: true,
 await build({ entryPoints: [join(root, 'test/fixtures/redact-corpus.ts')], bundle: true, platform: 'node', format: 'esm', outfile: join(out, 'redact-corpus.mjs'), logLevel: 'warning' })
 const { createRedactor, DEFAULT_MASK } = await import(join(out, 'redact.mjs'))
 const { buildCorpus } = await import(join(out, 'redact-corpus.mjs'))
+await build({ entryPoints: [join(root, 'test/fixtures/redact-adversarial.ts')], bundle: true, platform: 'node', format: 'esm', outfile: join(out, 'redact-adversarial.mjs'), logLevel: 'warning' })
+const { ADVERSARIAL } = await import(join(out, 'redact-adversarial.mjs'))
 
 const FILLER = [
   'INFO  2024-05-01T10:00:00Z http: GET /api/v1/orders?page=3 200 12ms user=alice@example.org request_id=5f0c2d0e-8d1b-4c39-9a57-2b6f1f0d9e41\n',
@@ -50,6 +57,17 @@ function mixedText(bytes, corpus) {
     i++
   }
   return parts.join('').slice(0, bytes)
+}
+
+async function samplesOf(fn, runs) {
+  await fn()
+  const samples = []
+  for (let r = 0; r < runs; r++) {
+    const t0 = performance.now()
+    await fn()
+    samples.push(performance.now() - t0)
+  }
+  return samples.sort((a, b) => a - b)
 }
 
 async function time(fn, runs) {
@@ -92,6 +110,70 @@ for (const mb of [1, 10]) {
   console.log(`  (b) own rules      redactSync()     ${perMb(ownMs)} ms/MB  ${ratio(ownMs)}`)
   console.log(`  (c) secretlint     lintSource()     ${perMb(slMs)} ms/MB  ${ratio(slMs)}`)
   console.log(`      secretlint as the chunked backstop inside (a): ${perMb(backstopMs)} ms/MB`)
+}
+
+// --- crafted inputs: every family's repeating unit at 1 MB, own rules (the part that must be linear) ---------------
+const LIMIT = 250
+const MB = 1024 * 1024
+console.log(`\ncrafted inputs, 1 MB each, own rules (redactSync), 5 runs: median / max ms per MB; bound ${LIMIT} ms/MB`)
+const fails = []
+const medians = []
+for (const [name, unit] of Object.entries(ADVERSARIAL)) {
+  const text = unit.repeat(Math.ceil(MB / unit.length)).slice(0, MB)
+  const base = await samplesOf(() => { const re = /password/g; let c = 0; while (re.exec(text)) c++; return c }, 5)
+  const s = await samplesOf(() => full.redactSync(text), 5)
+  const med = s[2]
+  medians.push(med)
+  if (med > LIMIT) fails.push(name)
+  console.log(`  ${name.padEnd(28)} ${med.toFixed(0).padStart(5)} / ${s[4].toFixed(0).padStart(5)} ms/MB  ${(med / Math.max(base[2], 0.05)).toFixed(0).padStart(6)}x baseline  ${med > LIMIT ? 'OVER' : 'ok'}`)
+}
+medians.sort((a, b) => a - b)
+console.log(`  all families: p50 ${medians[Math.floor(medians.length / 2)].toFixed(0)}, p99 ${medians[Math.min(medians.length - 1, Math.floor(medians.length * 0.99))].toFixed(0)}, max ${medians[medians.length - 1].toFixed(0)} ms/MB; over the bound: ${fails.length ? fails.join(', ') : 'none'}`)
+
+// --- the same crafted inputs on another engine version, in this run (BASE=<dir with src/redact/redactor.ts>) -------
+if (process.env.BASE) {
+  await build({ entryPoints: [join(process.env.BASE, 'src/redact/redactor.ts')], bundle: true, platform: 'node', format: 'esm', outfile: join(out, 'base-redact.mjs'), packages: 'external', nodePaths: [join(root, 'node_modules')], logLevel: 'warning' })
+  const base = (await import(join(out, 'base-redact.mjs'))).createRedactor({ enabled: true, mask: DEFAULT_MASK, patterns: [] })
+  const KB64 = 64 * 1024
+  console.log(`\ncrafted inputs at 64 KiB (the old engine is quadratic on some), ms per MB: base vs this engine, same run`)
+  for (const [name, unit] of Object.entries(ADVERSARIAL)) {
+    const text = unit.repeat(Math.ceil(KB64 / unit.length)).slice(0, KB64)
+    const b = await samplesOf(() => base.redactSync(text), 3)
+    const o = await samplesOf(() => full.redactSync(text), 3)
+    console.log(`  ${name.padEnd(28)} base ${(b[1] * 16).toFixed(0).padStart(7)}   now ${(o[1] * 16).toFixed(0).padStart(5)}   ${(b[1] / o[1]).toFixed(1).padStart(6)}x faster`)
+  }
+  const text = mixedText(MB, corpus)
+  const b = await samplesOf(() => base.redactSync(text), 5)
+  const o = await samplesOf(() => full.redactSync(text), 5)
+  console.log(`  1 MB mixed text (own rules): base median ${b[2].toFixed(0)} ms, now ${o[2].toFixed(0)} ms (${(o[2] / b[2]).toFixed(2)}x the base: the new rules' cost)`)
+}
+
+// --- event loop: the longest stall while redact() works through 10 MB -----------------------------------------------
+{
+  const text = mixedText(10 * MB, corpus)
+  const h = monitorEventLoopDelay({ resolution: 5 })
+  h.enable()
+  const t0 = performance.now()
+  await full.redact(text)
+  const total = performance.now() - t0
+  h.disable()
+  console.log(`\nevent loop during redact() of 10 MB mixed text (${total.toFixed(0)} ms in all): stall p50 ${(h.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(h.percentile(99) / 1e6).toFixed(1)} ms, max ${(h.max / 1e6).toFixed(1)} ms`)
+}
+
+// --- user patterns: linear-time engine vs JavaScript's backtracking RegExp ----------------------------------------
+{
+  const pat = '(a+)+$'
+  const r = createRedactor({ enabled: true, mask: DEFAULT_MASK, patterns: [pat] })
+  console.log(`\nuser pattern ${pat} (RE2JS vs JavaScript RegExp):`)
+  for (const n of [20, 22, 24]) {
+    const text = 'a'.repeat(n) + '!'
+    let t0 = performance.now(); new RegExp(pat).test(text); const js = performance.now() - t0
+    t0 = performance.now(); r.redactSync(text); const ours = performance.now() - t0
+    console.log(`  ${n} a's + '!': RegExp ${js.toFixed(1).padStart(8)} ms (doubles per a; 34 a's ≈ ${(js * 2 ** (34 - n) / 3.6e6).toFixed(1)} h)   ours ${ours.toFixed(2)} ms`)
+  }
+  const big = 'a'.repeat(MB) + '!'
+  const s = await samplesOf(() => r.redact(big), 3)
+  console.log(`  1 MB of a's + '!': ours ${s[1].toFixed(0)} ms (median of 3)`)
 }
 
 // --- Propagation (issue 18): every masked value masked wherever else it appears, as one extra pass (an Aho-Corasick

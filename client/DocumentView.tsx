@@ -114,7 +114,7 @@ function FrontMatterHeader({ doc, t, lang, onTag }: { doc: DocumentFile; t: Tran
     )])
   }
   if (typeof meta.redacted === 'number') rows.push(['metaRedacted', <span data-testid="knowledge-redacted">{t(meta.redacted === 1 ? 'redactedOne' : 'redactedCount', { count: meta.redacted })}</span>])
-  rows.push(['metaFile', <span style={s.mono}>{doc.path}</span>])
+  rows.push(['metaFile', <span style={s.mono}>{doc.path}{doc.version ? <span data-testid="knowledge-doc-version">{` · v:${doc.version}`}</span> : null}</span>])
   return (
     <>
     <h3 data-testid="knowledge-document-title" style={{ margin: 0, fontSize: 17, fontWeight: 600, overflowWrap: 'anywhere' }}>{String(meta.title ?? doc.id)}</h3>

@@ -270,6 +270,7 @@ function DocumentRow({ item, t, lang, onOpen, onTag }: { item: DocumentItem; t: 
       </div>
       <div style={{ ...s.row, gap: 5 }}>
         <span data-testid="knowledge-kind" style={s.badge('kind')} title={t(`kindHint_${item.kind}`)}>{kindLabel(item.kind, t)}</span>
+        {item.version ? <span data-testid="knowledge-version" style={{ ...s.muted, ...s.mono }}>{`v:${item.version}`}</span> : null}
         {item.status && <StatusBadge status={item.status} t={t} />}
         {item.tags.length > 0 && <Badges values={item.tags} tone="tag" onPick={onTag} t={t} />}
         {item.tools.length > 0 && <Badges values={item.tools} tone="tool" />}

@@ -87,6 +87,10 @@ export interface KnowledgeDoc {
   body: string
   /** File modification time, ms since the epoch. */
   mtimeMs: number
+  /** Hash of the file's text (see `contentHash`): what "the document changed" means. */
+  hash?: string
+  /** The store-assigned revision (`v:N`) of this text. */
+  version?: number
   /** What the file looked like when it was read (the persisted index's manifest entry). */
   stamp?: FileStamp
   /** The store's record of the document's links and status (opaque to the index, which keeps it for a restart). */
@@ -149,4 +153,6 @@ export interface SearchHit {
   status?: DocStatus
   /** The successor's id, for a superseded document. */
   supersededBy?: string
+  /** The store-assigned revision (`v:N`). */
+  version?: number
 }

@@ -39,6 +39,8 @@ export interface DocumentItem {
   status?: DocStatus
   /** The successor's id, for a superseded document. */
   supersededBy?: string
+  /** The store-assigned revision (`v:N`): +1 on every change of the file's text. */
+  version?: number
   /** Search hits only. */
   score?: number
   snippet?: string
@@ -82,6 +84,8 @@ export interface DocumentLink {
 /** `GET <prefix>/documents/<id>`. */
 export interface DocumentFile {
   id: string
+  /** The revision of the text returned (`v:N`). */
+  version?: number
   path: string
   meta: WireFrontMatter
   body: string

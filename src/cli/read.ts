@@ -13,7 +13,7 @@ export const read: Command = async (invocation) => {
     // The file's own text, read with the store's checks (no link followed, the index's size bound).
     const scope = scopeOf(store, invocation)
     const { doc, text } = await store.readText(id, scope)
-    if (invocation.values.json) printJson({ id: doc.id, path: doc.path, meta: doc.meta, body: doc.body, ...relationsView(store, doc.id, scope) })
+    if (invocation.values.json) printJson({ id: doc.id, version: doc.version ?? store.versionOf(doc.id), path: doc.path, meta: doc.meta, body: doc.body, ...relationsView(store, doc.id, scope) })
     else print(text)
     return 0
   } finally {

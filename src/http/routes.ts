@@ -115,7 +115,7 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Rou
         const id = decodeURIComponent(sub.slice('/documents/'.length))
         try {
           const doc = await store.readVisible(id, scope)
-          return send(res, 200, { id: doc.id, path: doc.path, meta: doc.meta, body: bodyWithIds(store, doc), ...relationsView(store, doc.id, scope) })
+          return send(res, 200, { id: doc.id, version: doc.version, path: doc.path, meta: doc.meta, body: bodyWithIds(store, doc), ...relationsView(store, doc.id, scope) })
         } catch (error) {
           return send(res, 404, { error: (error as Error).message })
         }

@@ -4,16 +4,18 @@
  * store's change listeners), one file at a time after the scan (never a rebuild).
  * @module dsh-knowledge-sync/knowledge/files
  */
-import { existsSync, lstatSync, realpathSync, watch, type FSWatcher } from 'node:fs'
-import { basename, dirname, join, sep } from 'node:path'
+import { existsSync, lstatSync, realpathSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
 import type { KnowledgeDoc } from '../types.js'
 import type { ManifestRow } from '../search/search-index.js'
 import { stampOf } from './index-cache.js'
 import { reconcileManifest, statFiles, walkDocuments } from './walk.js'
 import { DocumentError, parseDocument } from './document.js'
-import { insideRoot, sessionShortId, toRelative } from './paths.js'
-import { createHash } from 'node:crypto'
+import { insideRoot, toRelative } from './paths.js'
+import { longerId } from './id-claims.js'
 import { lstatSafe, MAX_FILE_BYTES, readRootFile } from './safe-read.js'
+import { contentHash } from './revisions.js'
+import { TreeWatcher } from './tree-watch.js'
 import type { StoreLogger } from './store.js'
 
 export { MAX_FILE_BYTES, readRootFile }
@@ -22,19 +24,6 @@ export { MAX_FILE_BYTES, readRootFile }
 const SCAN_SLICE = 1024
 /** How often a missing root is looked for (one `stat`), so documents written after start appear without a restart. */
 export const ROOT_POLL_MS = 1000
-
-/**
- * The id a document takes when another session's document holds its id: the same suffix after a longer prefix of
- * its own session id (12, 16, 24, 32 characters), the first that is free.
- */
-export function longerId(id: string, session: string, taken: (id: string) => boolean): string {
-  const suffix = id.slice(id.indexOf('-') + 1)
-  for (const length of [12, 16, 24, 32]) {
-    const candidate = `${sessionShortId(session, length)}-${suffix}`
-    if (candidate !== id && !taken(candidate)) return candidate
-  }
-  return `${sessionShortId(session, 32)}-${suffix}-${createHash('sha256').update(session).digest('hex').slice(0, 8)}`
-}
 
 /** Where the files module sends what it reads. */
 export interface IndexSink {
@@ -60,7 +49,7 @@ export class DocumentFiles {
   private readonly pending = new Map<string, NodeJS.Timeout>()
   /** File → the session its front matter names (for the cross-machine id rule in {@link admit}). */
   private readonly sessions = new Map<string, string>()
-  private watcher?: FSWatcher
+  private watcher?: TreeWatcher
   private rootPoll?: NodeJS.Timeout
   private realRootPath?: string
   private closed = false
@@ -233,7 +222,7 @@ export class DocumentFiles {
     try {
       const fallbackId = basename(full, '.md').replace(/[^A-Za-z0-9_.-]/g, '-').replace(/^[-.]+/, '') || 'doc'
       const { meta, body } = parseDocument(text, rel, fallbackId, mtimeMs)
-      return { id: meta.id, path: rel, meta, body, mtimeMs, stamp: stampOf({ size, ctimeMs }, text) }
+      return { id: meta.id, path: rel, meta, body, mtimeMs, hash: contentHash(text), stamp: stampOf({ size, ctimeMs }, text) }
     } catch (error) {
       this.invalid.set(rel, (error as Error).message)
       return undefined
@@ -357,11 +346,9 @@ export class DocumentFiles {
     this.rootPoll = undefined
     if (appeared) queueMicrotask(() => this.rootAppeared())
     try {
-      this.watcher = watch(this.root, { recursive: true, persistent: false }, (_event, name) => {
+      const watcher = new TreeWatcher(this.root, (rel) => {
         // The root itself was removed (no error is raised on Linux): look for it again.
         if (!existsSync(this.root)) return this.lostRoot()
-        if (!name) return
-        const rel = name.toString().split(sep).join('/')
         if (rel.split('/').some((part) => part.startsWith('.')) || !rel.endsWith('.md')) return
         // Trigger: a file changed on disk. Why debounce: editors write in several steps. Outcome: one re-parse.
         clearTimeout(this.pending.get(rel))
@@ -369,11 +356,12 @@ export class DocumentFiles {
           this.pending.delete(rel)
           this.loadFile(join(this.root, rel))
         }, 30))
-      })
-      this.watcher.on('error', (error) => {
+      }, (error) => {
         this.logger.warn('watching %s failed: %s', this.root, error.message)
         if (!existsSync(this.root)) this.lostRoot()
       })
+      watcher.start()
+      this.watcher = watcher
     } catch (error) {
       this.logger.warn('cannot watch %s: %s (hand edits are picked up at the next start)', this.root, (error as Error).message)
     }

@@ -72,7 +72,7 @@ export const KnowledgeSettings: z<KnowledgeSettings> = z.object(Object.fromEntri
   SECTION_DECLS.map((s) => [s.name, sectionSchema(s.name, false).description(s.label.en)]),
 )) as z<KnowledgeSettings>
 
-/** Refuses what the schema cannot: a custom pattern that is not a valid regular expression. */
+/** Refuses what the schema cannot: a custom pattern that is invalid, or that the linear-time engine cannot run or runs too slowly (named in the error). */
 export function validateSettings(value: KnowledgeSettings): void {
   if (value.redact?.patterns) compilePatterns(value.redact.patterns)
 }

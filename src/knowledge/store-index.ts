@@ -12,7 +12,10 @@ import { SearchIndex, type SearchIndexOptions } from '../search/search-index.js'
 import { DocumentFiles } from './files.js'
 import type { IdClaims } from './id-claims.js'
 import { openIndexCache } from './index-cache.js'
+import { DocumentError, parseDocument } from './document.js'
+import { insideRoot } from './paths.js'
 import { RelationGraph } from './relations.js'
+import { contentHash, type Revisions } from './revisions.js'
 import type { StoreChange, StoreLogger } from './store-types.js'
 
 /** What the indexed view needs from its store. */
@@ -21,6 +24,7 @@ export interface StoreIndexHost {
   readonly logger: StoreLogger
   readonly indexOptions?: SearchIndexOptions
   readonly ids: IdClaims
+  readonly revisions: Revisions
   emit(change: StoreChange): void
 }
 
@@ -54,19 +58,24 @@ export class StoreIndex {
   }
 
   private openFiles(): DocumentFiles {
-    const { ids } = this.host
+    const { ids, revisions } = this.host
     return new DocumentFiles(this.host.root, {
       upsertMany: (docs) => {
         for (const doc of docs) this.relate(doc)
         this.index.upsertMany(docs)
         for (const doc of docs) ids.noteIndexed(doc.id, doc.meta.session)
+        revisions.index(docs)
       },
-      upsert: (doc) => { this.relate(doc); this.index.upsert(doc); ids.noteIndexed(doc.id, doc.meta.session) },
-      remove: (id) => { this.index.remove(id); this.graph.remove(id) },
+      upsert: (doc) => { this.relate(doc); this.index.upsert(doc); ids.noteIndexed(doc.id, doc.meta.session); revisions.index([doc]) },
+      remove: (id) => { this.index.remove(id); this.graph.remove(id); revisions.unindex(id) },
       indexedMtime: (id) => this.index.get(id)?.mtimeMs,
       holdMerges: () => this.index.holdMerges(),
       known: (id, session) => ids.noteIndexed(id, session),
-      restamp: (doc) => { if (doc.stamp) this.index.restamp(doc.id, doc.mtimeMs, doc.stamp); ids.noteIndexed(doc.id, doc.meta.session) },
+      restamp: (doc) => {
+        if (doc.stamp) this.index.restamp(doc.id, doc.mtimeMs, doc.stamp)
+        ids.noteIndexed(doc.id, doc.meta.session)
+        revisions.index([doc])
+      },
       written: (doc) => this.host.emit({ type: 'written', id: doc.id, path: doc.path, kind: doc.meta.kind, cwd: doc.meta.cwd }),
       removed: (id, path) => this.host.emit({ type: 'removed', id, path }),
     }, this.host.logger)
@@ -119,6 +128,25 @@ export class StoreIndex {
     const { kept, read, restamped, dropped } = this.files.scanned
     this.host.logger.debug('indexed %d document(s) under %s in %d ms (index %s: kept %d, read %d, restamped %d, dropped %d)',
       this.index.size, this.host.root, Date.now() - started, mode, kept, read, restamped, dropped)
+  }
+
+  /**
+   * An indexed document read from its file with the index's bounds (see {@link KnowledgeStore.read}); undefined when
+   * the file is gone. A file that fails leaves the index at once.
+   */
+  read(id: string, path: string): KnowledgeDoc | undefined {
+    try {
+      const { text, mtimeMs } = this.files.readText(path, insideRoot(this.host.root, path))
+      const parsed = parseDocument(text, path, id, mtimeMs)
+      // The revision of exactly the text returned: a change the watcher has not seen yet is counted now.
+      const hash = contentHash(text)
+      const version = this.host.revisions.observe(parsed.meta.id, hash)
+      return { id: parsed.meta.id, path, meta: parsed.meta, body: parsed.body, mtimeMs, hash, version }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+      if (error instanceof DocumentError) this.files.evict(path, error.message)
+      throw error
+    }
   }
 
   /** Stops watching, frees the index and releases the cache. */

@@ -12,6 +12,8 @@ export interface WrittenDocument {
   path: string
   meta: FrontMatter
   redaction: Redaction
+  /** The revision the write created (`v:N`). */
+  version?: number
 }
 
 /** A redacted, formatted document not yet on disk. */

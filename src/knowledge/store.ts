@@ -15,9 +15,9 @@ import type { DocStatus, FrontMatter, KnowledgeDoc, Redaction, SearchFilter, Sea
 import type { Redactor } from '../redact/redactor.js'
 import { type FieldInput, type RedactedFields, redactFields } from '../redact/fields.js'
 import { isVisible, workspaceOf } from '../search/scope.js'
-import type { Facets, IndexedMeta, ListSort, SearchIndex, SearchIndexOptions } from '../search/search-index.js'
+import type { Facets, IndexedMeta, ListSort, SearchIndex } from '../search/search-index.js'
 import { writeFileAtomic } from './atomic.js'
-import { DocumentError, formatDocument, isValidId, parseDocument } from './document.js'
+import { formatDocument, isValidId, parseDocument } from './document.js'
 import { type DocumentDraft, redactDraft, renderDraft } from './draft.js'
 import type { DocumentFiles } from './files.js'
 import { IdClaims, roundFiles, withRoundLock } from './id-claims.js'
@@ -26,6 +26,7 @@ import { StoreIndex } from './store-index.js'
 import type { KnowledgeStoreOptions, PreparedDocument, StoreChange, StoreLogger, WrittenDocument } from './store-types.js'
 import { Ledger } from './ledger.js'
 import { documentPath, insideRoot, sessionFolder, slugify } from './paths.js'
+import { contentHash, Revisions } from './revisions.js'
 import { LiveSettings } from './settings.js'
 import { applyStatus, carryStatus, idsToPaths, type RelationGraph, statusOf, successorsFirst, type StatusChange } from './relations.js'
 
@@ -49,6 +50,8 @@ export class KnowledgeStore {
   /** The index (in memory, or the persisted cache), the files feeding it and the relation graph. */
   private readonly indexed: StoreIndex
   private readonly ids: IdClaims
+  /** Store-assigned revisions (`v:N`), shared with every process on the root through `.knowledge/revisions.log`. */
+  private readonly revisions: Revisions
   private redactor: Redactor
   private readonly logger: StoreLogger
   private readonly watchEnabled: boolean
@@ -70,12 +73,12 @@ export class KnowledgeStore {
     this.readOnly = options.readOnly ?? false
     this.ledger = new Ledger(this.root)
     this.ids = new IdClaims(this.root)
-    this.indexed = new StoreIndex({ root: this.root, logger: this.logger, indexOptions: options.index, ids: this.ids, emit: (change) => this.emit(change) })
+    this.revisions = new Revisions(this.root, this.logger)
+    this.indexed = new StoreIndex({ root: this.root, logger: this.logger, indexOptions: options.index, ids: this.ids, revisions: this.revisions, emit: (change) => this.emit(change) })
   }
 
   private get index(): SearchIndex { return this.indexed.index }
   private get files(): DocumentFiles { return this.indexed.files }
-  private get graph(): RelationGraph { return this.indexed.graph }
 
   /**
    * Redacts texts that leave the process other than as a document (a distill request) exactly as a document's fields
@@ -159,6 +162,11 @@ export class KnowledgeStore {
     return isValidId(id) ? this.index.get(id) : undefined
   }
 
+  /** The newest revision (`v:N`) of a document, another process's change included (see {@link Revisions}). */
+  versionOf(id: string): number | undefined {
+    return this.revisions.current(id)
+  }
+
   /**
    * One document in full, read from its file (the source of truth) with the index's bounds: never through a symbolic
    * link, never over 4 MiB. A file that fails (now a link, too large, broken front matter) leaves the index at once
@@ -166,17 +174,7 @@ export class KnowledgeStore {
    */
   async read(id: string): Promise<KnowledgeDoc | undefined> {
     const meta = this.get(id)
-    if (!meta) return undefined
-    const full = insideRoot(this.root, meta.path)
-    try {
-      const { text, mtimeMs } = this.files.readText(meta.path, full)
-      const parsed = parseDocument(text, meta.path, id, mtimeMs)
-      return { id: parsed.meta.id, path: meta.path, meta: parsed.meta, body: parsed.body, mtimeMs }
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-      if (error instanceof DocumentError) this.files.evict(meta.path, error.message)
-      throw error
-    }
+    return meta ? this.indexed.read(id, meta.path) : undefined
   }
 
   /** The whole text of a visible document's file, read with the same checks as {@link read} (the CLI prints it). */
@@ -199,12 +197,13 @@ export class KnowledgeStore {
 
   /** BM25 search over the documents the filter selects; a superseded hit never ranks above its successor. */
   search(query: string, filter: SearchFilter = {}): SearchHit[] {
-    return successorsFirst(this.index.search(query, filter))
+    return successorsFirst(this.index.search(query, filter)).map((hit) => ({ ...hit, version: this.revisions.indexedVersion(hit.id) }))
   }
 
   /** A page of document metadata, newest first (or by title). */
-  list(filter: SearchFilter & { sort?: ListSort } = {}): { total: number; items: IndexedMeta[] } {
-    return this.index.list(filter)
+  list(filter: SearchFilter & { sort?: ListSort } = {}): { total: number; items: Array<IndexedMeta & { version?: number }> } {
+    const page = this.index.list(filter)
+    return { total: page.total, items: page.items.map((item) => ({ ...item, version: this.revisions.indexedVersion(item.id) })) }
   }
 
   /** How many documents the filter selects. */
@@ -223,16 +222,16 @@ export class KnowledgeStore {
   }
 
   /** Ids of the documents that link to `id` (computed from every document's links, never written). */
-  linkedFrom(id: string): string[] { return this.graph.linkedFrom(id) }
+  linkedFrom(id: string): string[] { return this.indexed.graph.linkedFrom(id) }
 
   /** Ids of the documents `id` replaces (their `superseded_by`, or its own `supersedes`). */
-  supersededOnes(id: string): string[] { return this.graph.supersededOnes(id) }
+  supersededOnes(id: string): string[] { return this.indexed.graph.supersededOnes(id) }
 
   /** The id of the document at a root-relative path. */
-  idOfPath(path: string): string | undefined { return this.graph.idOfPath(path) }
+  idOfPath(path: string): string | undefined { return this.indexed.graph.idOfPath(path) }
 
   /** The relation graph, read-only (for the check). */
-  get relations(): Pick<RelationGraph, 'entries' | 'get' | 'resolve'> { return this.graph }
+  get relations(): Pick<RelationGraph, 'entries' | 'get' | 'resolve'> { return this.indexed.graph }
 
   /** The workspace a session in `cwd` sees (see {@link workspaceOf}). */
   scopeFor(cwd: string): string {
@@ -336,25 +335,28 @@ export class KnowledgeStore {
   private async writeNow(draft: DocumentDraft): Promise<WrittenDocument> {
     if (this.closed) throw new Error('knowledge store is closed')
     const { id, path: relPath, meta, body, text, redaction, replaced } = await this.prepare(draft)
-    await this.commit(id, relPath, meta, body, text, replaced)
-    return { id, path: relPath, meta, redaction }
+    const version = await this.commit(id, relPath, meta, body, text, replaced)
+    return { id, path: relPath, meta, redaction, version }
   }
 
   /** The one atomic write: file, index, relations, change listeners. `replaced`: older files of the same round. */
-  private async commit(id: string, relPath: string, meta: FrontMatter, body: string, text: string, replaced?: string[]): Promise<void> {
+  private async commit(id: string, relPath: string, meta: FrontMatter, body: string, text: string, replaced?: string[]): Promise<number> {
     const full = insideRoot(this.root, relPath)
     this.files.assertWritable(relPath)
     await writeFileAtomic(full, text)
     // Copies of the same round left by an older version (two files, one id) go, so the newer round is the one read.
     for (const extra of replaced?.slice(1) ?? []) await rm(insideRoot(this.root, extra), { force: true }).catch(() => {})
     const info = await stat(full)
-    const doc: KnowledgeDoc = { id, path: relPath, meta, body, mtimeMs: info.mtimeMs, stamp: stampOf(info, text) }
+    const hash = contentHash(text)
+    const [version] = this.revisions.index([{ id, hash }])
+    const doc: KnowledgeDoc = { id, path: relPath, meta, body, mtimeMs: info.mtimeMs, hash, version, stamp: stampOf(info, text) }
     this.indexed.relate(doc)
     this.index.upsert(doc)
     this.ids.noteIndexed(id, meta.session)
     this.files.noteWritten(doc)
     if (this.watchEnabled) this.files.watch()
     this.emit({ type: 'written', id, path: relPath, kind: meta.kind, cwd: meta.cwd })
+    return version
   }
 
   /**

@@ -11,20 +11,24 @@ import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-tools'
 import type {} from '../knowledge/index.js'
 import { OUTPUT_BUDGET, TEXT_OUTPUT } from '../tool-output.js'
-import { PointerMemo, pointerText } from './pointer.js'
+import { PointerMemo, pointerText, promptSafe } from './pointer.js'
 import { MAX_LIMIT, parseSearchArgs } from '../knowledge/query.js'
 import { DOC_KINDS } from '../wire.js'
-import { parseOffset, READ_TOOL, renderDocument } from './read-tool.js'
+import { READ_PARAMETERS, READ_TOOL, readForSession } from './read-tool.js'
 import { renderHits, SEARCH_TOOL } from './search-tool.js'
+import { ReadState } from './read-state.js'
+import { presentReadCall, presentReadResult, READ_OUTPUT, readsInLog } from './presentation.js'
+import { installCompactionStubs } from './compaction.js'
 import { MAX_PREFERENCES, preferencesText, quoteOf } from './preferences.js'
 import { STATUS_FILTERS } from '../knowledge/query.js'
-import { bodyWithIds, relationsView } from '../knowledge/correct.js'
 
 export const name = 'knowledge-recall'
 export const inject = ['knowledge', 'tools', 'systemPrompt']
 
 /** Tool guidance sections use orders 100–199; the pointer sits at their end, the person's preferences right after. */
 export const POINTER_ORDER = 190
+/** Order of the "changed since you read it" runtime-context block. */
+export const CHANGES_ORDER = 190
 export const PREFERENCES_ORDER = 191
 
 export interface Config {
@@ -38,7 +42,7 @@ export interface Config {
 
 export const Config: z<Config> = sectionSchema('recall', true)
 
-interface SessionLike { id: string; header?: { cwd?: string } }
+interface SessionLike { id: string; header?: { cwd?: string }; events?: ReadonlyArray<{ type: string; data?: unknown }> }
 const sessionOf = (agent: unknown): SessionLike | undefined => (agent as { session?: SessionLike } | undefined)?.session
 
 export function apply(ctx: Context, config: Config): void {
@@ -49,11 +53,20 @@ export function apply(ctx: Context, config: Config): void {
   ctx.effect(() => store.settings.publish('recall', () => config), 'knowledge-recall settings')
   ctx.effect(() => store.settings.onChange(() => { current = store.settings.effective('recall', config) }), 'knowledge-recall settings watcher')
   const scopeOf = (agent: unknown) => store.visibleScope(sessionOf(agent)?.header?.cwd, current.sameWorkspaceOnly)
+  // Which revision of which document each session read: for "changed since you read it".
+  const reads = new ReadState()
+  /** The session's id, its read state seeded from its log the first time this process sees it (a resumed session). */
+  const readerOf = (agent: unknown): string | undefined => {
+    const session = sessionOf(agent)
+    if (session) reads.ensure(session.id, () => readsInLog(session.events ?? []))
+    return session?.id
+  }
+  const version = (id: string) => store.versionOf(id)
 
   ctx.tools.register({
     name: SEARCH_TOOL,
     description: 'Search the knowledge base of earlier sessions (questions, answers, notes, tool calls) with BM25. '
-      + 'Use a few keywords, an error code or an identifier. Returns ids, titles, dates and snippets; read one with knowledge_read. '
+      + 'Use a few keywords, an error code or an identifier. Returns ids with their revision (v:N), titles, dates and snippets; read one with knowledge_read. '
       + 'Documents may be in English or Chinese; words are matched across the two and through common synonyms, but weakly: '
       + 'when nothing fits, search once more with synonyms or in the other language.'
       + ` Output: at most ${OUTPUT_BUDGET.knowledge_search} characters.`,
@@ -75,33 +88,35 @@ export function apply(ctx: Context, config: Config): void {
       const parsed = parseSearchArgs(args, current.searchLimit)
       const scope = scopeOf(exec.agent)
       const hits = store.search(parsed.query, { kind: parsed.kind, tag: parsed.tag, tool: parsed.tool, limit: parsed.limit, scope, status: parsed.status })
-      return { text: renderHits(parsed.query, hits, scope), ids: hits.map((h) => h.id) }
+      const session = readerOf(exec.agent)
+      const text = renderHits(parsed.query, hits, scope, (hit) => reads.changed(session, hit.id, hit.version))
+      return { text, ids: hits.map((h) => h.id), versions: hits.map((h) => h.version ?? null) }
     },
   })
 
   ctx.tools.register({
     name: READ_TOOL,
-    description: 'Read one knowledge document in full by the id knowledge_search returned. Links to other documents appear '
-      + 'as ids; the result ends with the documents that link here ("Linked from") and names a successor ("Superseded by").'
-      + ` Output: at most ${OUTPUT_BUDGET.knowledge_read} characters; a longer document ends with the offset to continue from.`,
-    parameters: {
-      type: 'object',
-      properties: {
-        id: { type: 'string', description: 'A document id, e.g. "abc12345-t3".' },
-        offset: { type: 'integer', minimum: 0, description: 'Continue a cut document from this character (given at its end).' },
-      },
-      required: ['id'],
-      additionalProperties: false,
-    },
-    output: TEXT_OUTPUT,
+    description: 'Read one knowledge document by the id knowledge_search returned: whole, or one section ("Finding", '
+      + '"Answer", "Tools", …). Returns its revision (v:N) and the list of its sections. Links to other documents appear '
+      + 'as ids; a successor is named first ("Superseded by"), the documents that link here last ("Linked from").'
+      + ` Output: at most ${OUTPUT_BUDGET.knowledge_read} characters; a longer answer ends with the offset to continue from.`,
+    parameters: READ_PARAMETERS as unknown as Record<string, unknown>,
+    output: READ_OUTPUT,
     async execute(args, exec) {
-      const offset = parseOffset((args as { offset?: unknown } | null)?.offset)
-      const scope = scopeOf(exec.agent)
-      const doc = await store.readVisible((args as { id?: unknown } | null)?.id, scope)
-      const related = relationsView(store, doc.id, scope)
-      return { id: doc.id, text: renderDocument(doc, { ...related, body: bodyWithIds(store, doc) }, offset) }
+      return readForSession(store, args, scopeOf(exec.agent), readerOf(exec.agent), reads)
     },
+    presentCall: presentReadCall,
+    presentResult: presentReadResult,
   })
+
+  // Told once per change, through the runtime context (never the system prompt): the documents this session read
+  // that have a newer revision now. The text is stable until another revision appears.
+  ctx.systemPrompt.context({
+    name: 'knowledge-sync:changed-since-read',
+    order: CHANGES_ORDER,
+    text: (assembly) => promptSafeContext(reads.contextText(readerOf((assembly as { agent?: unknown }).agent), version)),
+  })
+  installCompactionStubs(ctx, reads)
 
   const memo = new PointerMemo()
   ctx.systemPrompt.section({
@@ -132,4 +147,9 @@ export function apply(ctx: Context, config: Config): void {
     },
   })
   logger.debug('recall ready (announce %s, sameWorkspaceOnly %s)', config.announce, config.sameWorkspaceOnly)
+}
+
+/** Context text goes through the prompt renderer too: no `{{` may reach it (titles are escaped line by line). */
+function promptSafeContext(text: string): string {
+  return text.split('\n').map((line) => promptSafe(line)).join('\n')
 }

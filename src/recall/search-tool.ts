@@ -6,6 +6,7 @@
 import type { SearchHit } from '../types.js'
 import { boundLine } from '../knowledge/document.js'
 import { OUTPUT_BUDGET } from '../tool-output.js'
+import type { Change } from './read-state.js'
 
 export const SEARCH_TOOL = 'knowledge_search'
 
@@ -24,11 +25,16 @@ export function formatScore(score: number): string {
   return score >= 0.01 ? score.toFixed(2) : score.toPrecision(2)
 }
 
+/** The line a hit or read gets when the session read an older revision of the document. */
+export function changedLine(change: Change): string {
+  return `changed since you read it: v:${change.from} → v:${change.to}; read it again before relying on it`
+}
+
 /**
- * The model-facing text: one block per hit (id, title, kind, tags, date, workspace, score, snippet). Each field is
- * bounded, and hits that would pass the budget are left out with a line saying how many and what to do.
+ * The model-facing text: one block per hit (id with its revision, title, kind, tags, date, workspace, score,
+ * snippet); `changedOf` names hits the session read at an older revision. Each field is bounded, and hits that would pass the budget are left out with a line saying how many and what to do.
  */
-export function renderHits(query: string, hits: SearchHit[], scope: string | undefined, budget: number = OUTPUT_BUDGET.knowledge_search): string {
+export function renderHits(query: string, hits: SearchHit[], scope: string | undefined, changedOf?: (hit: SearchHit) => Change | undefined, budget: number = OUTPUT_BUDGET.knowledge_search): string {
   const where = scope ? ` in ${boundLine(scope, HIT_LIMITS.cwd)}` : ''
   const asked = JSON.stringify(query.slice(0, 200))
   if (!hits.length) return `No knowledge documents match ${asked}${where}. ${NO_HIT_HINT}`
@@ -42,7 +48,10 @@ export function renderHits(query: string, hits: SearchHit[], scope: string | und
     const tags = shown.length ? ` · tags: ${shown.join(', ')}${more}` : ''
     const ws = hit.cwd ? ` · ${boundLine(hit.cwd, HIT_LIMITS.cwd)}` : ''
     const status = hit.status === 'superseded' ? ` · superseded by ${hit.supersededBy ?? '?'}` : hit.status === 'retired' ? ' · retired' : ''
-    const lines = ['', `${k + 1}. ${hit.id} — ${boundLine(hit.title, HIT_LIMITS.title)}`, `   ${hit.kind} · ${hit.created.slice(0, 10)}${ws}${tags} · score ${formatScore(hit.score)}${status}`]
+    const version = hit.version ? ` (v:${hit.version})` : ''
+    const lines = ['', `${k + 1}. ${hit.id}${version} — ${boundLine(hit.title, HIT_LIMITS.title)}`, `   ${hit.kind} · ${hit.created.slice(0, 10)}${ws}${tags} · score ${formatScore(hit.score)}${status}`]
+    const change = changedOf?.(hit)
+    if (change) lines.push(`   ${changedLine(change)}`)
     if (hit.snippet) lines.push(`   ${boundLine(hit.snippet, HIT_LIMITS.snippet)}`)
     const block = lines.join('\n')
     if (used + block.length > budget) {

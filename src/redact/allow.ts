@@ -64,6 +64,8 @@ const WORD_CHUNK_RE = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+|[^A-Za-z0-9]+/g
  * `?InterpolationInTemplate`, `refresh-token-v2`). A generated token is chopped into short case/digit runs instead.
  */
 export function isWordLike(v: string): boolean {
+  // A prefix decides for long values: the test is a proportion, and its cost must not grow with a 4 KiB run-on value.
+  if (v.length > 256) v = v.slice(0, 256)
   // Identifiers rarely carry more than a version digit or two; generated values are full of digits.
   if ((v.match(/[0-9]/g)?.length ?? 0) >= 3) return false
   let wordy = 0
@@ -131,24 +133,46 @@ const PLACEHOLDER_RUN_RE = /x{5,}|X{5,}|\*{3,}|\.{3}|…|•{2,}|#{4,}|_{5,}|0{8
  */
 export function isPlaceholder(v: string, mask: string): boolean {
   if (v.length === 0) return true
-  if (mask && v.includes(mask)) return true
-  if (v.includes('[REDACTED]') || v.includes('[MASKED]') || v.includes('REDACTED')) return true
   for (const re of TEMPLATE_RES) if (re.test(v)) return true
-  if (PLACEHOLDER_WORD_RE.test(v)) return true
-  if (PLACEHOLDER_RUN_RE.test(v)) return true
   if (/^(.)\1*$/.test(v)) return true // aaaa, 1111
   if (/^[xX*•._#-]+$/.test(v)) return true
   if (isStopword(v)) return true
+  if ((mask && v.includes(mask)) || v.includes('REDACTED') || v.includes('[MASKED]') || PLACEHOLDER_WORD_RE.test(v) || PLACEHOLDER_RUN_RE.test(v)) {
+    return !secretResidue(v, mask, 8)
+  }
   return false
+}
+
+const PLACEHOLDER_WORD_G = new RegExp(PLACEHOLDER_WORD_RE.source, 'gi')
+const PLACEHOLDER_RUN_G = new RegExp(PLACEHOLDER_RUN_RE.source, 'g')
+const TOKEN_STANDIN_RE = /example|placeholder|redacted|your[_-]?(?:api|token|key|secret)|x{6,}|X{6,}|\*{3,}|\.{3}|…|0{10,}|(?:1234567890){2}|(?:abcdef){3}|(?:ABCDEF){3}/gi
+
+/**
+ * Whether a value that holds a stand-in word or run (`changeme`, `EXAMPLE`, `xxxx`, `<…>`, the mask) still carries a
+ * generated-looking remainder once those are cut out: `changeme-Xk39fLq2` is a real value that merely contains a
+ * stand-in, `your-openai-api-key-here` is not. `min` is the shortest remainder that counts.
+ */
+export function secretResidue(v: string, mask: string, min: number, standIns: RegExp = PLACEHOLDER_WORD_G): boolean {
+  let r = v.length > 1024 ? v.slice(0, 1024) : v
+  if (mask) r = r.split(mask).join(' ')
+  r = r.replace(/\[(?:REDACTED|MASKED)\]|REDACTED/g, ' ').replace(standIns, ' ').replace(PLACEHOLDER_RUN_G, ' ')
+  // The longest remaining run decides: stand-ins split a value into pieces, and a secret is one unbroken piece.
+  let best = ''
+  for (const piece of r.split(/[^A-Za-z0-9+/=_~-]+/)) if (piece.length > best.length) best = piece
+  return looksRandom(best, min)
 }
 
 /**
  * A provider token's lighter placeholder test: its shape already matched, so only stand-ins count
- * (`ghp_xxxx…`, `AKIA…EXAMPLE`, `sk-...`, low-entropy fillers, the mask).
+ * (`ghp_xxxx…`, `AKIA…EXAMPLE`, `sk-...`, low-entropy fillers, the mask) — unless a generated-looking remainder of
+ * 16+ characters survives once they are cut out (a real token that merely contains `EXAMPLE`).
  */
 export function isTokenPlaceholder(v: string, mask: string): boolean {
-  if (mask && v.includes(mask)) return true
-  if (/example|placeholder|redacted|your[_-]?(?:api|token|key|secret)|x{6,}|X{6,}|\*{3,}|\.{3}|…|0{10,}|(?:1234567890){2}|(?:abcdef){3}|(?:ABCDEF){3}/i.test(v)) return true
+  if ((mask && v.includes(mask)) || TOKEN_STANDIN_RE.test(v)) {
+    TOKEN_STANDIN_RE.lastIndex = 0
+    return !secretResidue(v.replace(/^[A-Za-z]{2,8}[_-]/, ''), mask, 16, TOKEN_STANDIN_RE)
+  }
+  TOKEN_STANDIN_RE.lastIndex = 0
   // Hand-typed fillers (`aaaa…`, `1234…`) have a far lower entropy than any generated key of the same length.
   const body = v.length > 12 ? v.slice(Math.min(8, v.length >> 2)) : v
   return body.length >= 16 && shannon(body) < 2.6

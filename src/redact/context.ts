@@ -86,9 +86,9 @@ function isUrlPlaceholder(pw: string, mask: string): boolean {
 // HTTP auth headers and bare bearer tokens
 
 const HEADER_RE =
-  /(?<![A-Za-z0-9_-])(?:authorization|proxy-authorization|x-api-key|x-apikey|api-key|x-auth-token|x-access-token|x-token|private-token|job-token|deploy-token|x-goog-api-key|circle-token|x-vault-token|x-figma-token|x-shopify-access-token|ocp-apim-subscription-key|x-functions-key|x-rapidapi-key|x-algolia-api-key|x-gitlab-token|x-dsh-token)\\{0,3}["']?\]?[ \t]{0,4}[:=,][ \t]{0,4}/gi
+  /(?:authorization|proxy-authorization|x-api-key|x-apikey|api-key|x-auth-token|x-access-token|x-token|private-token|job-token|deploy-token|x-goog-api-key|circle-token|x-vault-token|x-figma-token|x-shopify-access-token|ocp-apim-subscription-key|x-functions-key|x-rapidapi-key|x-algolia-api-key|x-gitlab-token|x-dsh-token)\\{0,3}["']?\]?[ \t]{0,4}[:=,][ \t]{0,4}/gi
 const SCHEME_RE = /(bearer|basic|token|bot|digest|apikey|api-key|key|sso-key|otoken|negotiate|ntlm|hmac|aws4-hmac-sha256|dsn|ssws|splunk)[ \t]{1,4}/iy
-const BEARER_RE = /(?<![A-Za-z0-9_-])[Bb]earer[ \t]{1,4}([A-Za-z0-9._~+/-]{12,8192}=*)/g
+const BEARER_RE = /[Bb]earer[ \t]{1,4}([A-Za-z0-9._~+/-]{12,8192}=*)/g
 const HEADER_VALUE_RE = /[^\s"'\\,;]{1,8192}/y
 
 /** A header value that reads like a credential, not a word of prose ("Authorization: Bearer header"). */
@@ -103,6 +103,8 @@ function scanHeaders(text: string, mask: string, out: Span[]): void {
   HEADER_RE.lastIndex = 0
   let m: RegExpExecArray | null
   while ((m = HEADER_RE.exec(text)) !== null) {
+    // Left boundary in code: a leading lookbehind would slow the scan of every position of the text.
+    if (m.index > 0 && /[A-Za-z0-9_-]/.test(text[m.index - 1])) { HEADER_RE.lastIndex = m.index + 1; continue }
     let i = m.index + m[0].length
     // An opening quote of the value (possibly escaped).
     let k = 0
@@ -136,6 +138,8 @@ function scanHeaders(text: string, mask: string, out: Span[]): void {
   if (!text.includes('earer')) return
   BEARER_RE.lastIndex = 0
   while ((m = BEARER_RE.exec(text)) !== null) {
+    // Left boundary checked here, not as a leading lookbehind (which slows the scan of every position).
+    if (m.index > 0 && /[A-Za-z0-9_-]/.test(text[m.index - 1])) { BEARER_RE.lastIndex = m.index + 1; continue }
     const v = m[1]
     if (isPlaceholder(v, mask) || !looksRandom(v, 12)) continue
     const s = m.index + m[0].length - v.length
@@ -166,7 +170,8 @@ function scanLongFlags(text: string, mask: string, out: Span[]): void {
   while ((m = LONG_FLAG_RE.exec(text)) !== null) {
     const i = m.index + m[0].length
     const spaced = m[2] !== '='
-    if (text[i] === '`') continue
+    // The next flag (`--token --token …`) or a command substitution is not a value; checked before any read.
+    if (text[i] === '`' || text[i] === '-') continue
     const v = readValue(text, i, 'shell', 4096)
     if (!v || v.unclosed) continue
     const value = text.slice(v.start, v.end)
@@ -265,7 +270,7 @@ function commandSegment(text: string, name: string, segStart: number, bound: num
 // ---------------------------------------------------------------------------------------------------------------
 // Connection-string and signed-URL parameters
 
-const PARAM_RE = /(?<=^|[?&;,\s"'])(AccountKey|SharedAccessKey|SharedSecretValue|SharedAccessSignature|sig|X-Amz-Signature|X-Amz-Security-Token|X-Goog-Signature|Signature)=/gi
+const PARAM_RE = /(AccountKey|SharedAccessKey|SharedSecretValue|SharedAccessSignature|sig|X-Amz-Signature|X-Amz-Security-Token|X-Goog-Signature|Signature)=/gi
 const PARAM_VALUE_RE = /[A-Za-z0-9%+/=._~-]{16,4096}(?![^\s;&"'<>\\,)])/y
 const PARAM_FAMILY: Record<string, string> = {
   accountkey: 'azure',
@@ -284,6 +289,7 @@ function scanSignedParams(text: string, mask: string, out: Span[]): void {
   PARAM_RE.lastIndex = 0
   let m: RegExpExecArray | null
   while ((m = PARAM_RE.exec(text)) !== null) {
+    if (m.index > 0 && !/[?&;,\s"']/.test(text[m.index - 1])) { PARAM_RE.lastIndex = m.index + 1; continue }
     const i = m.index + m[0].length
     PARAM_VALUE_RE.lastIndex = i
     const v = PARAM_VALUE_RE.exec(text)
@@ -315,8 +321,15 @@ const NETRC_RE = /(?<![A-Za-z0-9_-])password[ \t]+(?=[^\s])/g
 function scanNetrc(text: string, mask: string, out: Span[]): void {
   NETRC_RE.lastIndex = 0
   let m: RegExpExecArray | null
+  // The last `machine` keyword before each hit, found by one forward walk (not a look-back per hit).
+  let lastMachine = -1
+  let nextMachine = text.indexOf('machine')
   while ((m = NETRC_RE.exec(text)) !== null) {
-    if (!/\bmachine\s/.test(text.slice(Math.max(0, m.index - 300), m.index))) continue
+    while (nextMachine !== -1 && nextMachine < m.index) {
+      if (!/[A-Za-z0-9_]/.test(text[nextMachine - 1] ?? ' ') && /\s/.test(text[nextMachine + 7] ?? '')) lastMachine = nextMachine
+      nextMachine = text.indexOf('machine', nextMachine + 7)
+    }
+    if (lastMachine === -1 || m.index - lastMachine > 300) continue
     const v = readValue(text, m.index + m[0].length, 'shell', 1024)
     if (!v) continue
     const value = text.slice(v.start, v.end)
@@ -330,6 +343,8 @@ function scanNetrc(text: string, mask: string, out: Span[]): void {
 
 const KEYWORD_RE = /pass|pw|secret|token|key|auth|cred/gi
 const MAX_NAME = 80
+/** Names judged inside one value before the rest of it is skipped (real command lines nest a few, not dozens). */
+const NESTED_MAX = 2
 
 /** `[A-Za-z0-9_.-]` by char code. */
 function isNameChar(c: number): boolean {
@@ -378,6 +393,11 @@ function nameWords(name: string): string[] {
 type Classification = { kind: Kind; keyword: string; special?: string } | null
 const CLASSIFY_CACHE = new Map<string, Classification>()
 
+/** Whether a name (`DB_PASSWORD`, `apiKey`, `x-auth-token`) announces a credential; used by the forms rules. */
+export function isCredentialName(name: string): boolean {
+  return classify(name) !== null
+}
+
 /** {@link classifyName}, memoised: the same few names recur thousands of times in big inputs. */
 function classify(name: string): Classification {
   let c = CLASSIFY_CACHE.get(name)
@@ -396,6 +416,8 @@ function classifyName(name: string): Classification {
   if (lower === '_authtoken' || lower === '_auth' || lower === '_password') return { kind: 'secret', keyword: 'auth', special: 'npm' }
   const words = nameWords(name)
   while (words.length > 1 && IGNORABLE_SUFFIX.test(words[words.length - 1])) words.pop()
+  // A numbered name (`token1`, `sumoKey2`) is the same kind of name.
+  if (words.length && /^[a-z]{2,}[0-9]{1,3}$/.test(words[words.length - 1])) words[words.length - 1] = words[words.length - 1].replace(/[0-9]+$/, '')
   const last = words[words.length - 1]
   const prev = words.length > 1 ? words[words.length - 2] : ''
   if (!last) return null
@@ -409,7 +431,9 @@ function classifyName(name: string): Classification {
     return { kind: 'secret', keyword, special: aws && /secret/.test(last) ? 'aws' : undefined }
   }
   if (last === 'key') {
-    if (!prev || NOT_SECRET_KEY_PREFIXES.has(prev)) return null
+    // A bare `key` is a credential only with a key-shaped value that is not a hash or an id (see acceptValue).
+    if (!prev) return { kind: 'weak', keyword: 'key', special: 'bare' }
+    if (NOT_SECRET_KEY_PREFIXES.has(prev)) return null
     if (KEY_PREFIXES.has(prev)) return { kind: 'secret', keyword: 'key', special: aws && words.includes('secret') ? 'aws' : undefined }
     return { kind: 'weak', keyword: 'key' }
   }
@@ -453,6 +477,14 @@ function readSeparator(text: string, ns: number, i: number): Sep | null {
   } else if (c === '?' && text[i + 1] === '=') {
     sep = '='
     i += 2
+  } else if (c === '\uFF1A' || c === '\uFF1D') {
+    // Full-width colon and equals (a Chinese or Japanese IME types these by default).
+    sep = c === '\uFF1A' ? ':' : '='
+    i += 1
+  } else if (c === '-' && spacedBefore && text[i + 1] === ' ' && (text[i + 2] === '"' || text[i + 2] === "'")) {
+    // `<vendor> token - 'value'` (log and listing style).
+    sep = ':'
+    i += 1
   } else {
     return null
   }
@@ -474,7 +506,19 @@ function atLineStart(text: string, ns: number): boolean {
 }
 
 const EXPORT_RE = /(?:^|[\s;&|(])(?:export|set|setx|declare -x|ENV|ARG)[ \t]+$/
-const FOLLOWED_BY_OPERATOR_RE = /^[ \t]*(?:=|&&|\|\||\?\?|\?[ \t]|[+*/%^]|-[ \t]|\(|\[|\.[A-Za-z_$])/
+// A call or index glued to the value (`f(x)`, `a[0]`); after a space a bracket is the next word of a log line.
+const FOLLOWED_BY_OPERATOR_RE = /(?:[ \t]*(?:=|&&|\|\||\?\?|\?[ \t]|[+*/%^]|-[ \t])|\(|\[|\.[A-Za-z_$])/y
+const EXPORT_WORDS = new Set(['export', 'set', 'setx', 'x', 'ENV', 'ARG'])
+const DECLARATION_WORDS = new Set(['const', 'let', 'var', 'val', 'final', 'auto', 'my', 'local', 'readonly', 'static', 'private', 'public', 'protected', 'def', 'fn', 'mut'])
+
+/** The word (letters only, up to 12) before the spaces that end at `ns`; '' if none. */
+function wordBefore(text: string, ns: number): string {
+  let e = ns
+  while (e > 0 && ns - e < 8 && (text.charCodeAt(e - 1) === 32 || text.charCodeAt(e - 1) === 9)) e--
+  let b = e
+  while (b > 0 && e - b < 12 && /[A-Za-z]/.test(text[b - 1])) b--
+  return text.slice(b, e)
+}
 /** A code declaration before the name: its unquoted value is an expression, never a literal secret. */
 const DECLARATION_RE = /(?:^|[\s;{(])(?:const|let|var|val|final|auto|my|local|readonly|static|private|public|protected|def|fn)[ \t]+(?:mut[ \t]+)?$/
 
@@ -490,6 +534,10 @@ function isProse(value: string): boolean {
 
 /** Whether the value of one assignment is a secret: never for placeholders, code references, paths or prose. */
 function acceptValue(value: string, kind: Kind, keyword: string, quoted: boolean, trailing: boolean, env: boolean, mask: string, code = false, spacedEquals = false): boolean {
+  // Length floors first (cheap): every kind below needs at least this many characters.
+  if (value.length < (kind === 'password' ? 3 : kind === 'secret' ? 6 : 16)) return false
+  // A bare stopword (`password: password`) is rejected before the placeholder patterns run.
+  if (value.length <= 16 && isStopword(value)) return false
   if (isPlaceholder(value, mask) || !/[A-Za-z0-9]/.test(value)) return false
   if (code && !quoted) return false
   if (!quoted && !env) {
@@ -498,7 +546,7 @@ function acceptValue(value: string, kind: Kind, keyword: string, quoted: boolean
     // Member access mixed with operators (`e.altKey?r.C0.ESC:r.C0.CR`) is minified code.
     if (/[A-Za-z_$]\.[A-Za-z_$]/.test(value) && /[?+*!]|[^:]:[^/]/.test(value)) return false
     // A type or keyword first (`password: bool = False`, `token: str`): a signature, not a value.
-    if (isStopword(value.split(/[\s=,]/)[0])) return false
+    if (isStopword(/^[^\s=,]*/.exec(value)![0])) return false
     if (/,$/.test(value)) {
       const bare = value.replace(/,+$/, '')
       if (!bare || isPlaceholder(bare, mask) || isCodeReference(bare, keyword) || /^[A-Z][A-Za-z0-9]*(?:<.*>)?(?:\[\])?$/.test(bare)) return false
@@ -539,6 +587,12 @@ function acceptValue(value: string, kind: Kind, keyword: string, quoted: boolean
   return looksRandom(value, 16) && shannon(value) >= 3.5
 }
 
+/** A bare `key`'s value must look generated and be neither a hash nor an id (`"key": "<md5>"` is a cache key). */
+function bareKeyValue(value: string, mask: string): boolean {
+  if (value.length < 20 || value.length > 512 || /\s/.test(value) || /^[0-9a-f-]+$/i.test(value) || isPlaceholder(value, mask)) return false
+  return looksRandom(value, 20) && shannon(value) >= 3.5
+}
+
 /** The lines of a YAML block scalar (`key: |`) after `from`, indented deeper than the key. */
 function yamlBlock(text: string, keyLineStart: number, from: number): { start: number; end: number } | null {
   let indent = 0
@@ -574,6 +628,10 @@ function yamlBlock(text: string, keyLineStart: number, from: number): { start: n
 function scanAssignments(text: string, mask: string, out: Span[]): void {
   KEYWORD_RE.lastIndex = 0
   let m: RegExpExecArray | null
+  // The last value read, and how many further names were judged inside it (`auth=auth=auth=…`): each read costs up
+  // to the value's length, so after NESTED_MAX nested names the rest of that value is skipped (linear time).
+  let read = { end: -1, nested: 0 }
+  let nextLt = 0
   while ((m = KEYWORD_RE.exec(text)) !== null) {
     const p = m.index
     let ns = p
@@ -599,38 +657,58 @@ function scanAssignments(text: string, mask: string, out: Span[]): void {
     // `passwd:dir`: without a space after ':' an unquoted name is not a YAML/JSON key (unless the value is quoted).
     if (sep.sep === ':' && !sep.nameQuoted && !sep.spacedAfter && valueQuote !== '"' && valueQuote !== "'") continue
     const name = text.slice(ns, nameEnd)
-    const cls = classify(name)
+    let cls = classify(name)
+    // `adzuna KEY=…`, `API KEY = …`, `phrase token1 = '…'`: a one-word credential name owned by the word before it.
+    if (text.charCodeAt(ns - 1) === 32 && /^[A-Za-z]+[0-9]{0,3}$/.test(name)) {
+      let ob = ns - 1
+      while (ob > 0 && ns - 1 - ob < 31 && /[A-Za-z0-9]/.test(text[ob - 1])) ob--
+      const owner = ns - 1 - ob >= 2 && /[A-Za-z]/.test(text[ob]) && !/[A-Za-z0-9_.-]/.test(text[ob - 1] ?? ' ') ? text.slice(ob, ns - 1) : undefined
+      if (owner && !isStopword(owner) && !FUNCTION_WORDS.test(owner)) cls = classify(owner + '_' + name) ?? cls
+    }
     if (!cls) continue
     const lineHead = atLineStart(text, ns)
-    const exported = EXPORT_RE.test(text.slice(Math.max(0, ns - 16), ns))
-    const declared = DECLARATION_RE.test(text.slice(Math.max(0, ns - 24), ns))
+    // Both patterns end in a space or tab before the name: test that first (no slice for most names).
+    const spaceBefore = text.charCodeAt(ns - 1) === 32 || text.charCodeAt(ns - 1) === 9
+    // The word before the name decides; only when it is one of the keywords are the (slicing) patterns run.
+    const before = spaceBefore ? wordBefore(text, ns) : ''
+    const exported = before !== '' && EXPORT_WORDS.has(before) && EXPORT_RE.test(text.slice(Math.max(0, ns - 16), ns))
+    const declared = before !== '' && DECLARATION_WORDS.has(before) && DECLARATION_RE.test(text.slice(Math.max(0, ns - 24), ns))
     const env = exported || (sep.sep === '=' && !sep.spaced && /^[A-Z_][A-Z0-9_]*$/.test(name))
     let mode: ValueMode
     if (sep.sep === '>') mode = 'inline'
     else if (sep.sep === '=' && !sep.spaced) mode = 'shell'
     else mode = lineHead ? 'line' : 'inline'
     const big = /private|cert|pem|credentials?$/i.test(name)
+    if (sep.valueAt < read.end) {
+      if (++read.nested > NESTED_MAX) { KEYWORD_RE.lastIndex = Math.max(KEYWORD_RE.lastIndex, read.end); continue }
+    }
     let v: ValueRead | null
     if (sep.sep === '>') {
       // <password>value</password>: the element must close after the value (not `<CryptoKey>` in prose).
-      const close = text.indexOf('</' + name + '>', sep.valueAt)
-      if (close <= sep.valueAt || close - sep.valueAt > 4096 || text.slice(sep.valueAt, close).includes('<')) continue
-      v = { start: sep.valueAt, end: close, quoted: true, trailing: false }
+      // The value holds no `<`, so the closing tag is the next `<` (its position cached: many unclosed elements
+      // must not each scan ahead).
+      if (nextLt !== -1 && nextLt < sep.valueAt) nextLt = text.indexOf('<', sep.valueAt)
+      if (nextLt <= sep.valueAt || nextLt - sep.valueAt > 4096 || !text.startsWith('</' + name + '>', nextLt)) continue
+      v = { start: sep.valueAt, end: nextLt, quoted: true, trailing: false }
     } else {
       v = readValue(text, sep.valueAt, mode, big ? 64 * 1024 : 4096)
     }
     if (!v) continue
+    if (sep.valueAt >= read.end) read = { end: v.end, nested: 0 }
     let value = text.slice(v.start, v.end)
     // An unquoted value followed by an operator is the start of an expression (`x = args => …`, `x = a && b`).
-    if (!v.quoted && !env && FOLLOWED_BY_OPERATOR_RE.test(text.slice(v.end, v.end + 6))) continue
+    FOLLOWED_BY_OPERATOR_RE.lastIndex = v.end
+    if (!v.quoted && !env && FOLLOWED_BY_OPERATOR_RE.test(text)) continue
     // YAML block scalar: `password: |` followed by indented lines.
     if (!v.quoted && /^[|>][-+]?[0-9]?$/.test(value) && sep.sep === ':') {
       const block = yamlBlock(text, lineStart(text, ns, 200), v.end)
       if (!block) continue
+      read.end = Math.max(read.end, block.end)
       v = { start: block.start, end: block.end, quoted: true, trailing: false }
       value = text.slice(v.start, v.end)
     }
-    let family = cls.special ?? (env ? 'env-assignment' : 'generic-secret')
+    if (cls.special === 'bare' && !bareKeyValue(value, mask)) continue
+    let family = cls.special && cls.special !== 'bare' ? cls.special : env ? 'env-assignment' : 'generic-secret'
     let priority: number = env ? PRIORITY.env : PRIORITY.generic
     if (cls.special === 'gcp-service-account') {
       if (!/^[0-9a-f]{16,64}$/i.test(value) || isPlaceholder(value, mask)) continue

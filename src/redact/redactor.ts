@@ -40,19 +40,25 @@
  * - never masked: git SHAs, UUIDs, lockfile integrity hashes, public keys and certificates, prose such as "the
  *   password field is required" (no rule matches bare hex/base64 runs without a name or prefix).
  *
- * Custom patterns (`redact.patterns`) are JavaScript regular expressions, either a bare source (`acme_[0-9a-f]{32}`)
- * or `/source/flags` with flags from `imsuv`. If the pattern has a capturing group, group 1 is masked (the rest of the
- * match stays as context); otherwise the whole match. They are counted as family `custom` unless a built-in rule
- * found the same span. A custom pattern runs as written: avoid nested unbounded quantifiers.
+ * Custom patterns (`redact.patterns`) use JavaScript syntax, either a bare source (`acme_[0-9a-f]{32}`) or
+ * `/source/flags` with flags from `imsu`, and run on a linear-time engine (RE2JS, see ./patterns.ts): `(a+)+$`
+ * cannot freeze the process; backreferences and lookaround are refused at load. If the pattern has a capturing
+ * group, group 1 is masked (the rest of the match stays as context); otherwise the whole match. They are counted as
+ * family `custom` unless a built-in rule found the same span.
+ *
+ * Time: every rule is linear in the input. `redact()` works in chunks and yields to the event loop between them, and
+ * throws {@link RedactBudgetError} if the call exceeds its budget, so a caller never writes text it could not redact.
  * @module dsh-knowledge-sync/redact/redactor
  */
 import type { Redaction } from '../types.js'
 import { isPlaceholder, isTokenPlaceholder } from './allow.js'
-import { scanContext } from './context.js'
+import { isCredentialName, scanContext } from './context.js'
+import { scanForms } from './forms.js'
 import type { BackstopResult } from './secretlint.js'
 import { PRIORITY, type Span } from './scan.js'
 import { scanTokens } from './tokens.js'
 import { maskedValues, ValueMatcher, type MaskedValue } from './propagate.js'
+import { compileUserPatterns, matchUserPattern, type UserPattern } from './patterns.js'
 
 export type { Span } from './scan.js'
 
@@ -66,44 +72,21 @@ export interface RedactOptions {
   patterns: string[]
 }
 
-/** A bad redaction setting; the message names the pattern and the reason. */
-export class RedactConfigError extends Error {
-  override name = 'RedactConfigError'
+export { RedactConfigError } from './patterns.js'
+
+/** Redaction could not finish within its time budget: the text must not be written (the caller records why). */
+export class RedactBudgetError extends Error {
+  override name = 'RedactBudgetError'
 }
 
-const USER_FLAGS = /^[imsuv]*$/
 const LONG_RUN_RE = /\S{12}/
 
 /**
- * Compiles `redact.patterns` at load time. Accepts `source` or `/source/flags`; every pattern gets `g` and `d`.
- * Throws {@link RedactConfigError} naming the first bad pattern (invalid syntax, bad flags, or one that matches the
- * empty string and so could never mask anything).
+ * Compiles `redact.patterns` at load time on the linear-time engine ({@link compileUserPatterns}). Throws
+ * {@link RedactConfigError} naming the first bad pattern.
  */
-export function compilePatterns(patterns: string[]): RegExp[] {
-  if (!Array.isArray(patterns)) throw new RedactConfigError('knowledge: redact.patterns must be an array of strings')
-  return patterns.map((pattern, i) => {
-    const where = `knowledge: redact.patterns[${i}] ${JSON.stringify(pattern)}`
-    if (typeof pattern !== 'string' || pattern.length === 0) throw new RedactConfigError(`${where} must be a non-empty string`)
-    let source = pattern
-    let flags = ''
-    const literal = /^\/([\s\S]+)\/([a-z]*)$/.exec(pattern)
-    if (literal) {
-      if (!USER_FLAGS.test(literal[2])) throw new RedactConfigError(`${where} has unsupported flags "${literal[2]}" (allowed: i, m, s, u, v)`)
-      source = literal[1]
-      flags = literal[2]
-    }
-    let re: RegExp
-    try {
-      re = new RegExp(source, [...new Set(flags + 'gd')].join(''))
-    } catch (error) {
-      throw new RedactConfigError(`${where} is not a valid regular expression: ${(error as Error).message}`)
-    }
-    re.lastIndex = 0
-    const empty = re.exec('')
-    re.lastIndex = 0
-    if (empty && empty[0] === '') throw new RedactConfigError(`${where} matches the empty string, so it could never mask anything`)
-    return re
-  })
+export function compilePatterns(patterns: string[]): UserPattern[] {
+  return compileUserPatterns(patterns)
 }
 
 /** Per call: `propagate: false` leaves propagation to the caller (the store does one pass over all fields). */
@@ -111,7 +94,10 @@ export interface RedactCallOptions {
   propagate?: boolean
 }
 
-/** Masks text. `redactSync` runs the own rules only; `redact` adds the secretlint backstop (at least as strong). */
+/**
+ * Masks text. `redactSync` runs the own rules only; `redact` adds the secretlint backstop (at least as strong), yields
+ * between chunks, and rejects with {@link RedactBudgetError} when it cannot finish in time.
+ */
 export interface Redactor {
   readonly enabled: boolean
   /** The text that replaces a masked value. */
@@ -120,22 +106,10 @@ export interface Redactor {
   redactSync(text: string, options?: RedactCallOptions): Redaction
 }
 
-/** Spans of user patterns: group 1 when the pattern has a capturing group, else the whole match. */
-function scanCustom(text: string, patterns: RegExp[], out: Span[]): void {
-  for (const re of patterns) {
-    re.lastIndex = 0
-    let m: RegExpExecArray | null
-    let guard = 0
-    while ((m = re.exec(text)) !== null) {
-      if (m[0] === '') { re.lastIndex++; if (++guard > 1e6) break; continue }
-      const idx = m.indices
-      if (m.length > 1) {
-        const g = idx?.[1]
-        if (g && g[1] > g[0]) out.push({ start: g[0], end: g[1], family: 'custom', priority: PRIORITY.custom })
-      } else {
-        out.push({ start: m.index, end: m.index + m[0].length, family: 'custom', priority: PRIORITY.custom })
-      }
-    }
+/** Spans of user patterns whose start lies in `[from, to)` of `text` (a window when `open`). */
+function scanCustom(text: string, patterns: UserPattern[], out: Span[], from = 0, to = text.length, open = false): void {
+  for (const p of patterns) {
+    for (const m of matchUserPattern(p, text, from, to, open)) out.push({ start: m.start, end: m.end, family: 'custom', priority: PRIORITY.custom })
   }
 }
 
@@ -148,11 +122,23 @@ function safely(fn: () => void): void {
   }
 }
 
-/** Every raw span the own rules (and custom patterns) report for `text`. */
-export function scanSpans(text: string, mask: string = DEFAULT_MASK, custom: RegExp[] = []): Span[] {
-  const out: Span[] = []
+/** The own rules over `text` (no user patterns), appended to `out`. */
+function scanOwn(text: string, mask: string, out: Span[]): void {
   safely(() => scanTokens(text, mask, out))
   safely(() => scanContext(text, mask, out))
+  safely(() => scanForms(text, mask, out, isCredentialName, (decoded) => {
+    // A decoded blob is scanned by the shape and context rules once (no further decoding).
+    const inner: Span[] = []
+    safely(() => scanTokens(decoded, mask, inner))
+    safely(() => scanContext(decoded, mask, inner))
+    return inner
+  }))
+}
+
+/** Every raw span the own rules (and custom patterns) report for `text`. */
+export function scanSpans(text: string, mask: string = DEFAULT_MASK, custom: UserPattern[] = []): Span[] {
+  const out: Span[] = []
+  scanOwn(text, mask, out)
   if (custom.length) safely(() => scanCustom(text, custom, out))
   return out
 }
@@ -230,12 +216,108 @@ function novel(text: string, backstop: Span[], own: Span[], mask: string): Span[
   })
 }
 
+/** Async path: one chunk of own-rule work between event-loop turns (~10-40 ms at this engine's speed). */
+const CHUNK = 64 * 1024
+/** Context left of a chunk: the farthest a rule looks back from where its span starts (names, line starts, key ids). */
+const LEFT_CONTEXT = 8 * 1024
+/** Context right of a chunk: values are read up to 4 KiB; a span reaching the window's end is rescanned with FULL_RIGHT. */
+const RIGHT_CONTEXT = 8 * 1024
+/** The longest span a rule reports (a 64 KiB key block, YAML block or credentials value). */
+const FULL_RIGHT = 68 * 1024
+/** User patterns: first chunk and context (a user match is found whole when it is shorter than the context). */
+const CUSTOM_CHUNK = 2 * 1024
+const CUSTOM_CONTEXT = 4 * 1024
+
+const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
+/**
+ * Default budget of one `redact()` call (own rules and user patterns): some 20x their linear cost on this machine,
+ * so load never trips it; it is the hard stop for what linear time alone does not bound (a large user pattern).
+ */
+export function defaultRedactBudgetMs(length: number): number {
+  return 5000 + (length / 1e6) * 5000
+}
+
+/** Chunk boundaries: `[a, b)` pairs of about `size`, cut after a line break where one is near. */
+function* chunks(text: string, size: number): Generator<[number, number]> {
+  const n = text.length
+  for (let a = 0; a < n;) {
+    let b = Math.min(n, a + size)
+    if (b < n) {
+      const nl = text.indexOf('\n', b)
+      if (nl !== -1 && nl - b < 4096) b = nl + 1
+    }
+    yield [a, b]
+    a = b
+  }
+}
+
+/**
+ * {@link scanSpans} in chunks that yield to the event loop, under a deadline. A span belongs to the chunk where it
+ * starts; each chunk is scanned with enough context on both sides that no rule sees a false edge. Throws
+ * {@link RedactBudgetError} (naming what was running) when the deadline passes.
+ */
+async function scanSpansAsync(text: string, mask: string, custom: UserPattern[], budgetMs: number): Promise<Span[]> {
+  const t0 = performance.now()
+  const n = text.length
+  const out: Span[] = []
+  const check = (what: string): void => {
+    const ms = performance.now() - t0
+    if (ms > budgetMs) throw new RedactBudgetError(`knowledge: redaction did not finish within ${Math.round(budgetMs)} ms on ${n} characters (at ${what}); nothing was written`)
+  }
+  if (n <= CHUNK) {
+    scanOwn(text, mask, out)
+    check('the built-in rules')
+  } else {
+    const scanWindow = (a: number, b: number, right: number, last = false): Span[] | null => {
+      const ws = Math.max(0, a - LEFT_CONTEXT)
+      const we = Math.min(n, b + right)
+      const window = text.slice(ws, we)
+      const spans: Span[] = []
+      scanOwn(window, mask, spans)
+      const mine = spans.filter((s) => s.start + ws >= a && s.start + ws < b)
+      // A span that runs into the window's end may have been cut by it: the caller rescans with the full reach.
+      if (!last && we < n && mine.some((s) => s.end + ws >= we - 1)) return null
+      return mine.map((s) => ({ ...s, start: s.start + ws, end: s.end + ws }))
+    }
+    for (const [a, b] of chunks(text, CHUNK)) {
+      const spans = scanWindow(a, b, RIGHT_CONTEXT) ?? scanWindow(a, b, FULL_RIGHT, true)!
+      for (const s of spans) out.push(s)
+      check('the built-in rules')
+      await tick()
+    }
+  }
+  for (const p of custom) {
+    const what = `redact.patterns[${p.index}] ${JSON.stringify(p.source)}`
+    // Chunk size adapts to the pattern's speed so one chunk is ~25 ms: linear engines still differ 1000x in constant.
+    let size = CUSTOM_CHUNK
+    for (let a = 0; a < n;) {
+      const b = Math.min(n, a + size)
+      const cs = Math.max(0, a - CUSTOM_CONTEXT)
+      const ce = Math.min(n, b + CUSTOM_CONTEXT)
+      const c0 = performance.now()
+      const window = cs === 0 && ce === n ? text : text.slice(cs, ce)
+      for (const m of matchUserPattern(p, window, a - cs, b - cs, ce < n)) out.push({ start: m.start + cs, end: m.end + cs, family: 'custom', priority: PRIORITY.custom })
+      const took = performance.now() - c0
+      check(what)
+      a = b
+      if (a < n) {
+        size = Math.max(1024, Math.min(256 * 1024, Math.round((size * 25) / Math.max(took, 1))))
+        await tick()
+      }
+    }
+  }
+  return out
+}
+
 /** Options of {@link createRedactor} beyond the configuration: the backstop can be switched off or re-budgeted. */
 export interface RedactorTuning {
   /** Run the secretlint backstop in `redact()` (default true). */
   secretlint?: boolean
   /** Time budget in ms for the backstop of one call; default 250 ms + 100 ms per MB. */
   secretlintBudgetMs?: (length: number) => number
+  /** Time budget in ms of one `redact()` call for the own rules and user patterns; default {@link defaultRedactBudgetMs}. */
+  budgetMs?: (length: number) => number
   /** Called after each backstop run (tests and benchmarks). */
   onBackstop?: (result: BackstopResult & { novel: number }) => void
   /** Mask every further occurrence of a masked value in the same text (default true; off only to measure it). */
@@ -265,7 +347,7 @@ export function createRedactor(options: RedactOptions, tuning: RedactorTuning = 
     async redact(input: string, call?: RedactCallOptions): Promise<Redaction> {
       const text = asText(input)
       if (!enabled || text.length === 0) return unchanged(text)
-      const own = scanSpans(text, mask, patterns)
+      const own = await scanSpansAsync(text, mask, patterns, (tuning.budgetMs ?? defaultRedactBudgetMs)(text.length))
       // No preset rule matches without a run of 12+ non-space characters; short fields skip its per-call setup.
       const spread = propagate && call?.propagate !== false
       if (!useBackstop || !LONG_RUN_RE.test(text)) return finish(text, own, mask, spread)

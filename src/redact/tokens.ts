@@ -104,6 +104,41 @@ const RULES: TokenRule[] = [
   { family: 'xai', anchors: ['xai-'], re: /xai-[A-Za-z0-9]{60,100}(?![A-Za-z0-9])/y },
   { family: 'replicate', anchors: ['r8_'], re: /r8_[A-Za-z0-9]{37,40}(?![A-Za-z0-9])/y },
   { family: 'perplexity', anchors: ['pplx-'], re: /pplx-[A-Za-z0-9]{40,56}(?![A-Za-z0-9])/y },
+  // --- more vendors with fixed prefixes (gitleaks rules, trufflehog detectors) ---
+  { family: 'shippo', anchors: ['shippo_live_', 'shippo_test_'], re: /shippo_(?:live|test)_[a-f0-9]{40}(?![A-Za-z0-9])/y },
+  { family: 'langsmith', anchors: ['lsv2_pt_', 'lsv2_sk_'], re: /lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}(?![A-Za-z0-9])/y },
+  { family: 'langfuse', anchors: ['sk-lf-'], re: /sk-lf-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![A-Za-z0-9-])/y },
+  { family: 'planetscale', anchors: ['pscale_tkn_', 'pscale_pw_', 'pscale_oauth_'], re: /pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,64}(?![A-Za-z0-9_.-])/y, check: hasDigit },
+  { family: 'rubygems', anchors: ['rubygems_'], re: /rubygems_[a-f0-9]{48}(?![A-Za-z0-9])/y },
+  { family: 'brevo', anchors: ['xkeysib-', 'xsmtpsib-'], re: /x(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16}(?![A-Za-z0-9])/y },
+  { family: 'nvidia', anchors: ['nvapi-'], re: /nvapi-[A-Za-z0-9_-]{64}(?![A-Za-z0-9_-])/y, check: hasDigit },
+  { family: 'flutterwave', anchors: ['FLWSECK_TEST-', 'FLWSECK-'], re: /FLWSECK(?:_TEST)?-[a-f0-9]{32}-X(?![A-Za-z0-9])/y },
+  { family: 'sourcegraph', anchors: ['sgp_'], re: /sgp_(?:[a-f0-9]{16}_)?[a-f0-9]{40}(?![A-Za-z0-9])/y },
+  { family: 'dynatrace', anchors: ['dt0c01.'], re: /dt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}(?![A-Za-z0-9])/y },
+  { family: 'dropbox', anchors: ['sl.'], re: /sl\.[A-Za-z0-9_=-]{130,160}(?![A-Za-z0-9_=-])/y, check: entropyAtLeast(4) },
+  { family: 'flyio', anchors: ['fo1_'], re: /fo1_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/y },
+  { family: 'clojars', anchors: ['CLOJARS_'], re: /CLOJARS_[a-z0-9]{60}(?![a-z0-9])/y },
+  { family: 'facebook', anchors: ['EAAM', 'EAAC'], re: /EAA[MC][A-Za-z0-9]{100,400}(?![A-Za-z0-9])/y, check: entropyAtLeast(4) },
+  { family: 'prefect', anchors: ['pnu_'], re: /pnu_[A-Za-z0-9]{36}(?![A-Za-z0-9])/y, check: hasDigit },
+  { family: 'readme', anchors: ['rdme_'], re: /rdme_[a-z0-9]{70}(?![a-z0-9])/y },
+  { family: 'apify', anchors: ['apify_api_'], re: /apify_api_[A-Za-z0-9]{36}(?![A-Za-z0-9])/y },
+  { family: 'supabase', anchors: ['sbp_'], re: /sbp_[a-f0-9]{40}(?![A-Za-z0-9])/y },
+  { family: 'supabase', anchors: ['sb_secret_'], re: /sb_secret_[A-Za-z0-9_-]{20,64}(?![A-Za-z0-9_-])/y },
+  { family: 'mapbox', anchors: ['sk.eyJ'], re: /sk\.eyJ[A-Za-z0-9_-]{20,200}\.[A-Za-z0-9_-]{20,100}(?![A-Za-z0-9_-])/y },
+  { family: 'pinecone', anchors: ['pcsk_'], re: /pcsk_[A-Za-z0-9_]{50,100}(?![A-Za-z0-9_])/y, check: hasDigit },
+  { family: 'tavily', anchors: ['tvly-'], re: /tvly-(?:dev-)?[A-Za-z0-9]{32}(?![A-Za-z0-9])/y, check: hasDigit },
+  { family: 'duffel', anchors: ['duffel_live_', 'duffel_test_'], re: /duffel_(?:live|test)_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/y },
+  { family: 'spectral', anchors: ['spu-'], re: /spu-[a-f0-9]{32}(?![A-Za-z0-9])/y },
+  { family: 'alchemy', anchors: ['alcht_'], re: /alcht_[A-Za-z0-9]{30}(?![A-Za-z0-9])/y },
+  { family: 'bitbucket', anchors: ['BBDC-'], re: /BBDC-[A-Za-z0-9+/@_-]{44}(?![A-Za-z0-9+/@_-])/y, check: hasDigit },
+  { family: 'harness', anchors: ['pat.'], re: /pat\.[A-Za-z0-9_-]{22}\.[0-9a-f]{24}\.[A-Za-z0-9]{20}(?![A-Za-z0-9])/y },
+  { family: 'octopus', anchors: ['API-'], re: /API-[A-Z0-9]{26,32}(?![A-Za-z0-9])/y, check: (s) => hasDigit(s) && shannon(s.slice(4)) >= 3.5 },
+  { family: 'easypost', anchors: ['EZAK', 'EZTK'], re: /EZ[AT]K[a-z0-9]{54}(?![A-Za-z0-9])/y },
+  { family: 'typeform', anchors: ['tfp_'], re: /tfp_[A-Za-z0-9_.=-]{59}(?![A-Za-z0-9_.=-])/y },
+  { family: 'launchdarkly', anchors: ['sdk-', 'mob-'], re: /(?:sdk|mob)-[a-z0-9]{8}-[a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]{12}(?![A-Za-z0-9-])/y },
+  { family: 'artifactory', anchors: ['AKCp'], re: /AKCp[A-Za-z0-9]{69}(?![A-Za-z0-9])/y },
+  { family: 'newrelic', anchors: ['NRII-'], re: /NRII-[A-Za-z0-9_-]{32}(?![A-Za-z0-9_-])/y },
+  { family: 'contentful', anchors: ['CFPAT-'], re: /CFPAT-[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/y },
   // --- cloud ---
   { family: 'aws', anchors: ['AKIA', 'ASIA', 'ABIA', 'ACCA', 'A3T'], re: /(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/y, check: (s) => !s.endsWith('EXAMPLE') },
   { family: 'google-api-key', anchors: ['AIza'], re: /AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/y },
@@ -134,6 +169,29 @@ function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
 }
 
+/**
+ * One alternation over many literals, factored as a trie (`s(?:k(?:-(?:ant-|proj-)|_live_)|…)`): the engine tries
+ * only the branches that share the text's next character, and longer literals win because a node's children are
+ * an optional group tried before the node ends. A flat alternation of ~150 literals costs far more per character.
+ */
+export function trieSource(words: string[]): string {
+  type Node = { end: boolean; kids: Map<string, Node> }
+  const root: Node = { end: false, kids: new Map() }
+  for (const w of words) {
+    let n = root
+    for (const ch of w) { let k = n.kids.get(ch); if (!k) { k = { end: false, kids: new Map() }; n.kids.set(ch, k) } n = k }
+    n.end = true
+  }
+  const emit = (n: Node): string => {
+    const alts = [...n.kids].map(([ch, k]) => escapeRe(ch) + emit(k))
+    if (alts.length === 0) return ''
+    const group = alts.length === 1 ? alts[0] : `(?:${alts.join('|')})`
+    if (!n.end) return group
+    return alts.length === 1 && n.kids.size === 1 ? `(?:${group})?` : `${alts.length === 1 ? `(?:${group})` : group}?`
+  }
+  return emit(root)
+}
+
 /** Anchor → rules, and one alternation over every anchor (longest first so `sk-ant-` is reported, not `sk-`). */
 const BY_ANCHOR = new Map<string, TokenRule[]>()
 for (const rule of RULES) {
@@ -144,12 +202,16 @@ for (const rule of RULES) {
   }
 }
 const ANCHORS = [...BY_ANCHOR.keys()].sort((a, b) => b.length - a.length)
-const ANCHOR_RE = new RegExp(ANCHORS.map(escapeRe).join('|'), 'g')
+/**
+ * Two-character anchors (`SK`, `Q~`) are searched with indexOf, not in the alternation: a text made of them would
+ * otherwise cost one RegExp match object every two characters.
+ */
+const SHORT_ANCHORS = ANCHORS.filter((a) => a.length <= 2)
+const ANCHOR_RE = new RegExp(trieSource(ANCHORS.filter((a) => a.length > 2)), 'g')
 /** For each anchor the alternation can report: itself and every shorter anchor it starts with, longest first. */
 const CHAIN = new Map<string, TokenRule[]>(
   ANCHORS.map((a) => [a, ANCHORS.filter((b) => a.startsWith(b)).flatMap((b) => BY_ANCHOR.get(b)!)]),
 )
-
 
 /** Whether a token may start at `start`: not glued to a preceding token character (an escape letter is fine). */
 function leftBoundaryOk(text: string, start: number, kind: TokenRule['boundary']): boolean {
@@ -180,6 +242,27 @@ function tryRule(text: string, rule: TokenRule, start: number, mask: string): Sp
   return { start: s, end: s + secret.length, family: rule.family, priority: rule.priority ?? PRIORITY.provider }
 }
 
+/** The first rule of `anchor`'s chain that matches at `at`, or null. */
+function tryAnchor(text: string, at: number, anchor: string, mask: string): Span | null {
+  // The usual left boundary is the same for every rule at this spot: test it once.
+  const tokenBoundary = leftBoundaryOk(text, at, 'token')
+  for (const rule of CHAIN.get(anchor)!) {
+    let start = at
+    if (rule.left) {
+      let k = 0
+      while (k < rule.left.max + 1 && at - k - 1 >= 0 && rule.left.cls.test(text[at - k - 1])) k++
+      if (k < rule.left.min || k > rule.left.max) continue
+      start = at - k
+      if (!leftBoundaryOk(text, start, rule.boundary)) continue
+    } else if ((rule.boundary ?? 'token') === 'token') {
+      if (!tokenBoundary) continue
+    } else if (!leftBoundaryOk(text, start, rule.boundary)) continue
+    const found = tryRule(text, rule, start, mask)
+    if (found) return found
+  }
+  return null
+}
+
 /** All provider/format token spans in `text`. */
 export function scanTokens(text: string, mask: string, out: Span[]): void {
   ANCHOR_RE.lastIndex = 0
@@ -187,28 +270,19 @@ export function scanTokens(text: string, mask: string, out: Span[]): void {
   // Candidates at one spot share anchors (`sk-` rules); try the longest anchor's rules, then shorter ones.
   while ((m = ANCHOR_RE.exec(text)) !== null) {
     const at = m.index
-    let found: Span | null = null
-    // The usual left boundary is the same for every rule at this spot: test it once.
-    const tokenBoundary = leftBoundaryOk(text, at, 'token')
-    for (const rule of CHAIN.get(m[0])!) {
-      let start = at
-      if (rule.left) {
-        let k = 0
-        while (k < rule.left.max + 1 && at - k - 1 >= 0 && rule.left.cls.test(text[at - k - 1])) k++
-        if (k < rule.left.min || k > rule.left.max) continue
-        start = at - k
-        if (!leftBoundaryOk(text, start, rule.boundary)) continue
-      } else if ((rule.boundary ?? 'token') === 'token') {
-        if (!tokenBoundary) continue
-      } else if (!leftBoundaryOk(text, start, rule.boundary)) continue
-      found = tryRule(text, rule, start, mask)
-      if (found) break
-    }
+    const found = tryAnchor(text, at, m[0], mask)
     if (found) {
       out.push(found)
       ANCHOR_RE.lastIndex = Math.max(at + 1, found.end)
     } else {
       ANCHOR_RE.lastIndex = at + 1
+    }
+  }
+  for (const anchor of SHORT_ANCHORS) {
+    for (let at = text.indexOf(anchor); at !== -1;) {
+      const found = tryAnchor(text, at, anchor, mask)
+      if (found) out.push(found)
+      at = text.indexOf(anchor, found ? Math.max(at + 1, found.end) : at + 1)
     }
   }
   scanDiscordBot(text, mask, out)

@@ -144,6 +144,7 @@ describe('the Knowledge page in dsh web', () => {
     expect(titles).toEqual([SEEDED[2].question, SEEDED[1].question, SEEDED[0].question])
     const pnpm = docRows().filter({ hasText: 'ERR_PNPM_FETCH_404' })
     await poll(() => pnpm.getByTestId('knowledge-kind').innerText()).toBe('round')
+    expect(await pnpm.getByTestId('knowledge-version').innerText()).toBe('v:1')
     expect(await pnpm.getByTestId('knowledge-tag').allInnerTexts()).toContain('pnpm')
     expect(await pnpm.getByTestId('knowledge-tool').allInnerTexts()).toEqual(['bash'])
     expect(await pnpm.innerText()).toMatch(/Oct 2, 2026/)
@@ -196,6 +197,7 @@ describe('the Knowledge page in dsh web', () => {
     expect(headerText).toContain('/work/projects/webapp')
     expect(headerText).toMatch(/Tools\s+bash/)
     expect(headerText).toMatch(/Session\s+sess-aaaa1111 · turn 1/)
+    expect((await doc.getByTestId('knowledge-doc-version').innerText()).trim()).toBe('· v:1') // the store-assigned revision
     expect(await doc.getByTestId('knowledge-salience').innerText()).toMatch(/^score \d+(\.\d+)? .*\+cause/)
     expect(await doc.getByTestId('knowledge-redacted').innerText()).toMatch(/^\d+ values masked$/)
     const body = doc.getByTestId('knowledge-markdown')

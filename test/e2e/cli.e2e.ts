@@ -243,7 +243,7 @@ describe('dsh-knowledge search', () => {
     const hits = json(await cli(['search', 'pnpm', 'store', '--root', root, '--json']))
     expect(hits.length).toBeGreaterThan(0)
     for (const hit of hits) {
-      expect(Object.keys(hit)).toEqual(['id', 'title', 'kind', 'score', 'snippet', 'path', 'cwd', 'tags', 'tools', 'created'])
+      expect(Object.keys(hit)).toEqual(['id', 'title', 'kind', 'score', 'snippet', 'path', 'cwd', 'tags', 'tools', 'created', 'version'])
       expect(existsSync(join(root, hit.path))).toBe(true)
     }
     const top = hits.find((h: any) => h.id === idWs)
@@ -274,7 +274,7 @@ describe('dsh-knowledge search', () => {
   it('renders readable hits without --json, and refuses a bad --kind or an empty query', async () => {
     const text = await cli(['search', 'lockfile', 'conflict', '--root', root])
     expect(text.code).toBe(0)
-    expect(text.stdout).toMatch(new RegExp(`^1 document\\(s\\) match "lockfile conflict"\\. .*\\n\\n1\\. ${idOther} — Why does pnpm report a lockfile conflict in the monorepo\\?`))
+    expect(text.stdout).toMatch(new RegExp(`^1 document\\(s\\) match "lockfile conflict"\\. .*\\n\\n1\\. ${idOther} \\(v:1\\) — Why does pnpm report a lockfile conflict in the monorepo\\?`))
     const badKind = await cli(['search', 'pnpm', '--root', root, '--kind', 'secret'])
     expect(badKind.code).not.toBe(0)
     expect(badKind.stderr).toContain('"kind" must be one of raw, note, distilled, manual')
@@ -324,7 +324,7 @@ describe('dsh-knowledge list and stats', () => {
     expect(all.map((m: any) => m.id).sort()).toEqual([idWs, idOther, idManual].sort())
     const text = await cli(['list', '--root', root, '--cwd', other])
     expect(text.code).toBe(0)
-    expect(text.stdout).toContain(`${idOther}\traw\t2025-01-02\tWhy does pnpm report a lockfile conflict in the monorepo?`)
+    expect(text.stdout).toContain(`${idOther} (v:1)\traw\t2025-01-02\tWhy does pnpm report a lockfile conflict in the monorepo?`)
     expect(text.stdout).not.toContain(idWs)
     expect(text.stdout.trim().split('\n').at(-1)).toBe(`1 document(s) visible in ${other} under ${root}`)
     const kinds = json(await cli(['list', '--root', root, '--json', '--kind', 'manual']))

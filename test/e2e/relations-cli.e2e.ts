@@ -54,7 +54,7 @@ describe('dsh-knowledge note / supersede / retire / restore / check', () => {
     expect(hits.map((h: { id: string }) => h.id)).toEqual([B, A])
     expect(hits[1]).toMatchObject({ status: 'superseded', supersededBy: B })
     const text = await cli(['search', 'staging deploy VPN registry', ...at])
-    expect(text.stdout).toMatch(new RegExp(`2\\. ${A} — Staging deploys need VPN\\n .* · superseded by ${B}`))
+    expect(text.stdout).toMatch(new RegExp(`2\\. ${A} \\(v:2\\) — Staging deploys need VPN\\n .* · superseded by ${B}`))
     const read = json(await cli(['read', A, ...at, '--json']))
     expect(read.supersededBy).toMatchObject({ id: B })
     expect(read.linkedFrom).toEqual([{ id: B, title: 'Staging deploys use the public registry mirror' }])

@@ -72,7 +72,7 @@ describe('correcting knowledge with the real dsh CLI (headless)', () => {
     const result = toolMessages(chat().at(-1)!).at(-1)!
     const ids = result.split('\n').filter((l) => /^\d+\. /.test(l)).map((l) => /^\d+\. (\S+)/.exec(l)![1])
     expect(ids.indexOf(oldId)).toBeGreaterThan(0)
-    expect(result).toMatch(/1\. \S+ — Dev server moved to port 3000/)
-    expect(result).toMatch(new RegExp(`${oldId} — Dev server runs on port 5173\\n .* · superseded by \\S+`))
+    expect(result).toMatch(/1\. \S+ \(v:1\) — Dev server moved to port 3000/)
+    expect(result).toMatch(new RegExp(`${oldId} \\(v:2\\) — Dev server runs on port 5173\\n .* · superseded by \\S+`))
   }, 180_000)
 })

@@ -109,6 +109,8 @@ export interface Loop {
   ask(prompt: string, options?: { session?: string; cwd?: string; subagentOf?: string }): Promise<void>
   /** Disposes the whole context (rows' disposers run, pending capture work is awaited). */
   dispose(): Promise<void>
+  /** The agent of a session `ask` created (its `session` holds the event log and the surface). */
+  agent(session?: string): any
 }
 
 /** Boots the real harness core with the scripted adapter, then the given rows in order. */
@@ -147,5 +149,6 @@ export async function createLoop(script: LoopScript, rows: Row[]): Promise<Loop>
       await agent.whenIdle()
     },
     async dispose() { while (fibers.length) await fibers.pop()!.dispose() },
+    agent(session = 'session-00000000-0000-4000-8000-000000000001') { return agents.get(session) },
   }
 }

@@ -67,7 +67,7 @@ describe('supersede, search order and retire across sessions', () => {
     await loop!.ask('how is the cache keyed?', { session: S3, cwd: ws })
     const search = lastResult(loop!)
     expect(hitIds(search)).toEqual(['22222222-n1', '11111111-n1'])
-    expect(search).toMatch(/2\. 11111111-n1 — CI cache key for pnpm store\n .* · superseded by 22222222-n1/)
+    expect(search).toMatch(/2\. 11111111-n1 \(v:2\) — CI cache key for pnpm store\n .* · superseded by 22222222-n1/)
     // On disk: the old document's front matter and a one-line notice; its own sections exactly as they were.
     const docs = allDocuments(root).map((d) => ({ ...d, ...parseDocument(d.text, d.path, 'x', 0) }))
     const old = docs.find((d) => d.meta.id === '11111111-n1')!

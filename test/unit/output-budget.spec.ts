@@ -4,7 +4,7 @@
  * hits within its budget and bounds every field of a hit.
  */
 import { describe, expect, it } from 'vitest'
-import { renderDocument, parseOffset } from '../../src/recall/read-tool.js'
+import { boundRead, parseOffset } from '../../src/recall/read-tool.js'
 import { renderHits } from '../../src/recall/search-tool.js'
 import { formatDocument, parseDocument, PARSE_LIMITS } from '../../src/knowledge/document.js'
 import { OUTPUT_BUDGET, withinBudget } from '../../src/tool-output.js'
@@ -25,7 +25,7 @@ describe('knowledge_read budget', () => {
     let offset = 0
     let rebuilt = ''
     for (let parts = 0; parts < 50; parts++) {
-      const text = renderDocument(doc, {}, offset)
+      const text = boundRead(full, doc.id, offset)
       expect(text.length).toBeLessThanOrEqual(OUTPUT_BUDGET.knowledge_read)
       let content = offset ? text.replace(/^\[long from character \d+ of \d+\]\n/, '') : text
       const next = /\nContinue with|"offset": (\d+)\}\)\]$/.exec(text)
@@ -51,7 +51,7 @@ describe('knowledge_read budget', () => {
     expect(() => parseOffset(-1)).toThrow(/offset/)
     expect(() => parseOffset(1.5)).toThrow(/offset/)
     expect(parseOffset(undefined)).toBe(0)
-    expect(renderDocument(longDoc(), {}, 10_000_000)).toMatch(/past its end/)
+    expect(boundRead('short', 'long', 10_000_000)).toMatch(/past its end/)
   })
 })
 
