@@ -274,4 +274,52 @@ describe('the persisted index', () => {
     expect(ids(second, 'pangolin')).toEqual(['d0'])
     expect(ids(second, 'zebra')).toEqual([])
   })
+
+  it('keeps status, links and Chinese for the documents it does not read again (the same answers as a rebuild)', async () => {
+    const root = tmpRoot()
+    age(put(root, 'd0', 'the walrus note links to [the old one](d1) and nothing else'))
+    age(put(root, 'd1', 'the old walrus advice', { status: 'superseded', superseded_by: 'd2' }))
+    age(put(root, 'd2', 'the new walrus advice'))
+    age(put(root, 'd3', 'a wrong walrus claim', { status: 'retired', retired: { at: '2026-01-02T00:00:00.000Z', reason: 'wrong' } }))
+    age(put(root, 'd4', '数据库连接池耗尽 walrus'))
+    const answers = (store: KnowledgeStore) => ({
+      hits: store.search('walrus').map((h) => [h.id, h.score, h.status ?? 'active', h.supersededBy ?? '']),
+      retired: store.list({ status: 'retired' }).items.map((m) => m.id),
+      count: store.count(),
+      all: store.count({ status: 'all' }),
+      linkedFrom: store.linkedFrom('d1'),
+      supersededOnes: store.supersededOnes('d2'),
+      database: store.search('database connection pool').map((h) => h.id),
+    })
+    const first = open(root)
+    await first.start()
+    const built = answers(first)
+    await first.close()
+    stores.pop()
+    expect(built.hits.map(([id]) => id)).not.toContain('d3')
+    expect(built.hits.find(([id]) => id === 'd1')?.slice(2)).toEqual(['superseded', 'd2'])
+    expect(built).toMatchObject({ retired: ['d3'], count: 4, all: 5, linkedFrom: ['d0'], supersededOnes: ['d1'] })
+    expect(built.database).toContain('d4')
+    const db = new DatabaseSync(cacheFile(root), { readOnly: true })
+    expect(db.prepare("SELECT value FROM meta WHERE key = 'han'").get()).toEqual({ value: '1' })
+    db.close()
+    const log = recorder()
+    const again = open(root, log.logger)
+    await again.start()
+    expect(log.scan()).toContain('index reused: kept 5, read 0')
+    expect(answers(again)).toEqual(built)
+  })
+
+  it('rebuilds a cache of the previous format (kind in two rowid bits, no status, no relations)', async () => {
+    const root = tmpRoot()
+    await seed(root)
+    const db = new DatabaseSync(cacheFile(root))
+    db.prepare("UPDATE meta SET value = replace(value, 'dsh-knowledge-index/2:', 'dsh-knowledge-index/1:') WHERE key = 'format'").run()
+    db.close()
+    const log = recorder()
+    const store = open(root, log.logger)
+    await store.start()
+    expect(log.info().join('\n')).toMatch(/rejected \(foreign: format "dsh-knowledge-index\/1:/)
+    expect(ids(store, 'giraffe')).toEqual(['d1'])
+  })
 })
