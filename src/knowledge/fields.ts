@@ -46,10 +46,10 @@ export const LIVE_FIELDS: readonly FieldDecl[] = [
   },
   {
     section: 'redact', path: 'patterns', type: 'lines', default: [],
-    label: { en: 'Extra patterns', zh: '额外的模式' },
+    label: { en: 'Extra patterns', zh: '额外的正则表达式' },
     hint: {
       en: 'Extra regular expressions to mask (whole match, or the first capturing group), one per line. Patterns set here are added to the row\'s own, which always apply.',
-      zh: '要脱敏的额外正则表达式（整个匹配，或第一个捕获组），每行一个。这里设置的模式追加在该行自身的模式之后，行自身的模式始终生效。',
+      zh: '要脱敏的额外正则表达式（整个匹配，或第一个捕获组），每行一个。这里设置的表达式追加在该行自身的表达式之后，行自身的表达式始终生效。',
     },
   },
   {
