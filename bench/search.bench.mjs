@@ -40,7 +40,7 @@ const mb = (bytes) => bytes / 1048576
 async function bundle() {
   const { buildSync } = await import(pathToFileURL(join(root, 'node_modules/esbuild/lib/main.js')).href)
   mkdirSync(dirname(libFile), { recursive: true })
-  writeFileSync(join(data, 'lib', 'entry.ts'), `export { SearchIndex } from '../../../src/search/search-index.js'\nexport { deriveTables, packageDataFile, TABLES_FILE } from '../../../src/search/expand/cedict.js'\nexport { parseDocument, readSimpleFrontMatter, splitFrontMatter } from '../../../src/knowledge/document.js'\nexport { KnowledgeStore } from '../../../src/knowledge/store.js'\nexport { createRedactor } from '../../../src/redact/redactor.js'\n`)
+  writeFileSync(join(data, 'lib', 'entry.ts'), `export { SearchIndex } from '../../../src/search/search-index.js'\nexport { createIndexFile } from '../../../src/search/index-file.js'\nexport { deriveTables, packageDataFile, TABLES_FILE } from '../../../src/search/expand/cedict.js'\nexport { parseDocument, readSimpleFrontMatter, splitFrontMatter } from '../../../src/knowledge/document.js'\nexport { KnowledgeStore } from '../../../src/knowledge/store.js'\nexport { createRedactor } from '../../../src/redact/redactor.js'\n`)
   buildSync({ entryPoints: [join(data, 'lib', 'entry.ts')], bundle: true, platform: 'node', format: 'esm', outfile: libFile, packages: 'external', logLevel: 'warning' })
   // Query expansion loads CC-CEDICT tables from a file beside its module (the build writes lib/'s); the bundle gets its own.
   const lib = await import(pathToFileURL(libFile).href)
@@ -153,8 +153,8 @@ function readCorpus(dir, paths, parseDocument, add) {
   return { read, parse, added }
 }
 
-async function childFts(size) {
-  const { SearchIndex, parseDocument, readSimpleFrontMatter, splitFrontMatter } = await import(pathToFileURL(libFile).href)
+async function childFts(size, file = false) {
+  const { SearchIndex, createIndexFile, parseDocument, readSimpleFrontMatter, splitFrontMatter } = await import(pathToFileURL(libFile).href)
   const { dir, paths } = loadCorpus(size)
   // The generator mirrors formatDocument by hand: prove the store's fast front-matter path reads what it wrote.
   for (const rel of paths.slice(0, 50)) {
@@ -163,9 +163,15 @@ async function childFts(size) {
   const queries = JSON.parse(readFileSync(join(data, `queries-${size}.json`), 'utf8'))
   const rss0 = gcRss()
   // BENCH_SCORE_BUDGET overrides the planner's score budget (for tuning runs).
+  const plans = {}
+  const onPlan = (plan) => { plans[plan] = (plans[plan] ?? 0) + 1 }
   // BENCH_EXPAND=off: query expansion off (the baseline of the expansion-on line, measured in the same run).
   const expandOff = process.env.BENCH_EXPAND === 'off'
-  const index = new SearchIndex({ ...(process.env.BENCH_SCORE_BUDGET ? { scoreBudget: Number(process.env.BENCH_SCORE_BUDGET) } : {}), ...(expandOff ? { expand: false } : {}) })
+  const options = { onPlan, ...(process.env.BENCH_SCORE_BUDGET ? { scoreBudget: Number(process.env.BENCH_SCORE_BUDGET) } : {}), ...(expandOff ? { expand: false } : {}) }
+  // `fts-file`: the same index backed by a file, as the store's persisted cache is (WAL, 8 MB page cache).
+  const dbFile = join(data, `index-${size}.sqlite`)
+  for (const suffix of ['', '-wal', '-shm']) rmSync(dbFile + suffix, { force: true })
+  const index = file ? new SearchIndex(options, createIndexFile(dbFile)) : new SearchIndex(options)
   const t0 = performance.now()
   const { read, parse, added: upsert } = readCorpus(dir, paths, parseDocument, ({ meta, body }, rel) => index.upsert({ id: meta.id, path: rel, meta, body, mtimeMs: 0 }))
   const t1 = performance.now()
@@ -202,7 +208,8 @@ async function childFts(size) {
   const expandLoad = performance.now() - tw
   const rssExpand = gcRss()
   // Search mix: three passes (the first with cold planning caches), every query with its filter.
-  const times = [], byKind = {}, plans = {}
+  const times = [], byKind = {}
+  for (const k of Object.keys(plans)) delete plans[k]
   let planted = 0, plantedN = 0, cjkAnswered = 0, cjkN = 0
   for (let pass = 0; pass < 3; pass++) {
     for (const q of queries) {
@@ -211,7 +218,6 @@ async function childFts(size) {
       const dt = performance.now() - t
       times.push(dt)
       ;(byKind[q.kind] ??= []).push(dt)
-      plans[index.lastPlan] = (plans[index.lastPlan] ?? 0) + 1
       if (pass === 0 && q.kind === 'cjk' && !Object.keys(q.filter).length) { cjkN++; if (hits.length) cjkAnswered++ }
       if (pass === 0 && q.kind === 'planted' && !Object.keys(q.filter).length && q.relevant.length) {
         plantedN++
@@ -319,12 +325,12 @@ async function childGrep(size) {
   return { engine: 'grep', size: paths.length, queries: sample.length, search: stats(times), rssGrowth: mb(gcRss() - rss0), avgMatches: matches / sample.length }
 }
 
-/** The product's own cold start: `KnowledgeStore.start()` walks the root, reads, parses and indexes every file. */
+/** The product's own cold start without its persisted index (bench/start.bench.mjs measures that): walk, read, parse, index every file. */
 async function childStore(size) {
   const { KnowledgeStore, createRedactor } = await import(pathToFileURL(libFile).href)
   const { dir } = loadCorpus(size)
   const rss0 = gcRss()
-  const store = new KnowledgeStore({ root: dir, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: false })
+  const store = new KnowledgeStore({ root: dir, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: false, cache: false })
   const t = performance.now()
   await store.start()
   const cold = performance.now() - t
@@ -409,7 +415,7 @@ async function main() {
   const argv = process.argv.slice(2)
   if (argv[0] === '--child') {
     const [, engine, size] = argv
-    const fn = { fts: childFts, wink: childWink, grep: childGrep, store: childStore, 'expand-pair': childExpandPair }[engine]
+    const fn = { fts: childFts, 'fts-file': (n) => childFts(n, true), wink: childWink, grep: childGrep, store: childStore, 'expand-pair': childExpandPair }[engine]
     const result = await fn(Number(size))
     process.stdout.write('\n' + JSON.stringify(result) + '\n')
     return
@@ -429,10 +435,12 @@ async function main() {
     console.log(`\n[${size}] corpus ${existed ? 'reused' : 'written'} under ${dir} (${Math.round(performance.now() - t)} ms); running engines…`)
     const store = runChild('store', size)
     const fts = runChild('fts', size)
+    const ftsFile = runChild('fts-file', size)
     const grep = runChild('grep', size)
     const wink = size <= 10_000 || winkAll ? runChild('wink', size) : null
     const off = size <= 10_000 || argv.includes('--expand-off-all') ? runChild('expand-pair', size) : null
     report(size, fts, grep, wink, off)
+    console.log(`  the same index backed by a file (the store's cache): cold ${f1(ftsFile.cold)} ms (${ratio(fts.cold, ftsFile.cold)} of memory's time), new round searchable p50 ${f1(ftsFile.fresh.p50)} / max ${f1(ftsFile.fresh.max)} ms, search p50 ${f1(ftsFile.search.p50)} / p99 ${f1(ftsFile.search.p99)} / max ${f1(ftsFile.search.max)} ms, RSS growth ${f1(ftsFile.rssGrowth)} MB; plans ${JSON.stringify(ftsFile.plans)}`)
     console.log(`  store cold start (KnowledgeStore.start(): walk + read + parse + index, ${store.size} documents, ${store.invalid} unreadable): ${f1(store.cold)} ms` + (wink ? ` — wink cold ${f1(wink.cold)} ms (${ratio(store.cold, wink.cold)})` : ''))
   }
 }

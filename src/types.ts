@@ -91,6 +91,20 @@ export interface KnowledgeDoc {
   hash?: string
   /** The store-assigned revision (`v:N`) of this text. */
   version?: number
+  /** What the file looked like when it was read (the persisted index's manifest entry). */
+  stamp?: FileStamp
+  /** The store's record of the document's links and status (opaque to the index, which keeps it for a restart). */
+  relations?: string
+}
+
+/** Size, change time and content hash of a document file, and when they were taken (for the index cache). */
+export interface FileStamp {
+  size: number
+  ctimeMs: number
+  /** A hash of the file's text: the content check for files whose times cannot be trusted. */
+  hash: string
+  /** When the file was stat'ed; a file modified within the file system's time granularity of this is re-hashed. */
+  seenMs: number
 }
 
 /** What redaction did to one piece of text. */

@@ -6,25 +6,40 @@
  */
 import { parseArgs } from 'node:util'
 import { UsageError, type Command } from './common.js'
-import { capture } from './capture.js'
-import { redact } from './redact.js'
-import { search } from './search.js'
-import { read } from './read.js'
-import { list } from './list.js'
-import { stats } from './stats.js'
-import { importSessions } from './import.js'
-import { init } from './init.js'
-import { health } from './health.js'
 
-import { note } from './note.js'
-import { supersede } from './supersede.js'
-import { retire } from './retire.js'
-import { restore } from './restore.js'
-import { check } from './check.js'
-import { audit, discoverCommand, promote, regenerateMd, status, sync } from './sync.js'
+// node:sqlite still announces itself as experimental on Node 22; that one warning is noise to a CLI user. Every other
+// warning (and every other ExperimentalWarning) is printed as before.
+const emitWarning = process.emitWarning
+process.emitWarning = function (this: unknown, warning: string | Error, ...rest: unknown[]) {
+  const type = typeof rest[0] === 'string' ? rest[0] : (rest[0] as { type?: string } | undefined)?.type
+  const text = typeof warning === 'string' ? warning : warning?.message
+  if (type === 'ExperimentalWarning' && /^SQLite is an experimental feature/.test(String(text))) return
+  return (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest)
+} as typeof process.emitWarning
 
-const COMMANDS: Record<string, Command> = { capture, redact, search, read, list, stats, note, supersede, retire, restore, check,
-  import: importSessions, init, health, sync, status, discover: discoverCommand, audit, promote, 'regenerate-md': regenerateMd }
+/** Each command is imported when it runs: `--help` and `redact` never load the store or SQLite. */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  capture: async () => (await import('./capture.js')).capture,
+  redact: async () => (await import('./redact.js')).redact,
+  search: async () => (await import('./search.js')).search,
+  read: async () => (await import('./read.js')).read,
+  list: async () => (await import('./list.js')).list,
+  stats: async () => (await import('./stats.js')).stats,
+  import: async () => (await import('./import.js')).importSessions,
+  init: async () => (await import('./init.js')).init,
+  health: async () => (await import('./health.js')).health,
+  note: async () => (await import('./note.js')).note,
+  supersede: async () => (await import('./supersede.js')).supersede,
+  retire: async () => (await import('./retire.js')).retire,
+  restore: async () => (await import('./restore.js')).restore,
+  check: async () => (await import('./check.js')).check,
+  sync: async () => (await import('./sync.js')).sync,
+  status: async () => (await import('./sync.js')).status,
+  discover: async () => (await import('./sync.js')).discoverCommand,
+  audit: async () => (await import('./sync.js')).audit,
+  promote: async () => (await import('./sync.js')).promote,
+  'regenerate-md': async () => (await import('./sync.js')).regenerateMd,
+}
 
 const USAGE = `dsh-knowledge — the dsh-knowledge-sync knowledge base from the command line
 
@@ -56,8 +71,8 @@ round.json: {"session","turn","cwd","created"?,"question","answer","outcome","to
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv
   if (!name || name === '--help' || name === '-h' || name === 'help') { process.stdout.write(USAGE); return name ? 0 : 2 }
-  const command = COMMANDS[name]
-  if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}`)
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined
+  if (!load) throw new UsageError(`unknown command ${JSON.stringify(name)}`)
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
@@ -72,7 +87,7 @@ async function main(argv: string[]): Promise<number> {
     },
   })
   if (values.help) { process.stdout.write(USAGE); return 0 }
-  return command({ values, positionals })
+  return (await load())({ values, positionals })
 }
 
 main(process.argv.slice(2)).then((code) => { process.exitCode = code }, (error: unknown) => {

@@ -16,7 +16,7 @@ export const capture: Command = async (invocation) => {
   const text = await readStdin()
   try { input = JSON.parse(text) } catch (error) { throw new UsageError(`round.json is not valid JSON: ${(error as Error).message}`) }
   const round = parseRound(input)
-  const store = await openStore(invocation)
+  const store = await openStore(invocation, { index: !values['dry-run'] })
   try {
     const result = await captureRound(store, round, { minScore, dryRun: values['dry-run'] })
     if (values['dry-run']) {

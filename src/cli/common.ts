@@ -2,7 +2,7 @@
  * What every command shares: the parsed flags, the store opened the way the plugin opens it, stdin, output.
  * @module dsh-knowledge-sync/cli/common
  */
-import { KnowledgeStore } from '../knowledge/store.js'
+import type { KnowledgeStore } from '../knowledge/store.js'
 import { createRedactor, DEFAULT_MASK } from '../redact/redactor.js'
 import { resolveRoot } from '../knowledge/paths.js'
 
@@ -19,11 +19,16 @@ export interface Invocation {
 
 export type Command = (invocation: Invocation) => Promise<number>
 
-/** Opens the store at the resolved root, indexed, without watching. */
-export async function openStore(invocation: Invocation): Promise<KnowledgeStore> {
+/**
+ * Opens the store at the resolved root, without watching; indexed unless `index` is false (a dry run needs no index).
+ * `write: false` (search, list, read, stats): the command may then read the index cache of a running dsh as it is.
+ */
+export async function openStore(invocation: Invocation, { index = true, write = true } = {}): Promise<KnowledgeStore> {
   const redactor = createRedactor({ enabled: true, mask: invocation.values.mask ?? DEFAULT_MASK, patterns: invocation.values.pattern ?? [] })
-  const store = new KnowledgeStore({ root: resolveRoot(invocation.values.root), redactor, watch: false })
-  await store.start()
+  // Loaded here, not at import: commands that never open the store start without it (and without SQLite).
+  const { KnowledgeStore } = await import('../knowledge/store.js')
+  const store = new KnowledgeStore({ root: resolveRoot(invocation.values.root), redactor, watch: false, readOnly: !write })
+  if (index) await store.start()
   return store
 }
 

@@ -8,7 +8,7 @@ import { type Command, openStore, print, printJson, scopeOf, UsageError } from '
 export const read: Command = async (invocation) => {
   const id = invocation.positionals[0]
   if (!id) throw new UsageError('read needs a document id')
-  const store = await openStore(invocation)
+  const store = await openStore(invocation, { write: false })
   try {
     // The file's own text, read with the store's checks (no link followed, the index's size bound).
     const scope = scopeOf(store, invocation)

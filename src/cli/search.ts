@@ -11,7 +11,7 @@ export const search: Command = async (invocation) => {
   const query = positionals.join(' ')
   if (!query.trim()) throw new UsageError('search needs a query')
   const args = parseSearchArgs({ query, kind: values.kind, tag: values.tag, tool: values.tool, limit: values.limit === undefined ? undefined : Number(values.limit), status: values.status }, 10)
-  const store = await openStore(invocation)
+  const store = await openStore(invocation, { write: false })
   try {
     const scope = scopeOf(store, invocation)
     const hits = store.search(args.query, { kind: args.kind, tag: args.tag, tool: args.tool, limit: args.limit, scope, status: args.status })

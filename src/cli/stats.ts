@@ -7,7 +7,7 @@ import { collectStats } from '../knowledge/stats.js'
 import { type Command, openStore, print, printJson, scopeOf } from './common.js'
 
 export const stats: Command = async (invocation) => {
-  const store = await openStore(invocation)
+  const store = await openStore(invocation, { write: false })
   try {
     const s = await collectStats(store, scopeOf(store, invocation))
     if (invocation.values.json) { printJson(s); return 0 }

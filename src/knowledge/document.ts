@@ -5,7 +5,14 @@
  * parsed, and serialization goes through the `yaml` library so no value can break out of its field.
  * @module dsh-knowledge-sync/knowledge/document
  */
-import { parseDocument as parseYaml } from 'yaml'
+import { createRequire } from 'node:module'
+
+/** The `yaml` library, loaded for the first hand-written front matter only (own-format files never need it). */
+let yaml: typeof import('yaml') | undefined
+const parseYaml: typeof import('yaml').parseDocument = (source, options) => {
+  yaml ??= createRequire(import.meta.url)('yaml') as typeof import('yaml')
+  return yaml.parseDocument(source, options)
+}
 import type { DocKind, FrontMatter } from '../types.js'
 import { DOC_KINDS } from '../wire.js'
 

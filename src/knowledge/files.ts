@@ -4,13 +4,15 @@
  * store's change listeners), one file at a time after the scan (never a rebuild).
  * @module dsh-knowledge-sync/knowledge/files
  */
-import { existsSync, lstatSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs'
-import { readdir } from 'node:fs/promises'
+import { existsSync, lstatSync, realpathSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import type { KnowledgeDoc } from '../types.js'
+import type { ManifestRow } from '../search/search-index.js'
+import { stampOf } from './index-cache.js'
+import { reconcileManifest, statFiles, walkDocuments } from './walk.js'
 import { DocumentError, parseDocument } from './document.js'
-import { insideRoot, sessionShortId, toRelative } from './paths.js'
-import { createHash } from 'node:crypto'
+import { insideRoot, toRelative } from './paths.js'
+import { longerId } from './id-claims.js'
 import { lstatSafe, MAX_FILE_BYTES, readRootFile } from './safe-read.js'
 import { contentHash } from './revisions.js'
 import { TreeWatcher } from './tree-watch.js'
@@ -20,23 +22,8 @@ export { MAX_FILE_BYTES, readRootFile }
 
 /** Files read per slice of the start-up scan (see {@link DocumentFiles.scan}). */
 const SCAN_SLICE = 1024
-/** A temporary file older than this was left by a crashed writer. */
-const STALE_TMP_MS = 60 * 60 * 1000
 /** How often a missing root is looked for (one `stat`), so documents written after start appear without a restart. */
 export const ROOT_POLL_MS = 1000
-
-/**
- * The id a document takes when another session's document holds its id: the same suffix after a longer prefix of
- * its own session id (12, 16, 24, 32 characters), the first that is free.
- */
-export function longerId(id: string, session: string, taken: (id: string) => boolean): string {
-  const suffix = id.slice(id.indexOf('-') + 1)
-  for (const length of [12, 16, 24, 32]) {
-    const candidate = `${sessionShortId(session, length)}-${suffix}`
-    if (candidate !== id && !taken(candidate)) return candidate
-  }
-  return `${sessionShortId(session, 32)}-${suffix}-${createHash('sha256').update(session).digest('hex').slice(0, 8)}`
-}
 
 /** Where the files module sends what it reads. */
 export interface IndexSink {
@@ -49,6 +36,10 @@ export interface IndexSink {
   holdMerges(): () => void
   written(doc: KnowledgeDoc): void
   removed(id: string, path: string): void
+  /** A document the persisted index already holds as it is on disk (the reconcile kept it). */
+  known(id: string, session: string | undefined): void
+  /** A document whose file has new times but the same content: only its stamp changes. */
+  restamp(doc: KnowledgeDoc): void
 }
 
 export class DocumentFiles {
@@ -64,6 +55,8 @@ export class DocumentFiles {
   private closed = false
   /** Files that could not be parsed at the last scan or change, with why. */
   readonly invalid = new Map<string, string>()
+  /** What the last scan did: files kept from the persisted index, read, only re-stamped, and entries dropped. */
+  readonly scanned = { kept: 0, read: 0, restamped: 0, dropped: 0 }
 
   constructor(
     private readonly root: string,
@@ -144,51 +137,34 @@ export class DocumentFiles {
   /**
    * Indexes every document under the root. Files are read synchronously in slices of {@link SCAN_SLICE} with a yield
    * between slices: at boot that is several times faster than one async read per file, and the event loop still
-   * gets a turn every few milliseconds. `late`: the root appeared after start, so what is found is announced to the
-   * change listeners like any new file, and files this process already indexed unchanged are left as they are.
+   * gets a turn every few milliseconds. `manifest`: what the persisted index holds (see {@link reconcile}); only the
+   * files it lacks or that changed are read. `late`: the root appeared after start, so what is found is announced to
+   * the change listeners like any new file, and files this process already indexed unchanged are left as they are.
    */
-  async scan(late = false): Promise<void> {
+  async scan(manifest?: Iterable<ManifestRow>, late = false): Promise<void> {
     if (!existsSync(this.root)) return
-    const files: string[] = []
-    const now = Date.now()
-    const walk = async (dir: string, depth: number) => {
-      if (depth > 8) return
-      let entries
-      try { entries = await readdir(dir, { withFileTypes: true }) } catch { return }
-      for (const entry of entries) {
-        const full = join(dir, entry.name)
-        if (entry.name.startsWith('.')) {
-          // A temporary file left by a writer that crashed mid-write: swept once it is clearly abandoned.
-          if (entry.isFile() && entry.name.endsWith('.tmp')) {
-            try { if (now - statSync(full).mtimeMs > STALE_TMP_MS) rmSync(full, { force: true }) } catch { /* raced */ }
-          }
-          continue
-        }
-        if (entry.name === 'node_modules') continue
-        if (entry.isSymbolicLink()) {
-          // Never followed (see readRootFile); a linked document is reported so nobody wonders where it went.
-          if (entry.name.endsWith('.md')) this.invalid.set(toRelative(this.root, full), `${toRelative(this.root, full)}: is a symbolic link; links are never followed`)
-          continue
-        }
-        if (entry.isDirectory()) await walk(full, depth + 1)
-        else if (entry.isFile() && entry.name.endsWith('.md')) files.push(full)
-      }
-    }
-    await walk(this.root, 0)
+    const files = await walkDocuments(this.root, this.invalid)
+    const times = statFiles(files)
+    const prior = manifest ? this.reconcile(manifest, files, times) : undefined
+    const order = files.map((_, i) => i).filter((i) => !prior || prior.has(files[i]))
     // Oldest first, so the index's insertion order follows time as it does for documents written later.
-    const mtimes = new Map(files.map((f) => { try { return [f, statSync(f).mtimeMs] } catch { return [f, 0] } }))
-    files.sort((a, b) => mtimes.get(a)! - mtimes.get(b)! || (a < b ? -1 : 1))
+    order.sort((a, b) => times[3 * a + 1] - times[3 * b + 1] || (files[a] < files[b] ? -1 : 1))
     const release = this.sink.holdMerges()
     // Real paths of folders, once per folder for this scan (the walk never entered a linked folder).
     const dirs = new Map<string, string>()
     try {
-      for (let k = 0; k < files.length && !this.closed; k += SCAN_SLICE) {
+      for (let k = 0; k < order.length && !this.closed; k += SCAN_SLICE) {
         const batch: KnowledgeDoc[] = []
         const claimed = new Map<string, KnowledgeDoc>()
-        for (const full of files.slice(k, k + SCAN_SLICE)) {
+        for (const i of order.slice(k, k + SCAN_SLICE)) {
+          const full = files[i]
           const known = late ? this.byPath.get(toRelative(this.root, full)) : undefined
-          if (known && this.sink.indexedMtime(known) === mtimes.get(full)) continue
+          if (known && this.sink.indexedMtime(known) === times[3 * i + 1]) continue
+          const before = prior?.get(full)
           const doc = this.readDocument(full, dirs)
+          this.scanned.read++
+          if (before && doc?.stamp?.hash === before.hash && doc.id === before.id) { this.sink.restamp(doc); this.scanned.restamped++; continue }
+          if (before && !doc) { this.drop(before); this.scanned.dropped++ }
           if (doc && this.admit(doc, claimed)) batch.push(doc)
         }
         // A file that lost its id to a later one in the same slice (the product's own file wins) is not indexed.
@@ -206,12 +182,38 @@ export class DocumentFiles {
     if (this.invalid.size) this.logger.warn('%d file(s) under %s could not be read; first: %s', this.invalid.size, this.root, [...this.invalid.values()][0])
   }
 
+  /** The files the scan must read, given the persisted index's manifest (see {@link reconcileManifest}). */
+  private reconcile(manifest: Iterable<ManifestRow>, files: string[], times: Float64Array): Map<string, ManifestRow | undefined> {
+    return reconcileManifest(this.root, manifest, files, times, {
+      present: (row) => {
+        this.byPath.set(row.path, row.id)
+        this.idPaths.set(row.id, row.path)
+        if (row.session !== null) this.sessions.set(row.path, row.session)
+      },
+      kept: (row) => {
+        this.sink.known(row.id, row.session ?? undefined)
+        this.scanned.kept++
+      },
+      dropped: (row) => {
+        this.sink.remove(row.id)
+        this.scanned.dropped++
+      },
+    })
+  }
+
+  /** Forgets an indexed file that can no longer be read as a document (no change event: this is the start-up scan). */
+  private drop(row: ManifestRow): void {
+    this.sink.remove(row.id)
+    this.byPath.delete(row.path)
+    if (this.idPaths.get(row.id) === row.path) this.idPaths.delete(row.id)
+  }
+
   /** Reads and parses one file; undefined (and the reason in {@link invalid}) when it is not a valid document. */
   private readDocument(full: string, dirCache?: Map<string, string>): KnowledgeDoc | undefined {
     const rel = toRelative(this.root, full)
-    let text: string, mtimeMs: number
+    let text: string, mtimeMs: number, size: number, ctimeMs: number
     try {
-      ({ text, mtimeMs } = readRootFile(this.realRoot(), rel, full, dirCache))
+      ({ text, mtimeMs, size, ctimeMs } = readRootFile(this.realRoot(), rel, full, dirCache))
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') { this.forget(rel); return undefined }
       this.invalid.set(rel, (error as Error).message)
@@ -220,7 +222,7 @@ export class DocumentFiles {
     try {
       const fallbackId = basename(full, '.md').replace(/[^A-Za-z0-9_.-]/g, '-').replace(/^[-.]+/, '') || 'doc'
       const { meta, body } = parseDocument(text, rel, fallbackId, mtimeMs)
-      return { id: meta.id, path: rel, meta, body, mtimeMs, hash: contentHash(text) }
+      return { id: meta.id, path: rel, meta, body, mtimeMs, hash: contentHash(text), stamp: stampOf({ size, ctimeMs }, text) }
     } catch (error) {
       this.invalid.set(rel, (error as Error).message)
       return undefined
@@ -380,6 +382,6 @@ export class DocumentFiles {
     if (this.closed) return
     this.realRootPath = undefined
     this.logger.info('knowledge root %s appeared; indexing it', this.root)
-    this.scan(true).catch((error: unknown) => this.logger.warn('indexing %s failed: %s', this.root, (error as Error).message))
+    this.scan(undefined, true).catch((error: unknown) => this.logger.warn('indexing %s failed: %s', this.root, (error as Error).message))
   }
 }

@@ -7,6 +7,7 @@
  */
 import { lstat, mkdir, readdir, readFile, rmdir, stat, writeFile } from 'node:fs/promises'
 import { realpathSync } from 'node:fs'
+import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import { parseDocument } from './document.js'
 import { readRootFile } from './safe-read.js'
@@ -137,4 +138,17 @@ export class IdClaims {
       if (owner === undefined || owner !== session) return `n${k}`
     }
   }
+}
+
+/**
+ * The id a document takes when another session's document holds its id: the same suffix after a longer prefix of
+ * its own session id (12, 16, 24, 32 characters), the first that is free.
+ */
+export function longerId(id: string, session: string, taken: (id: string) => boolean): string {
+  const suffix = id.slice(id.indexOf('-') + 1)
+  for (const length of [12, 16, 24, 32]) {
+    const candidate = `${sessionShortId(session, length)}-${suffix}`
+    if (candidate !== id && !taken(candidate)) return candidate
+  }
+  return `${sessionShortId(session, 32)}-${suffix}-${createHash('sha256').update(session).digest('hex').slice(0, 8)}`
 }

@@ -188,19 +188,38 @@ export class RelationGraph {
 
   constructor(private readonly lookup: GraphLookup) {}
 
-  /** Records (or replaces) a document's relations. */
-  set(doc: Pick<KnowledgeDoc, 'id' | 'path' | 'meta' | 'body'>): void {
+  /**
+   * Records (or replaces) a document's relations. Returns them as a record the persisted index keeps, so a restart
+   * that does not read the file again can {@link restore} them; undefined when the document has none.
+   */
+  set(doc: Pick<KnowledgeDoc, 'id' | 'path' | 'meta' | 'body'>): string | undefined {
     this.remove(doc.id)
     // The status notice's link to a successor is not a link of the document (it is `superseded_by`, shown apart).
     const links = !doc.body.includes('](') ? [] : [...new Set(parseLinks(stripNotice(doc.body), doc.path).map((l) => (l.target.kind === 'id' ? `id:${l.target.id}` : `path:${l.target.path}`)))].map(own)
     const supersedes = Array.isArray(doc.meta.supersedes) ? doc.meta.supersedes.filter((x): x is string => typeof x === 'string').map(own) : []
     const by = typeof doc.meta.superseded_by === 'string' && doc.meta.superseded_by ? own(doc.meta.superseded_by) : undefined
     const status = statusOf(doc.meta)
-    if (!links.length && !supersedes.length && !by && status === 'active') return
-    const id = own(doc.id)
-    this.nodes.set(id, { path: own(doc.path), status, ...(by ? { supersededBy: by } : {}), supersedes, links })
-    for (const key of links) add(this.incoming, key, id)
-    if (by) add(this.successors, by, id)
+    if (!links.length && !supersedes.length && !by && status === 'active') return undefined
+    const node: Node = { path: own(doc.path), status, ...(by ? { supersededBy: by } : {}), supersedes, links }
+    this.put(own(doc.id), node)
+    return JSON.stringify(node)
+  }
+
+  /** Restores a document's relations from the record {@link set} returned; a record that is not one is ignored. */
+  restore(id: string, record: string): void {
+    let node: Node
+    try { node = JSON.parse(record) as Node } catch { return }
+    const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string')
+    if (typeof node?.path !== 'string' || !strings(node.links) || !strings(node.supersedes)) return
+    if (node.supersededBy !== undefined && typeof node.supersededBy !== 'string') return
+    this.remove(id)
+    this.put(id, { path: node.path, status: statusOf(node), ...(node.supersededBy ? { supersededBy: node.supersededBy } : {}), supersedes: node.supersedes, links: node.links })
+  }
+
+  private put(id: string, node: Node): void {
+    this.nodes.set(id, node)
+    for (const key of node.links) add(this.incoming, key, id)
+    if (node.supersededBy) add(this.successors, node.supersededBy, id)
   }
 
   /** Forgets a document. */

@@ -20,7 +20,7 @@ const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0
  * (`fs.protected_hardlinks`), and backup tools create them. Files over {@link MAX_FILE_BYTES} are refused.
  * Throws {@link DocumentError} naming the file, or the file system's error (ENOENT when it is gone).
  */
-export function readRootFile(realRoot: string, rel: string, full: string, dirCache?: Map<string, string>): { text: string; mtimeMs: number } {
+export function readRootFile(realRoot: string, rel: string, full: string, dirCache?: Map<string, string>): { text: string; mtimeMs: number; size: number; ctimeMs: number } {
   const dir = dirname(rel)
   const expected = dir === '.' ? realRoot : join(realRoot, dir)
   let real = dirCache?.get(dir)
@@ -41,7 +41,8 @@ export function readRootFile(realRoot: string, rel: string, full: string, dirCac
     const info = fstatSync(fd)
     if (!info.isFile()) throw new DocumentError(rel, 'is not a regular file')
     if (info.size > MAX_FILE_BYTES) throw new DocumentError(rel, `too large to index (${info.size} bytes; the limit is 4 MiB)`)
-    return { text: readFileSync(fd, 'utf8'), mtimeMs: info.mtimeMs }
+    // Size and ctime from the same descriptor: the persisted index's manifest stamps the file with them.
+    return { text: readFileSync(fd, 'utf8'), mtimeMs: info.mtimeMs, size: info.size, ctimeMs: info.ctimeMs }
   } finally {
     closeSync(fd)
   }

@@ -15,17 +15,20 @@ import type { DocStatus, FrontMatter, KnowledgeDoc, Redaction, SearchFilter, Sea
 import type { Redactor } from '../redact/redactor.js'
 import { type FieldInput, type RedactedFields, redactFields } from '../redact/fields.js'
 import { isVisible, workspaceOf } from '../search/scope.js'
-import { SearchIndex, type Facets, type IndexedMeta, type ListSort, type SearchIndexOptions } from '../search/search-index.js'
+import type { Facets, IndexedMeta, ListSort, SearchIndex } from '../search/search-index.js'
 import { writeFileAtomic } from './atomic.js'
-import { DocumentError, formatDocument, isValidId, parseDocument } from './document.js'
+import { formatDocument, isValidId, parseDocument } from './document.js'
 import { type DocumentDraft, redactDraft, renderDraft } from './draft.js'
-import { DocumentFiles } from './files.js'
+import type { DocumentFiles } from './files.js'
 import { IdClaims, roundFiles, withRoundLock } from './id-claims.js'
+import { stampOf } from './index-cache.js'
+import { StoreIndex } from './store-index.js'
+import type { KnowledgeStoreOptions, PreparedDocument, StoreChange, StoreLogger, WrittenDocument } from './store-types.js'
 import { Ledger } from './ledger.js'
 import { documentPath, insideRoot, sessionFolder, slugify } from './paths.js'
 import { contentHash, Revisions } from './revisions.js'
 import { LiveSettings } from './settings.js'
-import { applyStatus, carryStatus, idsToPaths, RelationGraph, statusOf, successorsFirst, type StatusChange } from './relations.js'
+import { applyStatus, carryStatus, idsToPaths, type RelationGraph, statusOf, successorsFirst, type StatusChange } from './relations.js'
 
 export type { DocumentDraft } from './draft.js'
 export type { FieldInput, RedactedFields } from '../redact/fields.js'
@@ -35,40 +38,7 @@ export type { Facets, IndexedMeta, ListSort } from '../search/search-index.js'
 /** The longest `close` waits for {@link KnowledgeStore.hold}s: about the harness's process shutdown window. */
 export const CLOSE_HOLD_MS = 5000
 
-export interface WrittenDocument {
-  id: string
-  path: string
-  meta: FrontMatter
-  redaction: Redaction
-  /** The revision the write created (`v:N`). */
-  version?: number
-}
-
-/** A redacted, formatted document not yet on disk. */
-export interface PreparedDocument extends WrittenDocument {
-  body: string
-  /** The whole file text. */
-  text: string
-  /** Files of the same round already on disk: the first is overwritten in place, any others are removed. */
-  replaced?: string[]
-}
-
-export type StoreChange = { type: 'written' | 'removed'; id: string; path: string; kind?: string; cwd?: string }
-
-export interface StoreLogger {
-  info(format: string, ...args: unknown[]): void
-  warn(format: string, ...args: unknown[]): void
-  debug(format: string, ...args: unknown[]): void
-}
-
-export interface KnowledgeStoreOptions {
-  root: string
-  redactor: Redactor
-  logger?: StoreLogger
-  /** Watch the root for changes made by others (default true). */
-  watch?: boolean
-  index?: SearchIndexOptions
-}
+export type { KnowledgeStoreOptions, PreparedDocument, StoreChange, StoreLogger, WrittenDocument } from './store-types.js'
 
 const silent: StoreLogger = { info() {}, warn() {}, debug() {} }
 
@@ -77,16 +47,16 @@ export class KnowledgeStore {
   readonly ledger: Ledger
   /** User overrides from the `knowledge` settings namespace, shared by every row. */
   readonly settings = new LiveSettings()
-  private readonly index: SearchIndex
-  private readonly files: DocumentFiles
+  /** The index (in memory, or the persisted cache), the files feeding it and the relation graph. */
+  private readonly indexed: StoreIndex
   private readonly ids: IdClaims
-  /** Links and supersede relations of the indexed documents; backlinks are computed from it. */
-  private readonly graph: RelationGraph
   /** Store-assigned revisions (`v:N`), shared with every process on the root through `.knowledge/revisions.log`. */
   private readonly revisions: Revisions
   private redactor: Redactor
   private readonly logger: StoreLogger
   private readonly watchEnabled: boolean
+  private readonly cacheEnabled: boolean
+  private readonly readOnly: boolean
   private readonly listeners = new Set<(change: StoreChange) => void>()
   private readonly holds = new Set<Promise<unknown>>()
   private chain: Promise<unknown> = Promise.resolve()
@@ -99,25 +69,16 @@ export class KnowledgeStore {
     this.redactor = options.redactor
     this.logger = options.logger ?? silent
     this.watchEnabled = options.watch ?? true
-    this.index = new SearchIndex(options.index)
+    this.cacheEnabled = options.cache ?? true
+    this.readOnly = options.readOnly ?? false
     this.ledger = new Ledger(this.root)
     this.ids = new IdClaims(this.root)
     this.revisions = new Revisions(this.root, this.logger)
-    this.graph = new RelationGraph({ idAt: (path) => this.files.idAt(path), pathOf: (id) => this.files.pathOf(id) })
-    this.files = new DocumentFiles(this.root, {
-      upsertMany: (docs) => {
-        this.index.upsertMany(docs)
-        for (const doc of docs) { this.ids.noteIndexed(doc.id, doc.meta.session); this.graph.set(doc) }
-        this.revisions.index(docs)
-      },
-      upsert: (doc) => { this.index.upsert(doc); this.ids.noteIndexed(doc.id, doc.meta.session); this.graph.set(doc); this.revisions.index([doc]) },
-      remove: (id) => { this.index.remove(id); this.graph.remove(id); this.revisions.unindex(id) },
-      indexedMtime: (id) => this.index.get(id)?.mtimeMs,
-      holdMerges: () => this.index.holdMerges(),
-      written: (doc) => this.emit({ type: 'written', id: doc.id, path: doc.path, kind: doc.meta.kind, cwd: doc.meta.cwd }),
-      removed: (id, path) => this.emit({ type: 'removed', id, path }),
-    }, this.logger)
+    this.indexed = new StoreIndex({ root: this.root, logger: this.logger, indexOptions: options.index, ids: this.ids, revisions: this.revisions, emit: (change) => this.emit(change) })
   }
+
+  private get index(): SearchIndex { return this.indexed.index }
+  private get files(): DocumentFiles { return this.indexed.files }
 
   /**
    * Redacts texts that leave the process other than as a document (a distill request) exactly as a document's fields
@@ -151,12 +112,13 @@ export class KnowledgeStore {
 
   // ---------------------------------------------------------------- lifecycle
 
-  /** Indexes every document under the root and starts watching. Idempotent; resolves when the index is complete. */
+  /**
+   * Indexes every document under the root and starts watching. With the persisted index, only files that changed
+   * since it was saved are read. Idempotent; resolves when the index is complete.
+   */
   start(): Promise<void> {
     this.scanned ??= (async () => {
-      const started = Date.now()
-      await this.files.scan()
-      this.logger.debug('indexed %d document(s) under %s in %d ms', this.index.size, this.root, Date.now() - started)
+      await this.indexed.start({ cache: this.cacheEnabled, readOnly: this.readOnly, closed: () => this.closed })
       if (this.watchEnabled) this.files.watch()
     })()
     return this.scanned
@@ -183,8 +145,7 @@ export class KnowledgeStore {
       }
       this.closed = true
       await this.flush()
-      this.files.close()
-      this.index.close()
+      this.indexed.close()
     })()
     return this.closing
   }
@@ -213,20 +174,7 @@ export class KnowledgeStore {
    */
   async read(id: string): Promise<KnowledgeDoc | undefined> {
     const meta = this.get(id)
-    if (!meta) return undefined
-    const full = insideRoot(this.root, meta.path)
-    try {
-      const { text, mtimeMs } = this.files.readText(meta.path, full)
-      const parsed = parseDocument(text, meta.path, id, mtimeMs)
-      // The revision of exactly the text returned: a change the watcher has not seen yet is counted now.
-      const hash = contentHash(text)
-      const version = this.revisions.observe(parsed.meta.id, hash)
-      return { id: parsed.meta.id, path: meta.path, meta: parsed.meta, body: parsed.body, mtimeMs, hash, version }
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-      if (error instanceof DocumentError) this.files.evict(meta.path, error.message)
-      throw error
-    }
+    return meta ? this.indexed.read(id, meta.path) : undefined
   }
 
   /** The whole text of a visible document's file, read with the same checks as {@link read} (the CLI prints it). */
@@ -274,16 +222,16 @@ export class KnowledgeStore {
   }
 
   /** Ids of the documents that link to `id` (computed from every document's links, never written). */
-  linkedFrom(id: string): string[] { return this.graph.linkedFrom(id) }
+  linkedFrom(id: string): string[] { return this.indexed.graph.linkedFrom(id) }
 
   /** Ids of the documents `id` replaces (their `superseded_by`, or its own `supersedes`). */
-  supersededOnes(id: string): string[] { return this.graph.supersededOnes(id) }
+  supersededOnes(id: string): string[] { return this.indexed.graph.supersededOnes(id) }
 
   /** The id of the document at a root-relative path. */
-  idOfPath(path: string): string | undefined { return this.graph.idOfPath(path) }
+  idOfPath(path: string): string | undefined { return this.indexed.graph.idOfPath(path) }
 
   /** The relation graph, read-only (for the check). */
-  get relations(): Pick<RelationGraph, 'entries' | 'get' | 'resolve'> { return this.graph }
+  get relations(): Pick<RelationGraph, 'entries' | 'get' | 'resolve'> { return this.indexed.graph }
 
   /** The workspace a session in `cwd` sees (see {@link workspaceOf}). */
   scopeFor(cwd: string): string {
@@ -308,7 +256,8 @@ export class KnowledgeStore {
 
   /** Everything `write` does except writing the file: the redacted document as it would be written. `dryRun` also skips the id-prefix claim, so nothing is created on disk. */
   async prepare(draft: DocumentDraft, options: { dryRun?: boolean } = {}): Promise<PreparedDocument> {
-    await this.start()
+    // A dry run needs the index only to find the document it would replace.
+    if (!options.dryRun || draft.replaceId) await this.start()
     const redacted = await redactDraft(draft, this.redactor)
     const session = draft.session ?? 'notes'
     const existing = draft.replaceId ? this.get(draft.replaceId) : undefined
@@ -354,7 +303,8 @@ export class KnowledgeStore {
       const parsed = parseDocument(text, relPath, basename(relPath, '.md').replace(/[^A-Za-z0-9_.-]/g, '-').replace(/^[-.]+/, '') || 'doc', Date.now())
       await writeFileAtomic(full, text)
       const info = await stat(full)
-      const doc = { id: parsed.meta.id, path: relPath, meta: parsed.meta, body: parsed.body, mtimeMs: info.mtimeMs }
+      const doc: KnowledgeDoc = { id: parsed.meta.id, path: relPath, meta: parsed.meta, body: parsed.body, mtimeMs: info.mtimeMs, stamp: stampOf(info, text) }
+      this.indexed.relate(doc)
       this.index.upsert(doc)
       this.files.noteWritten(doc)
       this.emit({ type: 'written', id: doc.id, path: relPath, kind: doc.meta.kind, cwd: doc.meta.cwd })
@@ -399,10 +349,10 @@ export class KnowledgeStore {
     const info = await stat(full)
     const hash = contentHash(text)
     const [version] = this.revisions.index([{ id, hash }])
-    const doc = { id, path: relPath, meta, body, mtimeMs: info.mtimeMs, hash, version }
+    const doc: KnowledgeDoc = { id, path: relPath, meta, body, mtimeMs: info.mtimeMs, hash, version, stamp: stampOf(info, text) }
+    this.indexed.relate(doc)
     this.index.upsert(doc)
     this.ids.noteIndexed(id, meta.session)
-    this.graph.set(doc)
     this.files.noteWritten(doc)
     if (this.watchEnabled) this.files.watch()
     this.emit({ type: 'written', id, path: relPath, kind: meta.kind, cwd: meta.cwd })

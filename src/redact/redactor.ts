@@ -54,7 +54,7 @@ import type { Redaction } from '../types.js'
 import { isPlaceholder, isTokenPlaceholder } from './allow.js'
 import { isCredentialName, scanContext } from './context.js'
 import { scanForms } from './forms.js'
-import { secretlintSpans, type BackstopResult } from './secretlint.js'
+import type { BackstopResult } from './secretlint.js'
 import { PRIORITY, type Span } from './scan.js'
 import { scanTokens } from './tokens.js'
 import { maskedValues, ValueMatcher, type MaskedValue } from './propagate.js'
@@ -353,6 +353,8 @@ export function createRedactor(options: RedactOptions, tuning: RedactorTuning = 
       if (!useBackstop || !LONG_RUN_RE.test(text)) return finish(text, own, mask, spread)
       let extra: Span[] = []
       try {
+        // Loaded on the first redaction: secretlint's preset is most of the CLI's start-up cost otherwise.
+        const { secretlintSpans } = await import('./secretlint.js')
         const result = await secretlintSpans(text, tuning.secretlintBudgetMs?.(text.length))
         extra = novel(text, result.spans, own, mask)
         tuning.onBackstop?.({ ...result, novel: extra.length })

@@ -1,0 +1,158 @@
+/**
+ * The store's indexed view of its root: the search index (in memory, or the persisted cache opened at start), the
+ * document files that feed it (scan and watcher) and the relation graph, kept in step. The store composes it; rows
+ * never see it.
+ *
+ * Why the graph's records go into the index: with a persisted index most files are not read at start (their entries
+ * are kept as they are), so the links and status of those documents come back from the index, not from their files.
+ * @module dsh-knowledge-sync/knowledge/store-index
+ */
+import type { KnowledgeDoc } from '../types.js'
+import { SearchIndex, type SearchIndexOptions } from '../search/search-index.js'
+import { DocumentFiles } from './files.js'
+import type { IdClaims } from './id-claims.js'
+import { openIndexCache } from './index-cache.js'
+import { DocumentError, parseDocument } from './document.js'
+import { insideRoot } from './paths.js'
+import { RelationGraph } from './relations.js'
+import { contentHash, type Revisions } from './revisions.js'
+import type { StoreChange, StoreLogger } from './store-types.js'
+
+/** What the indexed view needs from its store. */
+export interface StoreIndexHost {
+  readonly root: string
+  readonly logger: StoreLogger
+  readonly indexOptions?: SearchIndexOptions
+  readonly ids: IdClaims
+  readonly revisions: Revisions
+  emit(change: StoreChange): void
+}
+
+/** The index, files and relation graph of one store. */
+export class StoreIndex {
+  /** In memory until {@link start} opens the persisted one; created on first use (SQLite loads only then). */
+  private index_?: SearchIndex
+  private releaseCache = (): void => {}
+  files: DocumentFiles
+  /** Links and supersede relations of the indexed documents; backlinks are computed from it. */
+  graph: RelationGraph
+
+  constructor(private readonly host: StoreIndexHost) {
+    this.graph = this.newGraph()
+    this.files = this.openFiles()
+  }
+
+  /** The search index (an in-memory one until {@link start} opens the cache). */
+  get index(): SearchIndex {
+    this.index_ ??= new SearchIndex(this.host.indexOptions)
+    return this.index_
+  }
+
+  /** Records a document's relations in the graph, and on the document for the index to keep. */
+  relate(doc: KnowledgeDoc): void {
+    doc.relations = this.graph.set(doc)
+  }
+
+  private newGraph(): RelationGraph {
+    return new RelationGraph({ idAt: (path) => this.files.idAt(path), pathOf: (id) => this.files.pathOf(id) })
+  }
+
+  private openFiles(): DocumentFiles {
+    const { ids, revisions } = this.host
+    return new DocumentFiles(this.host.root, {
+      upsertMany: (docs) => {
+        for (const doc of docs) this.relate(doc)
+        this.index.upsertMany(docs)
+        for (const doc of docs) ids.noteIndexed(doc.id, doc.meta.session)
+        revisions.index(docs)
+      },
+      upsert: (doc) => { this.relate(doc); this.index.upsert(doc); ids.noteIndexed(doc.id, doc.meta.session); revisions.index([doc]) },
+      remove: (id) => { this.index.remove(id); this.graph.remove(id); revisions.unindex(id) },
+      indexedMtime: (id) => this.index.get(id)?.mtimeMs,
+      holdMerges: () => this.index.holdMerges(),
+      known: (id, session) => ids.noteIndexed(id, session),
+      restamp: (doc) => {
+        if (doc.stamp) this.index.restamp(doc.id, doc.mtimeMs, doc.stamp)
+        ids.noteIndexed(doc.id, doc.meta.session)
+        revisions.index([doc])
+      },
+      written: (doc) => this.host.emit({ type: 'written', id: doc.id, path: doc.path, kind: doc.meta.kind, cwd: doc.meta.cwd }),
+      removed: (id, path) => this.host.emit({ type: 'removed', id, path }),
+    }, this.host.logger)
+  }
+
+  /** The relations the persisted index holds, into the graph (before the scan, which replaces what it reads again). */
+  private restoreGraph(): void {
+    for (const { id, relations } of this.index.relations()) this.graph.restore(id, relations)
+  }
+
+  /**
+   * Indexes every document under the root: with the persisted index (`cache`), only files that changed since it was
+   * saved are read. `readOnly`: while another process owns the cache, its file is read as it is, as long as no
+   * document changed since it was written. `closed` is asked before writing the cache's state.
+   */
+  async start({ cache, readOnly, closed }: { cache: boolean; readOnly: boolean; closed: () => boolean }): Promise<void> {
+    const started = Date.now()
+    let mode: string = 'memory'
+    if (cache && !closed()) {
+      const opened = openIndexCache(this.host.root, this.host.indexOptions, this.host.logger, { readOnly })
+      mode = opened.mode
+      if (opened.mode !== 'memory') {
+        this.index_?.close()
+        this.index_ = opened.index
+        this.releaseCache = opened.release
+      }
+    }
+    if (mode === 'shared') {
+      // Another process's file, read-only: good as long as the reconcile has nothing to write. A change (the
+      // owner is not watching, or a file changed this instant) means indexing in memory after all.
+      try {
+        this.restoreGraph()
+        await this.files.scan(this.index.manifest())
+        const { read, dropped } = this.files.scanned
+        if (read + dropped > 0) throw new Error('changed')
+      } catch {
+        this.index_?.close()
+        this.index_ = undefined
+        this.files.close()
+        this.graph = this.newGraph()
+        this.files = this.openFiles()
+        mode = 'memory'
+        await this.files.scan()
+      }
+    } else {
+      if (mode === 'reused') this.restoreGraph()
+      await this.files.scan(mode === 'reused' ? this.index.manifest() : undefined)
+    }
+    if (mode === 'rebuild' && !closed()) this.index.setState('complete')
+    const { kept, read, restamped, dropped } = this.files.scanned
+    this.host.logger.debug('indexed %d document(s) under %s in %d ms (index %s: kept %d, read %d, restamped %d, dropped %d)',
+      this.index.size, this.host.root, Date.now() - started, mode, kept, read, restamped, dropped)
+  }
+
+  /**
+   * An indexed document read from its file with the index's bounds (see {@link KnowledgeStore.read}); undefined when
+   * the file is gone. A file that fails leaves the index at once.
+   */
+  read(id: string, path: string): KnowledgeDoc | undefined {
+    try {
+      const { text, mtimeMs } = this.files.readText(path, insideRoot(this.host.root, path))
+      const parsed = parseDocument(text, path, id, mtimeMs)
+      // The revision of exactly the text returned: a change the watcher has not seen yet is counted now.
+      const hash = contentHash(text)
+      const version = this.host.revisions.observe(parsed.meta.id, hash)
+      return { id: parsed.meta.id, path, meta: parsed.meta, body: parsed.body, mtimeMs, hash, version }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+      if (error instanceof DocumentError) this.files.evict(path, error.message)
+      throw error
+    }
+  }
+
+  /** Stops watching, frees the index and releases the cache. */
+  close(): void {
+    this.files.close()
+    this.index_?.close()
+    this.releaseCache()
+  }
+}

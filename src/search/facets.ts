@@ -1,0 +1,71 @@
+/**
+ * Reads without a query: filtered listings (paged, newest first or by title), counts and facet counts over the
+ * metadata tables. No FTS5 involved.
+ * @module dsh-knowledge-sync/search/facets
+ */
+import type { StatementSync } from 'node:sqlite'
+import type { SearchFilter } from '../types.js'
+import type { Facets } from '../wire.js'
+import { type Vocabulary, type Where, whereOf } from './filter.js'
+import { DEFAULT_LIST_LIMIT, DOC_COLUMNS, type DocRow, type IndexedMeta, KINDS, type ListSort, page, toMeta } from './schema.js'
+
+/** What listings read from their index. */
+export interface ListingHost {
+  stmt(sql: string): StatementSync
+  readonly size: number
+  /** Retired documents indexed (the default status filter leaves them out). */
+  readonly retired: number
+  readonly vocabulary: Vocabulary
+}
+
+/** Filtered documents without a query, paged; `total` counts them before paging. */
+export function listDocs(host: ListingHost, filter: SearchFilter & { sort?: ListSort } = {}): { total: number; items: IndexedMeta[] } {
+  const { offset, limit } = page(filter, DEFAULT_LIST_LIMIT, Number.MAX_SAFE_INTEGER)
+  const where = whereOf(filter, 'doc', host.vocabulary, host.retired)
+  if (where.none) return { total: 0, items: [] }
+  const total = countWhere(host, where)
+  if (limit === 0 || offset >= total) return { total, items: [] }
+  const order = filter.sort === 'title' ? 'title COLLATE NOCASE, created_ms DESC, rowid DESC' : 'created_ms DESC, rowid DESC'
+  const rows = host.stmt(`SELECT ${DOC_COLUMNS} FROM doc WHERE 1${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`)
+    .all(...where.params, limit, offset) as unknown as DocRow[]
+  return { total, items: rows.map(toMeta) }
+}
+
+/** How many documents the filter selects (paging ignored). */
+export function countDocs(host: ListingHost, filter: SearchFilter = {}): number {
+  const where = whereOf(filter, 'doc', host.vocabulary, host.retired)
+  return where.none ? 0 : countWhere(host, where)
+}
+
+function countWhere(host: ListingHost, where: Where): number {
+  if (!where.sql) return host.size
+  if (where.defaultOnly) return host.size - host.retired
+  const row = host.stmt(`SELECT count(*) AS n FROM doc WHERE 1${where.sql}`).get(...where.params) as { n: number }
+  return row.n
+}
+
+/** How many documents were recorded with exactly this `cwd` (an indexed lookup; cheaper than facets for that). */
+export function workspaceCount(host: ListingHost, cwd: string): number {
+  return (host.stmt('SELECT count(*) AS n FROM doc WHERE cwd = ?').get(String(cwd)) as { n: number }).n
+}
+
+/** Counts per kind, tag, tool and workspace over the documents the filter selects (paging ignored). */
+export function facetCounts(host: ListingHost, filter: SearchFilter = {}): Facets {
+  const out: Facets = { kinds: {}, tags: {}, tools: {}, workspaces: {} }
+  const where = whereOf(filter, 'doc', host.vocabulary, host.retired)
+  if (where.none) return out
+  const names = host.vocabulary.names
+  for (const r of host.stmt(`SELECT kind AS k, count(*) AS n FROM doc WHERE 1${where.sql} GROUP BY kind`).all(...where.params) as Array<{ k: number; n: number }>) {
+    out.kinds[KINDS[r.k]] = r.n
+  }
+  for (const r of host.stmt(`SELECT cwd AS k, count(*) AS n FROM doc WHERE 1${where.sql} GROUP BY cwd`).all(...where.params) as Array<{ k: string; n: number }>) {
+    out.workspaces[r.k] = r.n
+  }
+  for (const r of host.stmt(`SELECT tag.id AS k, count(*) AS n FROM tag JOIN doc ON doc.rowid = tag.doc WHERE 1${where.sql} GROUP BY tag.id`).all(...where.params) as Array<{ k: number; n: number }>) {
+    out.tags[names[r.k]] = r.n
+  }
+  for (const r of host.stmt(`SELECT tool.id AS k, count(*) AS n FROM tool JOIN doc ON doc.rowid = tool.doc WHERE 1${where.sql} GROUP BY tool.id`).all(...where.params) as Array<{ k: number; n: number }>) {
+    out.tools[names[r.k]] = r.n
+  }
+  return out
+}

@@ -1,0 +1,143 @@
+/**
+ * Filters (kind, status, tag, tool glob, workspace scope) as SQL clauses, and the tag/tool vocabulary they are resolved
+ * against. Every value is a bound parameter and the SQL is built from fixed fragments only, so the prepared-statement
+ * cache stays small and no filter value can change a statement's shape.
+ * @module dsh-knowledge-sync/search/filter
+ */
+import type { SQLInputValue } from 'node:sqlite'
+import picomatch from 'picomatch'
+import type { SearchFilter } from '../types.js'
+import { KIND_INDEX, ownString, STATUS_INDEX } from './schema.js'
+import { scopeRange } from './scope.js'
+
+/** Filter clauses, ready to append to a `WHERE 1` or a `WHERE fts MATCH ?`. */
+export interface Where {
+  sql: string
+  params: SQLInputValue[]
+  /** The filter can select nothing (unknown kind, a tool glob no tool name matches). */
+  none: boolean
+  /** The clauses read the `doc` table (the FTS query then joins it). */
+  needsDoc: boolean
+  /** The only clause is the default status filter (counted without a scan). */
+  defaultOnly?: boolean
+}
+
+/**
+ * Tags (lowercased) and tool names as small integers (ids shared by both vocabularies and never reused), plus how
+ * many documents use each tool: tool globs are matched against this, not against every row.
+ */
+export class Vocabulary {
+  readonly tagIds = new Map<string, number>()
+  readonly toolIds = new Map<string, number>()
+  readonly names: string[] = []
+  /** Tool name → number of documents using it. */
+  readonly toolUse = new Map<string, number>()
+
+  /** `onNew` is told of every new name (the index persists them). */
+  constructor(private readonly onNew?: (kind: 'tag' | 'tool', id: number, name: string) => void) {}
+
+  /** The id of a tag (lowercased by the caller). */
+  tag(name: string): number {
+    return this.intern(this.tagIds, name, 'tag')
+  }
+
+  /** The id of a tool name, counting one more document that uses it. */
+  useTool(name: string): number {
+    const id = this.intern(this.toolIds, name, 'tool')
+    this.toolUse.set(this.names[id], (this.toolUse.get(name) ?? 0) + 1)
+    return id
+  }
+
+  /** One document fewer uses this tool. */
+  dropTool(name: string): void {
+    const n = (this.toolUse.get(name) ?? 1) - 1
+    if (n > 0) this.toolUse.set(name, n)
+    else this.toolUse.delete(name)
+  }
+
+  /** Restores a name read back from a persisted index (ids never change meaning), with its tool use count. */
+  restore(kind: 'tag' | 'tool', id: number, name: string, uses = 0): void {
+    const own = ownString(name)
+    this.names[id] = own
+    ;(kind === 'tag' ? this.tagIds : this.toolIds).set(own, id)
+    if (kind === 'tool' && uses > 0) this.toolUse.set(own, uses)
+  }
+
+  private intern(ids: Map<string, number>, name: string, kind: 'tag' | 'tool'): number {
+    let id = ids.get(name)
+    if (id === undefined) {
+      id = this.names.length
+      const own = ownString(name)
+      this.names.push(own)
+      ids.set(own, id)
+      this.onNew?.(kind, id, own)
+    }
+    return id
+  }
+
+  /** Tool names in use that the glob matches, case-insensitively; a broken glob matches literally. */
+  toolsMatching(glob: string): string[] {
+    let test: (s: string) => boolean
+    try {
+      const m = picomatch(glob, { nocase: true, dot: true })
+      test = (s) => m(s)
+    } catch {
+      const lowered = glob.toLowerCase()
+      test = (s) => s.toLowerCase() === lowered
+    }
+    return [...this.toolUse.keys()].filter(test)
+  }
+}
+
+/**
+ * Filter clauses over `doc` (or, for kind and status, over the rowid of `alias`). `retired`: how many retired
+ * documents are indexed (while none is, the default status filter adds no clause).
+ */
+export function whereOf(filter: SearchFilter | undefined, alias: 'doc' | 'fts', vocabulary: Vocabulary, retired: number): Where {
+  const clauses: string[] = []
+  const params: SQLInputValue[] = []
+  let needsDoc = false
+  let none = false
+  const f = filter ?? {}
+  if (f.kind !== undefined && f.kind !== null) {
+    const k = KIND_INDEX[f.kind as string]
+    if (k === undefined) none = true
+    else { clauses.push(`(${alias}.rowid & 7) = ?`); params.push(k) }
+  }
+  // Retired documents leave search, lists and counts unless the filter names a status (or `all`).
+  let defaultClause = false
+  if (f.status !== 'all') {
+    const s = f.status === undefined || f.status === null ? undefined : STATUS_INDEX[f.status as string]
+    if (f.status !== undefined && f.status !== null && s === undefined) none = true
+    else if (s === undefined) {
+      if (retired > 0) { clauses.push(`((${alias}.rowid >> 3) & 3) <> ${STATUS_INDEX.retired}`); defaultClause = true }
+    } else { clauses.push(`((${alias}.rowid >> 3) & 3) = ?`); params.push(s) }
+  }
+  if (typeof f.tag === 'string' && f.tag.trim()) {
+    const tag = vocabulary.tagIds.get(f.tag.trim().toLowerCase())
+    if (tag === undefined) none = true
+    else {
+      clauses.push(`EXISTS (SELECT 1 FROM tag WHERE tag.doc = ${alias}.rowid AND tag.id = ?)`)
+      params.push(tag)
+    }
+  }
+  if (typeof f.tool === 'string' && f.tool.trim()) {
+    const ids = vocabulary.toolsMatching(f.tool.trim()).map((name) => vocabulary.toolIds.get(name)!)
+    if (!ids.length) none = true
+    else if (ids.length === 1) {
+      clauses.push(`EXISTS (SELECT 1 FROM tool WHERE tool.doc = ${alias}.rowid AND tool.id = ?)`)
+      params.push(ids[0])
+    } else {
+      clauses.push(`EXISTS (SELECT 1 FROM tool WHERE tool.doc = ${alias}.rowid AND tool.id IN (SELECT value FROM json_each(?)))`)
+      params.push(JSON.stringify(ids))
+    }
+  }
+  if (typeof f.scope === 'string' && f.scope.trim()) {
+    const { exact, lo, hi } = scopeRange(f.scope.trim())
+    needsDoc = true
+    clauses.push(`(doc.cwd = '' OR doc.cwd = ? OR (doc.cwd >= ? AND doc.cwd < ?))`)
+    params.push(exact, lo, hi)
+  }
+  const defaultOnly = defaultClause && clauses.length === 1
+  return { sql: clauses.length ? ' AND ' + clauses.join(' AND ') : '', params, none, needsDoc, defaultOnly }
+}

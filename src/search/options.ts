@@ -1,0 +1,69 @@
+/**
+ * The search index's options and their defaults, resolved once per index into the planner's ranking settings, the
+ * snippet width and query expansion's sources.
+ * @module dsh-knowledge-sync/search/options
+ */
+import type { DocKind } from '../types.js'
+import type { ExpandOptions } from './expand/index.js'
+import type { Plan, RankSettings } from './planner.js'
+import { DEFAULT_BOOST, finite, KINDS } from './schema.js'
+
+/** Options of {@link SearchIndex}. */
+export interface SearchIndexOptions {
+  /** Multiplicative rank boost per kind; defaults note 1.5, preference 1.5, distilled 1.3, manual 1.2, raw 1. */
+  boost?: Partial<Record<DocKind, number>>
+  /** BM25 column weights; defaults title 4, tags 2, body 1. */
+  weights?: Partial<Record<'title' | 'tags' | 'body', number>>
+  /**
+   * Extra weight of a whole identifier (`ERR_PNPM_FETCH_404`, `searchIndex`, a path) over a word in the same field;
+   * default 2, so naming the identifier beats mentioning its parts.
+   */
+  identWeight?: number
+  /** Rank multiplier for documents that contain every query term; default 1.6. */
+  allTermsBonus?: number
+  /** Rank multiplier of a superseded document (its successor should come first); default 0.5. */
+  supersededFactor?: number
+  /** Snippet width in characters; default 200. */
+  snippetWidth?: number
+  /**
+   * How many matching rows one ranking pass may score (bm25 costs ~1 µs a row); default 500. Queries whose terms
+   * match more rows are planned (rarest terms first, see {@link QueryPlanner}).
+   */
+  scoreBudget?: number
+  /**
+   * Query expansion (other script, other language, synonyms; see expand/index.ts): on by default; `false` turns it
+   * off, an object turns single sources off.
+   */
+  expand?: boolean | ExpandOptions
+  /** Told how each search was evaluated (benches and tests count plans; see {@link Plan}). */
+  onPlan?: (plan: Plan) => void
+}
+
+/** {@link SearchIndexOptions} with their defaults applied. */
+export interface ResolvedOptions {
+  rank: RankSettings
+  snippetWidth: number
+  /** Query expansion's sources; undefined when expansion is off. */
+  expand: ExpandOptions | undefined
+}
+
+/** Applies the defaults (a non-positive or non-finite number falls back to its default). */
+export function resolveOptions(options: SearchIndexOptions): ResolvedOptions {
+  const boost = { ...DEFAULT_BOOST }
+  for (const k of KINDS) boost[k] = finite(options.boost?.[k], DEFAULT_BOOST[k])
+  const w = options.weights ?? {}
+  const title = finite(w.title, 4)
+  const body = finite(w.body, 1)
+  const ident = finite(options.identWeight, 2)
+  return {
+    rank: {
+      boost,
+      bm25: `bm25(fts, ${title}, ${finite(w.tags, 2)}, ${body}, ${title * ident}, ${body * ident})`,
+      bonus: finite(options.allTermsBonus, 1.6),
+      superseded: finite(options.supersededFactor, 0.5),
+      budget: finite(options.scoreBudget, 500),
+    },
+    snippetWidth: finite(options.snippetWidth, 200),
+    expand: options.expand === false ? undefined : options.expand === true || options.expand === undefined ? {} : options.expand,
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * The index's write cycle: one transaction per event-loop turn, and FTS5 segment merging in the background. Writes
+ * open a transaction that is committed on the next turn (or by {@link WriteCycle.flush}); once enough documents were
+ * written, merging runs a few milliseconds per turn until FTS5 reports nothing left to merge.
+ * @module dsh-knowledge-sync/search/write-cycle
+ */
+import type { DatabaseSync, StatementSync } from 'node:sqlite'
+
+/** Background merging starts after this many writes, and does this many pages of work per event-loop turn. */
+export const MERGE_AFTER = 256
+export const MERGE_STEP_PAGES = 200
+
+/** What the cycle drives. */
+export interface WriteCycleHost {
+  readonly db: DatabaseSync
+  stmt(sql: string): StatementSync
+}
+
+/** Transaction batching and background merging for one index. */
+export class WriteCycle {
+  private inTx = false
+  private closed = false
+  /** Documents written since FTS5 segments were last merged, and the background merge state. */
+  private mergeDebt = 0
+  private merging = false
+  private bulkDepth = 0
+  private settled: Array<() => void> = []
+
+  constructor(private readonly host: WriteCycleHost) {}
+
+  /** One more document written (merging starts after {@link MERGE_AFTER}). */
+  wrote(): void {
+    this.mergeDebt++
+  }
+
+  /**
+   * Writes run inside a transaction that is opened on the first write and committed on the next turn of the event
+   * loop (or by {@link flush}). FTS5 turns its pending terms into a segment once per commit, so 10k upserts in a
+   * loop (or interleaved with file reads) cost one commit, not 10k. Searches on this connection see uncommitted
+   * writes, so a document is searchable as soon as `upsert` returns.
+   */
+  begin(): void {
+    if (this.inTx || this.closed) return
+    this.host.db.exec('BEGIN')
+    this.inTx = true
+    setImmediate(() => {
+      try {
+        this.flush()
+      } catch {
+        // Nothing to report to: the next write opens a fresh transaction; an in-memory COMMIT does not fail in practice.
+      }
+    })
+  }
+
+  /** Commits pending writes now (they are committed on the next event-loop turn anyway). */
+  flush(): void {
+    if (!this.inTx || this.closed) return
+    this.inTx = false
+    try {
+      this.host.db.exec('COMMIT')
+    } catch (err) {
+      try { this.host.db.exec('ROLLBACK') } catch { /* already rolled back */ }
+      throw err
+    } finally {
+      if (this.mergeDebt >= MERGE_AFTER) this.scheduleMerge()
+      else this.wake()
+    }
+  }
+
+  /**
+   * After a bulk load FTS5 holds many small segments, and every query reads each of them (queries run about twice as
+   * fast once merged). Merging is done in the background, a few milliseconds per event-loop turn, so neither the load
+   * nor a search ever waits for it.
+   */
+  private scheduleMerge(): void {
+    if (this.merging || this.closed || this.bulkDepth > 0) return
+    this.merging = true
+    const changes = this.host.stmt('SELECT total_changes() AS n')
+    const merge = this.host.stmt(`INSERT INTO fts (fts, rank) VALUES ('merge', -${MERGE_STEP_PAGES})`)
+    const step = (): void => {
+      let more = false
+      if (!this.closed) {
+        try {
+          const before = (changes.get() as { n: number }).n
+          merge.run()
+          // FTS5's documented signal: fewer than two changes means there was nothing left to merge.
+          more = (changes.get() as { n: number }).n - before >= 2
+        } catch {
+          more = false
+        }
+      }
+      if (more) setImmediate(step)
+      else {
+        this.merging = false
+        this.mergeDebt = 0
+        this.wake()
+      }
+    }
+    setImmediate(step)
+  }
+
+  private wake(): void {
+    if (this.inTx || this.merging) return
+    const waiting = this.settled
+    this.settled = []
+    for (const resolve of waiting) resolve()
+  }
+
+  /**
+   * Holds background merging while a bulk load (the store's start-up scan) commits slice after slice: merging the
+   * growing segments after every slice would redo the same work many times. Merging starts when the last hold ends.
+   */
+  holdMerges(): () => void {
+    this.bulkDepth++
+    let released = false
+    return () => {
+      if (released) return
+      released = true
+      if (--this.bulkDepth === 0 && this.mergeDebt >= MERGE_AFTER) this.scheduleMerge()
+    }
+  }
+
+  /** Resolves once pending writes are committed and background segment merging is done (for benches and tests). */
+  settle(): Promise<void> {
+    if (!this.inTx && !this.merging) return Promise.resolve()
+    return new Promise((resolve) => this.settled.push(resolve))
+  }
+
+  /** Commits what is pending and stops: later writes and merge steps do nothing. */
+  close(): void {
+    if (this.closed) return
+    this.flush()
+    this.closed = true
+    this.wake()
+  }
+}
