@@ -16,7 +16,7 @@ import type { GenerateOptions, LlmCallConfig, LlmRuntime, PreparedLlmCall, Reaso
 import type { KnowledgeStore } from '../knowledge/store.js'
 import type { Round, Salience } from '../types.js'
 import { cutRedacted } from '../redact/fields.js'
-import { roundDraft } from './capture.js'
+import { roundDraft } from './keep-round.js'
 import { CaptureQueue, type OpenTurn } from './queue.js'
 
 /** The system prompt names this product so routers and test servers can tell a distill call apart. */

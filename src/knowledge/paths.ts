@@ -69,4 +69,3 @@ export function toRelative(root: string, full: string): string {
   return relative(root, full).split(sep).join('/')
 }
 
-export { join }
