@@ -2,7 +2,7 @@
  * The knowledge store: one root of Markdown files, the only writer of documents, and the one query API over the
  * search index projected from those files. A thin composition: drafts ({@link redactDraft}, {@link renderDraft}),
  * files (scan and watch, {@link DocumentFiles}), ids ({@link IdClaims}), the index ({@link SearchIndex}, private),
- * the ledger and the live settings.
+ * the ledger and the live settings. Beside it: `store-types.ts`, `holds.ts` (shutdown holds), `splice.ts` (sync edits).
  *
  * write(): redact every field → document → atomic file → index → change listeners. The files stay the source of
  * truth: at start every `.md` under the root is indexed, and a watcher keeps the index current with hand edits,
@@ -13,9 +13,9 @@ import { readFile, rm, stat } from 'node:fs/promises'
 import { basename, resolve } from 'node:path'
 import type { DocStatus, FrontMatter, KnowledgeDoc, Redaction, SearchFilter, SearchHit } from '../types.js'
 import type { Redactor } from '../redact/redactor.js'
-import { type FieldInput, type RedactedFields, redactFields } from '../redact/fields.js'
+import { type FieldInput, type RedactedFields, redactFields, redactLine } from '../redact/fields.js'
 import { isVisible, workspaceOf } from '../search/scope.js'
-import { SearchIndex, type Facets, type IndexedMeta, type ListSort, type SearchIndexOptions } from '../search/search-index.js'
+import { SearchIndex, type Facets, type IndexedMeta, type ListSort } from '../search/search-index.js'
 import { writeFileAtomic } from './atomic.js'
 import { DocumentError, formatDocument, isValidId, parseDocument } from './document.js'
 import { type DocumentDraft, redactDraft, renderDraft } from './draft.js'
@@ -25,50 +25,20 @@ import { Ledger } from './ledger.js'
 import { documentPath, insideRoot, sessionFolder, slugify } from './paths.js'
 import { contentHash, Revisions } from './revisions.js'
 import { LiveSettings } from './settings.js'
+import type { KnowledgeStoreOptions, PreparedDocument, StoreChange, StoreLogger, WrittenDocument } from './store-types.js'
+import { spliceRedacted } from './splice.js'
+import { Holds } from './holds.js'
+import { parseDocumentId } from './query.js'
 import { applyStatus, carryStatus, idsToPaths, RelationGraph, statusOf, successorsFirst, type StatusChange } from './relations.js'
 
 export type { DocumentDraft } from './draft.js'
 export type { FieldInput, RedactedFields } from '../redact/fields.js'
 export { LIMITS } from './draft.js'
 export type { Facets, IndexedMeta, ListSort } from '../search/search-index.js'
+export type { KnowledgeStoreOptions, PreparedDocument, StoreChange, StoreLogger, WrittenDocument } from './store-types.js'
 
 /** The longest `close` waits for {@link KnowledgeStore.hold}s: about the harness's process shutdown window. */
 export const CLOSE_HOLD_MS = 5000
-
-export interface WrittenDocument {
-  id: string
-  path: string
-  meta: FrontMatter
-  redaction: Redaction
-  /** The revision the write created (`v:N`). */
-  version?: number
-}
-
-/** A redacted, formatted document not yet on disk. */
-export interface PreparedDocument extends WrittenDocument {
-  body: string
-  /** The whole file text. */
-  text: string
-  /** Files of the same round already on disk: the first is overwritten in place, any others are removed. */
-  replaced?: string[]
-}
-
-export type StoreChange = { type: 'written' | 'removed'; id: string; path: string; kind?: string; cwd?: string }
-
-export interface StoreLogger {
-  info(format: string, ...args: unknown[]): void
-  warn(format: string, ...args: unknown[]): void
-  debug(format: string, ...args: unknown[]): void
-}
-
-export interface KnowledgeStoreOptions {
-  root: string
-  redactor: Redactor
-  logger?: StoreLogger
-  /** Watch the root for changes made by others (default true). */
-  watch?: boolean
-  index?: SearchIndexOptions
-}
 
 const silent: StoreLogger = { info() {}, warn() {}, debug() {} }
 
@@ -88,7 +58,7 @@ export class KnowledgeStore {
   private readonly logger: StoreLogger
   private readonly watchEnabled: boolean
   private readonly listeners = new Set<(change: StoreChange) => void>()
-  private readonly holds = new Set<Promise<unknown>>()
+  private readonly holds = new Holds()
   private chain: Promise<unknown> = Promise.resolve()
   private scanned?: Promise<void>
   private closing?: Promise<void>
@@ -167,20 +137,13 @@ export class KnowledgeStore {
    * after the last turn), so a dependent row's shutdown work (queued rounds, distill calls) would otherwise meet a
    * closed store. `close` waits for holds at most {@link CLOSE_HOLD_MS}.
    */
-  hold(done: Promise<unknown>): void {
-    this.holds.add(done)
-    void done.then(() => this.holds.delete(done), () => this.holds.delete(done))
-  }
+  hold(done: Promise<unknown>): void { this.holds.add(done) }
 
   /** Waits for holds (bounded) and pending writes, stops watching, frees the index. */
   async close(): Promise<void> {
     if (this.closed || this.closing) return this.closing
     this.closing = (async () => {
-      if (this.holds.size) {
-        let timer: NodeJS.Timeout | undefined
-        await Promise.race([Promise.allSettled([...this.holds]), new Promise((resolve) => { timer = setTimeout(resolve, CLOSE_HOLD_MS) })])
-        clearTimeout(timer)
-      }
+      await this.holds.settled(CLOSE_HOLD_MS)
       this.closed = true
       await this.flush()
       this.files.close()
@@ -237,9 +200,7 @@ export class KnowledgeStore {
 
   /** Reads `id` if it names a document visible from `scope`; throws an Error with a clear message otherwise. */
   async readVisible(rawId: unknown, scope: string | undefined): Promise<KnowledgeDoc> {
-    if (typeof rawId !== 'string' || !rawId.trim()) throw new Error('"id" must be a document id from knowledge_search, like "abc12345-t3"')
-    const id = rawId.trim()
-    if (!isValidId(id)) throw new Error(`invalid id ${JSON.stringify(rawId.trim().slice(0, 80))}: ids are letters, digits, "-" and "_" (no paths)`)
+    const id = parseDocumentId(rawId)
     const meta = this.get(id)
     if (!meta || !isVisible(meta.cwd, scope)) throw new Error(`no document ${id}${scope ? ` is visible in ${scope}` : ''}; use knowledge_search to find ids`)
     const doc = await this.read(id)
@@ -301,9 +262,7 @@ export class KnowledgeStore {
   /** Redacts and writes one document atomically; writes are serialized within this process. */
   write(draft: DocumentDraft): Promise<WrittenDocument> {
     // A round (not a rewrite by id) is written under its cross-process lock, so a re-capture always finds the file.
-    const run = this.chain.then(() => withRoundLock(this.root, draft.replaceId || draft.kind === 'note' ? undefined : draft, () => this.writeNow(draft)))
-    this.chain = run.catch(() => {})
-    return run
+    return this.serial(() => withRoundLock(this.root, draft.replaceId || draft.kind === 'note' ? undefined : draft, () => this.writeNow(draft)))
   }
 
   /** Everything `write` does except writing the file: the redacted document as it would be written. `dryRun` also skips the id-prefix claim, so nothing is created on disk. */
@@ -337,20 +296,12 @@ export class KnowledgeStore {
    * stays as it is. `expected` is the text the caller read; a file changed since is refused. Atomic, indexed, ledgered.
    */
   splice(relPath: string, expected: string, edits: Array<{ start: number; end: number; text: string }>, source = ''): Promise<WrittenDocument> {
-    const run = this.chain.then(async () => {
+    return this.serial(async () => {
       if (this.closed) throw new Error('knowledge store is closed')
       await this.start()
       const full = insideRoot(this.root, relPath)
       if (await readFile(full, 'utf8') !== expected) throw new Error(`${relPath} changed on disk while it was being synced; try again`)
-      let text = expected
-      let count = 0
-      const families: Record<string, number> = {}
-      for (const edit of [...edits].sort((a, b) => b.start - a.start)) {
-        const masked = await this.redactor.redact(edit.text)
-        count += masked.count
-        for (const [family, n] of Object.entries(masked.families)) families[family] = (families[family] ?? 0) + n
-        text = text.slice(0, edit.start) + masked.text + text.slice(edit.end)
-      }
+      const { text, count, families } = await spliceRedacted(this.redactor, expected, edits)
       const parsed = parseDocument(text, relPath, basename(relPath, '.md').replace(/[^A-Za-z0-9_.-]/g, '-').replace(/^[-.]+/, '') || 'doc', Date.now())
       await writeFileAtomic(full, text)
       const info = await stat(full)
@@ -361,18 +312,13 @@ export class KnowledgeStore {
       await this.ledger.record({ type: 'synced', id: doc.id, path: relPath, source, redacted: count })
       return { id: doc.id, path: relPath, meta: doc.meta, redaction: { text: '', count, families } }
     })
-    this.chain = run.catch(() => {})
-    return run
   }
 
   /**
    * One line of text as it may be recorded outside a document (the ledger's title of a dropped round): redacted
    * first, then cut to `max` characters on one line.
    */
-  async redactLine(text: string, max = 80): Promise<string> {
-    const redacted = (await this.redactor.redact(text.replace(/\s+/g, ' ').trim())).text
-    return redacted.length > max ? `${redacted.slice(0, max - 1)}…` : redacted
-  }
+  redactLine(text: string, max = 80): Promise<string> { return redactLine(this.redactor, text, max) }
 
   /** Next free note number in a session: `n1`, `n2`, … */
   nextNoteSuffix(session: string): string {
@@ -415,7 +361,7 @@ export class KnowledgeStore {
    * ledger with who asked (`actor`: tool, cli, page). Serialized with every other write.
    */
   setStatus(id: string, change: StatusChange, actor: string): Promise<{ id: string; status: DocStatus }> {
-    const run = this.chain.then(async () => {
+    return this.serial(async () => {
       if (this.closed) throw new Error('knowledge store is closed')
       const doc = await this.read(id)
       if (!doc) throw new Error(`no document ${id}`)
@@ -428,13 +374,11 @@ export class KnowledgeStore {
       await this.ledger.record({ type: 'status', id: doc.id, status, ...(change.to === 'superseded' ? { by: change.by } : {}), ...(reason ? { reason } : {}), actor })
       return { id: doc.id, status }
     })
-    this.chain = run.catch(() => {})
-    return run
   }
 
   /** Adds `oldIds` to a document's `supersedes` list (front matter only; the body stays as it is). */
   addSupersedes(id: string, oldIds: string[]): Promise<void> {
-    const run = this.chain.then(async () => {
+    return this.serial(async () => {
       const doc = await this.read(id)
       if (!doc) throw new Error(`no document ${id}`)
       const before = Array.isArray(doc.meta.supersedes) ? doc.meta.supersedes.map(String) : []
@@ -443,6 +387,11 @@ export class KnowledgeStore {
       const meta = { ...doc.meta, supersedes: next }
       await this.commit(doc.id, doc.path, meta, doc.body, formatDocument(meta, doc.body))
     })
+  }
+
+  /** Runs `work` after every write queued before it: writes are serialized within this process. */
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(work)
     this.chain = run.catch(() => {})
     return run
   }
