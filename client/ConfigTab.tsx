@@ -8,7 +8,8 @@
  */
 import { useCallback, useEffect, useState, useSyncExternalStore } from 'react'
 import type { ConfigSection, ConfigView } from './api.js'
-import { asStrings, draftOf, formatValue, parseDraft, SECTIONS, viewField, type FieldSpec, type FieldView } from './config.js'
+import { draftOf, formatValue, parseDraft, SECTIONS, viewField, type FieldSpec, type FieldView } from './config.js'
+import { stringList } from './format.js'
 import type { KnowledgeHost } from './host.js'
 import type { MessageKey, Translate } from './i18n.js'
 import { palette, s } from './styles.js'
@@ -174,7 +175,7 @@ function FieldRow({ spec, view, section, editable, host, t, labels, onSaved }: F
         {help}{' '}
         <span data-testid="knowledge-inherited">
           {spec.type === 'lines'
-            ? t('rowPatterns', { patterns: formatValue(asStrings(view.inherited), labels) })
+            ? t('rowPatterns', { patterns: formatValue(stringList(view.inherited), labels) })
             : t('inherited', { value: formatValue(view.inherited, labels) })}
         </span>
       </p>

@@ -6,6 +6,7 @@
  * @module dsh-knowledge-sync/client/config
  */
 import type { SectionName } from './api.js'
+import { stringList } from './format.js'
 import { type FieldType, fieldsOf, SECTION_DECLS } from '../src/knowledge/fields.js'
 
 export type { FieldType }
@@ -63,18 +64,13 @@ export function viewField(spec: FieldSpec, section: { inherited?: unknown; effec
   const overridden = fromUser !== undefined && fromUser !== null && !(user === undefined && Array.isArray(fromUser) && fromUser.length === 0)
   let effective: unknown = overridden ? fromUser : inherited
   // Extra patterns are additive: the row's own always apply, so the effective list is the union.
-  if (spec.type === 'lines') effective = [...new Set([...asStrings(inherited), ...(overridden ? asStrings(fromUser) : [])])]
+  if (spec.type === 'lines') effective = [...new Set([...stringList(inherited), ...(overridden ? stringList(fromUser) : [])])]
   return { inherited, override: overridden ? fromUser : undefined, overridden, effective }
-}
-
-/** A list of strings out of an unknown value (non-strings dropped). */
-export function asStrings(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []
 }
 
 /** The text a control starts from: the override when there is one, else the value in force. */
 export function draftOf(spec: FieldSpec, view: FieldView): string {
-  if (spec.type === 'lines') return asStrings(view.override).join('\n')
+  if (spec.type === 'lines') return stringList(view.override).join('\n')
   const value = view.overridden ? view.override : view.effective
   return value === undefined || value === null ? '' : String(value)
 }

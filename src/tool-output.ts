@@ -2,8 +2,11 @@
  * The output declaration shared by this bundle's tools: each returns an object with a `text` field for the model
  * (and structured fields for presentation), rendered as one text block. Every tool also has a hard budget for that
  * text, in characters, stated in its description, so no document (hand-written or huge) can flood the context.
+ * Also how a tool finds the session it runs in ({@link sessionOf}).
  * @module dsh-knowledge-sync/tool-output
  */
+import type { SessionLike } from './types.js'
+
 export const TEXT_OUTPUT = {
   schema: { type: 'object' as const },
   render: (_args: unknown, value: unknown) => [{ type: 'text' as const, text: String((value as { text?: unknown } | null)?.text ?? '') }],
@@ -26,4 +29,9 @@ export function withinBudget(text: string, max: number, note: (shown: number) =>
   const code = text.charCodeAt(end - 1)
   if (code >= 0xd800 && code <= 0xdbff) end--
   return `${text.slice(0, end)}\n${note(end)}`
+}
+
+/** The session of a tool call's (or a prompt assembly's) agent, when it has one. */
+export function sessionOf(agent: unknown): SessionLike | undefined {
+  return (agent as { session?: SessionLike } | undefined)?.session
 }

@@ -156,3 +156,6 @@ export interface SearchHit {
   /** The store-assigned revision (`v:N`). */
   version?: number
 }
+
+/** The part of a dsh session the tool rows read (its id, workspace and events), from a tool call's or prompt's agent. */
+export interface SessionLike { id: string; header?: { cwd?: string }; events?: ReadonlyArray<{ type: string; data?: unknown }> }

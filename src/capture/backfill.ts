@@ -7,7 +7,7 @@
  */
 import type { KnowledgeStore } from '../knowledge/store.js'
 import { roundKey } from '../knowledge/ledger.js'
-import { captureRound } from './capture.js'
+import { captureRound } from './keep-round.js'
 import { foldRound, type TurnEvent } from './round.js'
 import { dropReason } from './salience.js'
 

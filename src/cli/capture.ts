@@ -3,7 +3,7 @@
  * `--dry-run`, shown without writing). The supported way to preview and to import.
  * @module dsh-knowledge-sync/cli/capture
  */
-import { captureRound } from '../capture/capture.js'
+import { captureRound } from '../capture/keep-round.js'
 import { parseRound } from '../capture/round-json.js'
 import { DEFAULT_MIN_SCORE } from '../capture/salience.js'
 import { type Command, openStore, print, printJson, readStdin, UsageError } from './common.js'

@@ -5,7 +5,7 @@
  * @module dsh-knowledge-sync/cli/note
  */
 import { resolve } from 'node:path'
-import { parseNoteArgs } from '../note/note.js'
+import { parseNoteArgs } from '../note/note-args.js'
 import { writeNote } from '../note/write.js'
 import { type Command, type Invocation, openStore, print, printJson, UsageError } from './common.js'
 

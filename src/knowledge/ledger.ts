@@ -5,7 +5,7 @@
  * @module dsh-knowledge-sync/knowledge/ledger
  */
 import { constants } from 'node:fs'
-import { appendFile, lstat, mkdir, open, readFile, stat } from 'node:fs/promises'
+import { appendFile, lstat, mkdir, open, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { RoundStats } from '../wire.js'
 

@@ -3,7 +3,7 @@
  * here, so no input (session id, title, note title) can carry a path separator, a dot segment or a NUL.
  * @module dsh-knowledge-sync/knowledge/paths
  */
-import { isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { isAbsolute, relative, resolve, sep } from 'node:path'
 import { createHash } from 'node:crypto'
 
 /** Environment variable that overrides the default root. */
@@ -69,4 +69,3 @@ export function toRelative(root: string, full: string): string {
   return relative(root, full).split(sep).join('/')
 }
 
-export { join }

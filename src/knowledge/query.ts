@@ -1,10 +1,11 @@
 /**
- * The store's query vocabulary: validation of search arguments shared by the tools, the CLI and the routes, so a
- * bad argument gets the same clear message everywhere.
+ * The store's query vocabulary: validation of search arguments and document ids shared by the tools, the CLI and
+ * the routes, so a bad argument gets the same clear message everywhere.
  * @module dsh-knowledge-sync/knowledge/query
  */
 import type { DocKind, DocStatus } from '../types.js'
 import { DOC_KINDS, DOC_STATUSES } from '../wire.js'
+import { isValidId } from './document.js'
 
 export const MAX_QUERY_LENGTH = 10_000
 export const MAX_LIMIT = 50
@@ -40,4 +41,12 @@ export function parseSearchArgs(raw: unknown, defaultLimit: number): SearchArgs 
     out.limit = limit
   }
   return out
+}
+
+/** Validates a model- or CLI-supplied document id (trimmed); throws an Error whose message tells the caller what to fix. */
+export function parseDocumentId(rawId: unknown): string {
+  if (typeof rawId !== 'string' || !rawId.trim()) throw new Error('"id" must be a document id from knowledge_search, like "abc12345-t3"')
+  const id = rawId.trim()
+  if (!isValidId(id)) throw new Error(`invalid id ${JSON.stringify(rawId.trim().slice(0, 80))}: ids are letters, digits, "-" and "_" (no paths)`)
+  return id
 }

@@ -13,11 +13,12 @@ import { readFile, rm, stat } from 'node:fs/promises'
 import { basename, resolve } from 'node:path'
 import type { DocStatus, FrontMatter, KnowledgeDoc, Redaction, SearchFilter, SearchHit } from '../types.js'
 import type { Redactor } from '../redact/redactor.js'
-import { type FieldInput, type RedactedFields, redactFields } from '../redact/fields.js'
+import { type FieldInput, type RedactedFields, redactFields, redactLine } from '../redact/fields.js'
 import { isVisible, workspaceOf } from '../search/scope.js'
 import type { Facets, IndexedMeta, ListSort, SearchIndex } from '../search/search-index.js'
 import { writeFileAtomic } from './atomic.js'
 import { formatDocument, isValidId, parseDocument } from './document.js'
+import { parseDocumentId } from './query.js'
 import { type DocumentDraft, redactDraft, renderDraft } from './draft.js'
 import type { DocumentFiles } from './files.js'
 import { IdClaims, roundFiles, withRoundLock } from './id-claims.js'
@@ -185,9 +186,7 @@ export class KnowledgeStore {
 
   /** Reads `id` if it names a document visible from `scope`; throws an Error with a clear message otherwise. */
   async readVisible(rawId: unknown, scope: string | undefined): Promise<KnowledgeDoc> {
-    if (typeof rawId !== 'string' || !rawId.trim()) throw new Error('"id" must be a document id from knowledge_search, like "abc12345-t3"')
-    const id = rawId.trim()
-    if (!isValidId(id)) throw new Error(`invalid id ${JSON.stringify(rawId.trim().slice(0, 80))}: ids are letters, digits, "-" and "_" (no paths)`)
+    const id = parseDocumentId(rawId)
     const meta = this.get(id)
     if (!meta || !isVisible(meta.cwd, scope)) throw new Error(`no document ${id}${scope ? ` is visible in ${scope}` : ''}; use knowledge_search to find ids`)
     const doc = await this.read(id)
@@ -319,9 +318,8 @@ export class KnowledgeStore {
    * One line of text as it may be recorded outside a document (the ledger's title of a dropped round): redacted
    * first, then cut to `max` characters on one line.
    */
-  async redactLine(text: string, max = 80): Promise<string> {
-    const redacted = (await this.redactor.redact(text.replace(/\s+/g, ' ').trim())).text
-    return redacted.length > max ? `${redacted.slice(0, max - 1)}…` : redacted
+  redactLine(text: string, max = 80): Promise<string> {
+    return redactLine(this.redactor, text, max)
   }
 
   /** Next free note number in a session: `n1`, `n2`, … */

@@ -11,8 +11,9 @@ import z from '@deepseek-ai/schemastery'
 import type {} from '@deepseek-ai/dsh-agent'
 import type {} from '@deepseek-ai/dsh-tools'
 import type {} from '../knowledge/index.js'
-import { OUTPUT_BUDGET, TEXT_OUTPUT, withinBudget } from '../tool-output.js'
-import { NOTE_TOOL, parseNoteArgs, personMessages, quotedByPerson } from './note.js'
+import { OUTPUT_BUDGET, sessionOf, TEXT_OUTPUT, withinBudget } from '../tool-output.js'
+import type { SessionLike } from '../types.js'
+import { NOTE_TOOL, parseNoteArgs, personMessages, quotedByPerson } from './note-args.js'
 import { writeNote } from './write.js'
 import { registerCorrectionTools } from './correct-tools.js'
 
@@ -30,8 +31,6 @@ export const Config: z<Config> = z.object({
   enabled: z.boolean().default(true).description('Offer the knowledge_note tool.'),
   corrections: z.boolean().default(true).description('Offer knowledge_supersede, knowledge_retire (with the person\'s approval) and knowledge_check.'),
 }) as z<Config>
-
-interface SessionLike { id: string; header?: { cwd?: string }; events?: ReadonlyArray<{ type: string; data?: unknown }> }
 
 export function apply(ctx: Context, config: Config): void {
   if (!config.enabled) return
@@ -67,7 +66,7 @@ export function apply(ctx: Context, config: Config): void {
     output: TEXT_OUTPUT,
     async execute(args, exec) {
       const note = parseNoteArgs(args)
-      const session = (exec.agent as { session?: SessionLike } | undefined)?.session
+      const session = sessionOf(exec.agent)
       const sessionId = session?.id ?? 'notes'
       const scope = scopeOf(session)
       if (note.kind === 'preference' && !quotedByPerson(note.quote ?? '', personMessages(session?.events))) {
@@ -82,5 +81,5 @@ export function apply(ctx: Context, config: Config): void {
       return { id: written.id, path: written.path, text: withinBudget(text, OUTPUT_BUDGET.knowledge_note, () => '…') }
     },
   })
-  if (config.corrections) registerCorrectionTools(ctx, store, (agent) => scopeOf((agent as { session?: SessionLike } | undefined)?.session), logger)
+  if (config.corrections) registerCorrectionTools(ctx, store, (agent) => scopeOf(sessionOf(agent)), logger)
 }

@@ -9,7 +9,7 @@ import type { KnowledgeStore, WrittenDocument } from '../knowledge/store.js'
 import { type Actor, supersede, visibleIds } from '../knowledge/correct.js'
 import { unresolvedIds } from '../knowledge/relations.js'
 import { isVisible } from '../search/scope.js'
-import { type NoteArgs, noteDraft } from './note.js'
+import { type NoteArgs, noteDraft } from './note-args.js'
 
 /** Writes `note` for `session` in `cwd`; refuses links and supersedes that name no document visible from `scope`. */
 export async function writeNote(store: KnowledgeStore, note: NoteArgs, where: { session: string; cwd: string; scope: string | undefined; actor: Actor }): Promise<{ written: WrittenDocument; supersedes: string[] }> {

@@ -10,7 +10,7 @@ import type {} from '@deepseek-ai/dsh-agent'
 import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-tools'
 import type {} from '../knowledge/index.js'
-import { OUTPUT_BUDGET, TEXT_OUTPUT } from '../tool-output.js'
+import { OUTPUT_BUDGET, sessionOf, TEXT_OUTPUT } from '../tool-output.js'
 import { PointerMemo, pointerText, promptSafe } from './pointer.js'
 import { MAX_LIMIT, parseSearchArgs } from '../knowledge/query.js'
 import { DOC_KINDS } from '../wire.js'
@@ -41,9 +41,6 @@ export interface Config {
 }
 
 export const Config: z<Config> = sectionSchema('recall', true)
-
-interface SessionLike { id: string; header?: { cwd?: string }; events?: ReadonlyArray<{ type: string; data?: unknown }> }
-const sessionOf = (agent: unknown): SessionLike | undefined => (agent as { session?: SessionLike } | undefined)?.session
 
 export function apply(ctx: Context, config: Config): void {
   const store = ctx.knowledge

@@ -35,6 +35,4 @@ export class PointerMemo {
     }
     return text
   }
-
-  clear(): void { this.texts.clear() }
 }

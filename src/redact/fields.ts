@@ -209,3 +209,9 @@ function overlapsMask(text: string, start: number, end: number, mask: string): b
   if (!mask) return false
   return text.slice(Math.max(0, start - mask.length + 1), end + mask.length - 1).includes(mask)
 }
+
+/** One line of text as it may be recorded outside a document: whitespace folded, redacted, then cut to `max`. */
+export async function redactLine(redactor: Redactor, text: string, max = 80): Promise<string> {
+  const redacted = (await redactor.redact(text.replace(/\s+/g, ' ').trim())).text
+  return redacted.length > max ? `${redacted.slice(0, max - 1)}…` : redacted
+}

@@ -270,11 +270,6 @@ function carries(run: string, needle: string): boolean {
   return false
 }
 
-/** Spans masking every further occurrence of `values` in `text` (one scan). */
-export function propagationSpans(text: string, values: Iterable<MaskedValue>, mask = ''): Span[] {
-  return new ValueMatcher(values, mask).spans(text)
-}
-
 /** The distinct masked values of `text` under merged `spans` (what propagation looks for elsewhere). */
 export function maskedValues(text: string, spans: readonly Span[]): MaskedValue[] {
   const seen = new Map<string, MaskedValue>()

@@ -52,7 +52,8 @@
  */
 import type { Redaction } from '../types.js'
 import { isPlaceholder, isTokenPlaceholder } from './allow.js'
-import { isCredentialName, scanContext } from './context.js'
+import { scanContext } from './context.js'
+import { isCredentialName } from './credential-names.js'
 import { scanForms } from './forms.js'
 import type { BackstopResult } from './secretlint.js'
 import { PRIORITY, type Span } from './scan.js'

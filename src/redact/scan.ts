@@ -174,3 +174,8 @@ export function skipSpaces(text: string, i: number, max = 8): number {
   while (i < stop && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++
   return i
 }
+
+/** Adds a span to `out` when it is not empty (every context rule reports through this). */
+export function pushSpan(out: Span[], start: number, end: number, family: string, priority: number): void {
+  if (end > start) out.push({ start, end, family, priority })
+}

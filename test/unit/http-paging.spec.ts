@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { KnowledgeStore } from '../../src/knowledge/store.js'
 import { createRedactor } from '../../src/redact/redactor.js'
 import { createHandler } from '../../src/http/routes.js'
-import { captureRound } from '../../src/capture/capture.js'
+import { captureRound } from '../../src/capture/keep-round.js'
 
 let server: Server
 let port = 0

@@ -12,8 +12,8 @@ import { KnowledgeStore, type DocumentDraft } from '../../src/knowledge/store.js
 import { parseDocument } from '../../src/knowledge/document.js'
 import { createRedactor } from '../../src/redact/redactor.js'
 import { base64Middles, propagatable, ValueMatcher } from '../../src/redact/propagate.js'
-import { captureRound } from '../../src/capture/capture.js'
-import { noteDraft, parseNoteArgs } from '../../src/note/note.js'
+import { captureRound } from '../../src/capture/keep-round.js'
+import { noteDraft, parseNoteArgs } from '../../src/note/note-args.js'
 import type { Round } from '../../src/types.js'
 
 const MASK = '[REDACTED]'

@@ -14,9 +14,9 @@ import { KnowledgeStore } from '../../src/knowledge/store.js'
 import { LIMITS, redactDraft } from '../../src/knowledge/draft.js'
 import { createRedactor } from '../../src/redact/redactor.js'
 import { cutRedacted, redactFields, REDACT_MARGIN, windowOf } from '../../src/redact/fields.js'
-import { captureRound } from '../../src/capture/capture.js'
+import { captureRound } from '../../src/capture/keep-round.js'
 import { distillPrompt, redactRoundForModel } from '../../src/capture/distill.js'
-import { noteDraft, parseNoteArgs } from '../../src/note/note.js'
+import { noteDraft, parseNoteArgs } from '../../src/note/note-args.js'
 import type { Round } from '../../src/types.js'
 import { buildCorpus, type PositiveItem } from '../fixtures/redact-corpus.ts'
 
@@ -269,7 +269,7 @@ describe('the cuts themselves', () => {
     const item = FAMILIES.find((f) => f.family === 'github')!
     const s = item.secrets[0]
     const answer = fill(LIMITS.section - item.text.indexOf(s) - 10) + item.text + '\n' + fill(100)
-    const written = await store.write((await import('../../src/capture/capture.js')).roundDraft(round({ answer }), { score: 5, reasons: [] }))
+    const written = await store.write((await import('../../src/capture/keep-round.js')).roundDraft(round({ answer }), { score: 5, reasons: [] }))
     const text = readFileSync(join(store.root, written.path), 'utf8')
     expect(leaked(text, item.secrets, item.keep)).toBeUndefined()
     expect(text).toContain('more characters]')

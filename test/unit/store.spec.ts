@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { KnowledgeStore, type DocumentDraft } from '../../src/knowledge/store.js'
 import { createRedactor } from '../../src/redact/redactor.js'
 import { parseDocument } from '../../src/knowledge/document.js'
-import { captureRound } from '../../src/capture/capture.js'
+import { captureRound } from '../../src/capture/keep-round.js'
 import { allDocuments, allFiles, ledgerEntries } from '../harness/files.ts'
 import { PROJECT_ROOT } from '../harness/dsh.ts'
 

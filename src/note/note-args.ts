@@ -1,6 +1,6 @@
 /**
  * Validation of `knowledge_note` arguments and the note's document draft. Pure.
- * @module dsh-knowledge-sync/note/note
+ * @module dsh-knowledge-sync/note/note-args
  */
 import type { DocumentDraft } from '../knowledge/store.js'
 

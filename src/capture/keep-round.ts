@@ -1,6 +1,6 @@
 /**
  * One round → kept or not → one document. The single code path behind the capture row and `dsh-knowledge capture`.
- * @module dsh-knowledge-sync/capture/capture
+ * @module dsh-knowledge-sync/capture/keep-round
  */
 import type { KnowledgeStore, DocumentDraft } from '../knowledge/store.js'
 import type { Outcome, Round, Salience } from '../types.js'
