@@ -9,7 +9,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'react'
 import type { DocumentItem, DocumentPage, DocumentQuery, KnowledgeApi, Stats } from './api.js'
-import { Badges, DocumentView, kindLabel, StatusBadge } from './DocumentView.js'
+import { Badges, DocumentView, kindLabel, reasonLabel, StatusBadge } from './DocumentView.js'
 import { facetEntries, formatDate, shortPath } from './format.js'
 import type { Lang, Translate } from './i18n.js'
 import { InlineMarkdown } from './markdown.js'
@@ -234,10 +234,10 @@ function StatsLine({ stats, t }: { stats: Stats | undefined; t: Translate }) {
   const parts = [
     t('statsDocuments', { count: stats.documents }),
     t('statsKept', { count: stats.rounds.kept }),
-    t('statsDropped', { count: stats.rounds.dropped }) + (top ? t('statsTopReason', { reason: top.reason.replace(/^[-+]/, '') }) : ''),
+    t('statsDropped', { count: stats.rounds.dropped }) + (top ? t('statsTopReason', { reason: reasonLabel(top.reason, t).slice(1) }) : ''),
   ]
   if (stats.rounds.redacted) parts.push(t('statsRedacted', { count: stats.rounds.redacted }))
-  const line = <p data-testid="knowledge-stats" style={{ margin: 0, fontSize: 12.5, color: palette.secondary }}>{parts.join(' · ')}</p>
+  const line = <p data-testid="knowledge-stats" title={top?.reason} style={{ margin: 0, fontSize: 12.5, color: palette.secondary }}>{parts.join(' · ')}</p>
   // Files that left the index (broken front matter, too large, a link) are named, so a hand edit never vanishes silently.
   if (!stats.invalidFiles.length) return line
   return (

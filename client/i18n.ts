@@ -197,6 +197,15 @@ const en = {
   confirmMaskingOff: 'Turn masking off',
   keepMasking: 'Keep masking on',
   unreadableFiles: '{count} file(s) under the root are not indexed: {first}',
+  roundsTitle: 'What the bar does',
+  roundsHint: 'The last {count} rounds this root scored (from the ledger, titles only): {kept} kept, {dropped} dropped. Filled dots were kept; the line is the minScore in force.',
+  roundsAria: 'Salience scores of the last {count} rounds: {kept} kept; minScore {bar}',
+  roundsNone: 'No rounds scored yet: the chart of what the bar keeps appears after the first chat round.',
+  roundsTry: 'Try a bar',
+  roundsTrialLine: 'try {bar}',
+  roundsNow: 'Now {kept} of {count} were kept. Type a bar to see what it would keep; nothing is saved.',
+  roundsWouldKeep: 'At {bar}: {kept} of {count} would be kept (now {now}). Nothing is saved until you save minScore above.',
+  roundsDropped: 'Recently dropped ({count})',
 }
 
 /** A key of the page's own messages, or of a settings label derived from the field declarations. */
@@ -374,6 +383,15 @@ const zh: Record<keyof typeof en, string> = {
   confirmMaskingOff: '关闭脱敏',
   keepMasking: '保持脱敏',
   unreadableFiles: '根目录下有 {count} 个文件未被索引：{first}',
+  roundsTitle: '门槛的效果',
+  roundsHint: '此根目录最近评分的 {count} 个轮次（来自台账，仅标题）：保留 {kept} 个，丢弃 {dropped} 个。实心点为保留；横线是当前的 minScore。',
+  roundsAria: '最近 {count} 个轮次的显著性得分：保留 {kept} 个；minScore {bar}',
+  roundsNone: '还没有评分过的轮次：第一个对话轮次之后，这里会显示门槛保留了哪些。',
+  roundsTry: '试一个门槛',
+  roundsTrialLine: '试 {bar}',
+  roundsNow: '目前 {count} 个中保留了 {kept} 个。输入一个门槛看看会保留多少；不会保存。',
+  roundsWouldKeep: '门槛为 {bar} 时：{count} 个中会保留 {kept} 个（目前 {now} 个）。在上方保存 minScore 之前不会生效。',
+  roundsDropped: '最近丢弃的轮次（{count}）',
 }
 
 const DICTS: Record<Lang, Record<string, string>> = { en: { ...en, ...settingsLabels('en') }, zh: { ...zh, ...settingsLabels('zh') } }
