@@ -20,6 +20,8 @@ const PAGE_SIZE = 50
 const SEARCH_DEBOUNCE_MS = 250
 /** How often the page asks whether documents changed (one tiny JSON request). */
 const LIVE_POLL_MS = 1000
+/** Below this window height the filter row starts folded. */
+const SHORT_WINDOW_PX = 760
 
 export interface DocumentsTabProps {
   api: KnowledgeApi
@@ -42,15 +44,18 @@ const NO_FILTERS: Filters = { kind: '', tag: '', tool: '', cwd: '', status: '' }
 
 /** The Documents tab. */
 export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
-  const [text, setText] = useState('')
-  const [query, setQuery] = useState('')
+  // dsh web rc.8 has no URL for a settings section, so a reload starts over: the search and the open document are
+  // kept in this tab's sessionStorage and come back when the section is opened again.
+  const [saved] = useState(readPlace)
+  const [text, setText] = useState(saved.q)
+  const [query, setQuery] = useState(saved.q)
   const [filters, setFilters] = useState<Filters>(NO_FILTERS)
   const [page, setPage] = useState<DocumentPage | undefined>()
   const [items, setItems] = useState<DocumentItem[]>([])
   const [loading, setLoading] = useState(false)
   const [error, setError] = useState<string | undefined>()
   const [stats, setStats] = useState<Stats | undefined>()
-  const [openId, setOpenId] = useState<string | undefined>()
+  const [openId, setOpenId] = useState<string | undefined>(saved.open)
   const [tick, setTick] = useState(0)
   const [sort, setSort] = useState<'relevance' | 'created'>('relevance')
   const [fresh, setFresh] = useState(0)
@@ -67,6 +72,8 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
     const timer = setTimeout(() => setQuery(text.trim()), SEARCH_DEBOUNCE_MS)
     return () => clearTimeout(timer)
   }, [text])
+
+  useEffect(() => { writePlace({ q: query, open: openId }) }, [query, openId])
 
   useEffect(() => {
     if (active && !wasActive.current) setTick((n) => n + 1)
@@ -166,6 +173,10 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
 
   const setFilter = (key: keyof Filters) => (value: string) => setFilters((prev) => ({ ...prev, [key]: value }))
   const filtered = query !== '' || Object.values(filters).some(Boolean)
+  const activeFilters = Object.values(filters).filter(Boolean).length
+  // On a short window the filter row folds behind a button (open while a filter is set), so rows get the room.
+  const [showFilters, setShowFilters] = useState(() => typeof window === 'undefined' || window.innerHeight >= SHORT_WINDOW_PX)
+  const filtersShown = showFilters || activeFilters > 0
 
   if (openId) {
     return <DocumentView api={api} id={openId} t={t} lang={lang} onOpen={setOpenId} onBack={() => setOpenId(undefined)} onTag={filterTag} />
@@ -187,9 +198,11 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
             <option value="created">{t('sortDate')}</option>
           </select>
         )}
+        <button type="button" data-testid="knowledge-filters-toggle" aria-expanded={filtersShown} style={s.button} disabled={activeFilters > 0}
+          onClick={() => setShowFilters((v) => !v)}>{activeFilters ? t('filtersCount', { count: activeFilters }) : t('filtersToggle')}</button>
         <button type="button" style={s.button} onClick={() => setTick((n) => n + 1)}>{t('refresh')}</button>
       </div>
-      <div style={s.row}>
+      {filtersShown && <div style={s.row}>
         <Filter label={t('filterKind')} all={t('allKinds')} value={filters.kind} onChange={setFilter('kind')}
           options={kindOptions(page?.facets.kinds, filters.kind).map(([k, n]) => [k, `${kindLabel(k, t)} (${n})`])} />
         <Filter label={t('filterTag')} all={t('allTags')} value={filters.tag} onChange={setFilter('tag')}
@@ -201,7 +214,8 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
         <Filter label={t('filterStatus')} all={t('statusCurrent')} value={filters.status} onChange={setFilter('status')}
           options={(['active', 'superseded', 'retired', 'all'] as const).map((k) => [k, t(`status_${k}`)])} />
         {filtered && <button type="button" style={s.button} onClick={() => { setText(''); setQuery(''); setFilters(NO_FILTERS) }}>{t('clear')}</button>}
-      </div>
+      </div>}
+      {!filtersShown && filtered && <div><button type="button" style={s.button} onClick={() => { setText(''); setQuery(''); setFilters(NO_FILTERS) }}>{t('clear')}</button></div>}
       <details style={s.hint}>
         <summary style={{ cursor: 'pointer' }}>{t('aboutList')}</summary>
         {t('readOnlyHint', { root: stats?.root ?? 'the knowledge root' })}
@@ -236,7 +250,7 @@ function StatsLine({ stats, t }: { stats: Stats | undefined; t: Translate }) {
     t('statsKept', { count: stats.rounds.kept }),
     t('statsDropped', { count: stats.rounds.dropped }) + (top ? t('statsTopReason', { reason: reasonLabel(top.reason, t).slice(1) }) : ''),
   ]
-  if (stats.rounds.redacted) parts.push(t('statsRedacted', { count: stats.rounds.redacted }))
+  if (stats.rounds.redacted) parts.push(t(stats.rounds.redacted === 1 ? 'statsRedactedOne' : 'statsRedacted', { count: stats.rounds.redacted }))
   const line = <p data-testid="knowledge-stats" title={top?.reason} style={{ margin: 0, fontSize: 12.5, color: palette.secondary }}>{parts.join(' · ')}</p>
   // Files that left the index (broken front matter, too large, a link) are named, so a hand edit never vanishes silently.
   if (!stats.invalidFiles.length) return line
@@ -265,7 +279,8 @@ function DocumentRow({ item, t, lang, onOpen, onTag }: { item: DocumentItem; t: 
   return (
     <li data-testid="knowledge-doc" data-id={item.id} style={s.item}>
       <div style={{ display: 'flex', gap: 10, alignItems: 'baseline', justifyContent: 'space-between' }}>
-        <button type="button" data-testid="knowledge-doc-open" style={s.linkButton} onClick={onOpen}>{item.title || item.id}</button>
+        <button type="button" data-testid="knowledge-doc-open" title={item.title || item.id} onClick={onOpen}
+          style={{ ...s.linkButton, minWidth: 0, overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}>{item.title || item.id}</button>
         <span style={{ ...s.muted, whiteSpace: 'nowrap' }} title={item.created}>{formatDate(item.created, lang)}</span>
       </div>
       <div style={{ ...s.row, gap: 5 }}>
@@ -279,6 +294,22 @@ function DocumentRow({ item, t, lang, onOpen, onTag }: { item: DocumentItem; t: 
       {item.snippet && <p style={{ margin: 0, fontSize: 12.5, color: palette.secondary }}><InlineMarkdown source={item.snippet} /></p>}
     </li>
   )
+}
+
+const PLACE_KEY = 'dsh-knowledge-sync:place'
+
+/** The search and the open document this browser tab last had (sessionStorage: per tab, gone with it). */
+function readPlace(): { q: string; open?: string } {
+  try {
+    const raw = JSON.parse(sessionStorage.getItem(PLACE_KEY) ?? '{}') as { q?: unknown; open?: unknown }
+    return { q: typeof raw.q === 'string' ? raw.q.slice(0, 500) : '', open: typeof raw.open === 'string' && raw.open.length <= 200 ? raw.open : undefined }
+  } catch {
+    return { q: '' }
+  }
+}
+
+function writePlace(place: { q: string; open?: string }): void {
+  try { sessionStorage.setItem(PLACE_KEY, JSON.stringify(place)) } catch { /* storage off: the place is not kept */ }
 }
 
 /** The nearest scrolling ancestor (the settings dialog's content pane), whose position "back" restores. */
