@@ -73,7 +73,7 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
     return () => clearTimeout(timer)
   }, [text])
 
-  useEffect(() => { writePlace({ q: query, open: openId }) }, [query, openId])
+  useEffect(() => { writePlace({ q: text.trim(), open: openId }) }, [text, openId])
 
   useEffect(() => {
     if (active && !wasActive.current) setTick((n) => n + 1)
@@ -201,6 +201,7 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
         <button type="button" data-testid="knowledge-filters-toggle" aria-expanded={filtersShown} style={s.button} disabled={activeFilters > 0}
           onClick={() => setShowFilters((v) => !v)}>{activeFilters ? t('filtersCount', { count: activeFilters }) : t('filtersToggle')}</button>
         <button type="button" style={s.button} onClick={() => setTick((n) => n + 1)}>{t('refresh')}</button>
+        {!filtersShown && filtered && <button type="button" style={s.button} onClick={() => { setText(''); setQuery(''); setFilters(NO_FILTERS) }}>{t('clear')}</button>}
       </div>
       {filtersShown && <div style={s.row}>
         <Filter label={t('filterKind')} all={t('allKinds')} value={filters.kind} onChange={setFilter('kind')}
@@ -215,7 +216,6 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
           options={(['active', 'superseded', 'retired', 'all'] as const).map((k) => [k, t(`status_${k}`)])} />
         {filtered && <button type="button" style={s.button} onClick={() => { setText(''); setQuery(''); setFilters(NO_FILTERS) }}>{t('clear')}</button>}
       </div>}
-      {!filtersShown && filtered && <div><button type="button" style={s.button} onClick={() => { setText(''); setQuery(''); setFilters(NO_FILTERS) }}>{t('clear')}</button></div>}
       <details style={s.hint}>
         <summary style={{ cursor: 'pointer' }}>{t('aboutList')}</summary>
         {t('readOnlyHint', { root: stats?.root ?? 'the knowledge root' })}
@@ -291,7 +291,8 @@ function DocumentRow({ item, t, lang, onOpen, onTag }: { item: DocumentItem; t: 
         {item.tools.length > 0 && <Badges values={item.tools} tone="tool" />}
         {item.cwd && <span data-testid="knowledge-workspace" style={{ ...s.muted, ...s.mono, marginLeft: 'auto' }} title={item.cwd}>{shortPath(item.cwd)}</span>}
       </div>
-      {item.snippet && <p style={{ margin: 0, fontSize: 12.5, color: palette.secondary }}><InlineMarkdown source={item.snippet} /></p>}
+      {/* Two lines of snippet at most: the row stays a row; the document has the rest. */}
+      {item.snippet && <p style={{ margin: 0, fontSize: 12.5, color: palette.secondary, display: '-webkit-box', WebkitLineClamp: 2, WebkitBoxOrient: 'vertical', overflow: 'hidden' }}><InlineMarkdown source={item.snippet} /></p>}
     </li>
   )
 }

@@ -45,8 +45,10 @@ export function RoundsChart({ api, t, active, refresh }: { api: KnowledgeApi; t:
   const tried = trial.trim() === '' ? undefined : Number(trial)
   const trying = tried !== undefined && Number.isFinite(tried) ? tried : undefined
   const top = Math.max(1, ...rounds.map((r) => r.score), bar ?? 0, trying ?? 0) * 1.1
+  // Penalties push scores below zero (a terse "tests passed" is about -5): the axis goes down to the lowest.
+  const bottom = Math.min(0, ...rounds.map((r) => r.score), trying ?? 0)
   const x = (k: number) => PAD.left + (rounds.length === 1 ? (W - PAD.left - PAD.right) / 2 : (k * (W - PAD.left - PAD.right)) / (rounds.length - 1))
-  const y = (score: number) => PAD.top + (1 - Math.max(0, score) / top) * (H - PAD.top - PAD.bottom)
+  const y = (score: number) => PAD.top + (1 - (score - bottom) / (top - bottom)) * (H - PAD.top - PAD.bottom)
   const keptNow = rounds.filter((r) => r.kept).length
   const wouldKeep = trying === undefined ? undefined : rounds.filter((r) => passes(r.score, trying)).length
   const dropped = rounds.filter((r) => !r.kept).slice(-DROPPED_SHOWN).reverse()
@@ -59,7 +61,8 @@ export function RoundsChart({ api, t, active, refresh }: { api: KnowledgeApi; t:
         aria-label={t('roundsAria', { count: rounds.length, kept: keptNow, bar: bar ?? '?' })}>
         <line x1={PAD.left} x2={PAD.left} y1={PAD.top} y2={H - PAD.bottom} stroke={palette.border} />
         <line x1={PAD.left} x2={W - PAD.right} y1={H - PAD.bottom} y2={H - PAD.bottom} stroke={palette.border} />
-        <text x={PAD.left - 4} y={H - PAD.bottom} textAnchor="end" fontSize={9} fill={palette.tertiary}>0</text>
+        <text x={PAD.left - 4} y={H - PAD.bottom} textAnchor="end" fontSize={9} fill={palette.tertiary}>{Math.round(bottom)}</text>
+        {bottom < 0 && <line x1={PAD.left} x2={W - PAD.right} y1={y(0)} y2={y(0)} stroke={palette.border} strokeDasharray="1 3" />}
         <text x={PAD.left - 4} y={PAD.top + 8} textAnchor="end" fontSize={9} fill={palette.tertiary}>{Math.round(top)}</text>
         {rounds.map((r, k) => (
           <circle key={k} data-testid="knowledge-round-dot" data-kept={String(r.kept)} cx={x(k)} cy={y(r.score)} r={3.5}
