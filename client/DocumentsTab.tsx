@@ -17,6 +17,8 @@ import { DOC_KINDS } from '../src/wire.js'
 import { palette, s } from './styles.js'
 
 const PAGE_SIZE = 50
+/** The most rows re-read at once on the way back (the route's page limit). */
+const MAX_RELOAD = 200
 const SEARCH_DEBOUNCE_MS = 250
 /** How often the page asks whether documents changed (one tiny JSON request). */
 const LIVE_POLL_MS = 1000
@@ -63,6 +65,8 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
   const searchBox = useRef<HTMLInputElement>(null)
   const listRef = useRef<HTMLUListElement>(null)
   const place = useRef<{ scrollTop: number; id: string } | undefined>(undefined)
+  /** A document was retired or restored while open: back re-reads the pages already loaded. */
+  const stale = useRef(false)
   const revision = useRef<number | undefined>(undefined)
   const itemsRef = useRef(items)
   itemsRef.current = items
@@ -153,10 +157,20 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
     if (openId || !place.current) return
     const { scrollTop, id } = place.current
     place.current = undefined
-    const scroller = scrollParent(listRef.current)
-    if (scroller) scroller.scrollTop = scrollTop
-    listRef.current?.querySelector<HTMLButtonElement>(`[data-id="${CSS.escape(id)}"] [data-testid=knowledge-doc-open]`)?.focus({ preventScroll: true })
-  }, [openId])
+    const restore = () => {
+      const scroller = scrollParent(listRef.current)
+      if (scroller) scroller.scrollTop = scrollTop
+      listRef.current?.querySelector<HTMLButtonElement>(`[data-id="${CSS.escape(id)}"] [data-testid=knowledge-doc-open]`)?.focus({ preventScroll: true })
+    }
+    restore()
+    if (!stale.current) return
+    stale.current = false
+    // The same pages, read again (a retired document leaves them), then the same place.
+    api.documents({ ...request(0), limit: Math.min(Math.max(itemsRef.current.length, PAGE_SIZE), MAX_RELOAD) }).then(
+      (next) => { setPage(next); setItems(next.items); requestAnimationFrame(restore) },
+      (e: Error) => setError(e.message),
+    )
+  }, [openId]) // runs on the way back only
 
   const open = (id: string) => {
     place.current = { scrollTop: scrollParent(listRef.current)?.scrollTop ?? 0, id }
@@ -179,7 +193,7 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
   const filtersShown = showFilters || activeFilters > 0
 
   if (openId) {
-    return <DocumentView api={api} id={openId} t={t} lang={lang} onOpen={setOpenId} onBack={() => setOpenId(undefined)} onTag={filterTag} />
+    return <DocumentView api={api} id={openId} t={t} lang={lang} onOpen={setOpenId} onBack={() => setOpenId(undefined)} onTag={filterTag} onChanged={() => { stale.current = true }} />
   }
 
   return (
