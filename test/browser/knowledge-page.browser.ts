@@ -327,6 +327,10 @@ describe('the Knowledge page in dsh web', () => {
     await page.getByTestId('knowledge-page').waitFor()
     expect(await page.getByTestId('knowledge-page').getByRole('tab').allInnerTexts()).toEqual(['文档', '来源', '健康度', '配置'])
     await poll(() => page.getByTestId('knowledge-stats').innerText()).toMatch(/^4 篇文档/)
+    // The drop reason in the stats line is translated too (item 16.7); the raw reason stays on hover.
+    // (One terse round and one dropped by the raised bar: the top reason is 简短状态 or 低于调高后的门槛.)
+    expect(await page.getByTestId('knowledge-stats').innerText()).toMatch(/（主要原因 (简短状态|低于调高后的门槛)）/)
+    expect(await page.getByTestId('knowledge-stats').getAttribute('title')).toMatch(/^-(terse-status|below-bar)$/)
     await screenshot(page, 'knowledge-documents-zh')
     // Back to English for whoever looks at the page next.
     await page.getByRole('dialog').getByRole('button', { name: /^(通用设置|general)$/i }).click()
