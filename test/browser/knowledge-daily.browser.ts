@@ -91,7 +91,7 @@ describe('the Knowledge page as a daily tool', () => {
     mkdirSync(root, { recursive: true })
     const seeded = seed([...Array.from({ length: MANY }, (_, k) => round(k)), TOKEN_ROUND, ...TERSE])
     expect(seeded).toEqual({ kept: MANY + 1, dropped: 3 })
-    server = await startModelServer(() => [{ text: 'ok' }])
+    server = await startModelServer(() => ({ text: 'ok' }))
     home = await createDshHome({ profile: 'web', modelUrl: server.url, knowledgeRoot: root })
     const workspace = join(home.home, 'project')
     mkdirSync(workspace)
@@ -240,7 +240,7 @@ describe('the Knowledge page as a daily tool', () => {
     await poll(() => docRows().count()).toBe(50)
     await docRows().first().getByTestId('knowledge-tag').filter({ hasText: 'pnpm' }).click()
     await poll(() => page.getByRole('combobox', { name: 'Tag' }).inputValue()).toBe('pnpm')
-    for (const tags of await docRows().evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('[data-testid=knowledge-tag]')].map((t) => t.textContent)))) {
+    for (const tags of await docRows().evaluateAll((rows) => rows.map((r) => Array.from(r.querySelectorAll('[data-testid=knowledge-tag]')).map((t) => t.textContent)))) {
       expect(tags).toContain('pnpm')
     }
     const kinds = await page.getByRole('combobox', { name: 'Kind' }).locator('option').evaluateAll((o) => o.map((e) => (e as HTMLOptionElement).value))
@@ -255,7 +255,7 @@ describe('the Knowledge page as a daily tool', () => {
     await poll(() => docRows().count()).toBeGreaterThan(10)
     await page.getByRole('combobox', { name: 'Sort hits' }).selectOption('created')
     await poll(async () => {
-      const dates = await docRows().evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('[title]')].map((e) => e.getAttribute('title') ?? '').find((v) => /^\d{4}-\d\d-\d\dT/.test(v)) ?? ''))
+      const dates = await docRows().evaluateAll((rows) => rows.map((r) => Array.from(r.querySelectorAll('[title]')).map((e) => e.getAttribute('title') ?? '').find((v) => /^\d{4}-\d\d-\d\dT/.test(v)) ?? ''))
       return dates.slice(0, 10).every((d, k, all) => k === 0 || all[k - 1] >= d)
     }).toBe(true)
     await search().fill('')
