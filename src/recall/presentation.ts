@@ -119,12 +119,16 @@ export function presentSearchCall(args: unknown): { card: 'generic'; title: stri
   return { card: 'generic', title: `Search "${typeof q === 'string' ? q.slice(0, 80) : '?'}"`, kind: 'search' }
 }
 
-/** The completed card: one line, then `id (v:N) — title` per hit (no snippets, so no `**` marks); errors keep dsh's card. */
+/**
+ * The completed card: dsh's own search card (`card: 'search'`, `shape: 'paths'`), titled `Searched "<q>": <n> hits`,
+ * one `id (v:N) — title` line per hit (no snippets, so no `**` marks). dsh web rc.8 draws only the typed cards
+ * (terminal, diff, read, search, web) in place of a tool's raw output; a generic card is ignored there. Errors keep
+ * dsh's default row.
+ */
 export function presentSearchResult(_args: unknown, result: { isError: boolean; meta?: unknown }) {
   if (result.isError) return undefined
   const meta = searchMetaOf(result.meta)
   if (!meta) return undefined
-  const lines = meta.items.map((h) => `${h.id}${h.version ? ` (v:${h.version})` : ''} — ${h.title}`)
-  if (meta.hits > meta.items.length) lines.push(`… ${meta.hits - meta.items.length} more`)
-  return { card: 'generic' as const, title: searchCardTitle(meta), ...(lines.length ? { content: [{ type: 'text' as const, text: lines.join('\n') }] } : {}) }
+  const paths = meta.items.map((h) => `${h.id}${h.version ? ` (v:${h.version})` : ''} — ${h.title}`)
+  return { card: 'search' as const, shape: 'paths' as const, title: searchCardTitle(meta), paths, truncated: meta.hits > meta.items.length, total: meta.hits }
 }

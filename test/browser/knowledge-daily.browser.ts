@@ -15,8 +15,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { createDshHome, PROJECT_ROOT, type DshHome, type WebProcess } from '../harness/dsh.ts'
-import { startModelServer, type ModelServer } from '../harness/model-server.ts'
-import { launchBrowser, openDsh, openSettingsSection, screenshot, type BrowserSession } from '../harness/browser.ts'
+import { byPrompt, startModelServer, type ModelServer } from '../harness/model-server.ts'
+import { chooseWorkspace, closeSettings, launchBrowser, openDsh, openSettingsSection, screenshot, sendPrompt, type BrowserSession } from '../harness/browser.ts'
 
 const MANY = 120
 const SEED = join(PROJECT_ROOT, 'test/harness/seed-rounds.ts')
@@ -50,6 +50,8 @@ let web: WebProcess
 let browser: BrowserSession
 let page: Page
 let root: string
+let workspace: string
+const CARD_PROMPT = 'look up zebracard'
 
 function seed(rounds: unknown[]): { kept: number; dropped: number } {
   const spec = join(mkdtempSync(join(tmpdir(), 'dsh-ks-daily-spec-')), 'spec.json')
@@ -89,12 +91,16 @@ describe('the Knowledge page as a daily tool', () => {
   beforeAll(async () => {
     root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-daily-')), 'knowledge')
     mkdirSync(root, { recursive: true })
-    const seeded = seed([...Array.from({ length: MANY }, (_, k) => round(k)), TOKEN_ROUND, ...TERSE])
-    expect(seeded).toEqual({ kept: MANY + 1, dropped: 3 })
-    server = await startModelServer(() => ({ text: 'ok' }))
+    server = await startModelServer(byPrompt({
+      [CARD_PROMPT]: [{ toolCalls: [{ name: 'knowledge_search', arguments: { query: 'zebracard' } }] }, { text: 'Found the zebracard note.' }],
+    }))
     home = await createDshHome({ profile: 'web', modelUrl: server.url, knowledgeRoot: root })
-    const workspace = join(home.home, 'project')
+    workspace = join(home.home, 'project')
     mkdirSync(workspace)
+    // One round in the chat's workspace (search is scoped to it), for the chat card.
+    const card = round(800, { cwd: workspace, question: 'Why does the zebracard build fail with **bold** marks in the log?', created: '2026-08-01T00:00:00Z' })
+    const seeded = seed([...Array.from({ length: MANY }, (_, k) => round(k)), TOKEN_ROUND, ...TERSE, card])
+    expect(seeded).toEqual({ kept: MANY + 2, dropped: 3 })
     web = await home.web({ cwd: workspace })
     browser = await launchBrowser()
     await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(web.url).origin })
@@ -176,7 +182,7 @@ describe('the Knowledge page as a daily tool', () => {
     await search().fill('')
     await poll(() => docRows().count()).toBe(50)
     const stats = page.getByTestId('knowledge-stats')
-    await poll(() => stats.innerText()).toMatch(new RegExp(`^${MANY + 1} documents`))
+    await poll(() => stats.innerText()).toMatch(new RegExp(`^${MANY + 2} documents`))
     await docRows().nth(20).scrollIntoViewIfNeeded()
     const before = await scrollTop()
     const started = Date.now()
@@ -186,7 +192,7 @@ describe('the Knowledge page as a daily tool', () => {
     const seen = Date.now() - wrote
     console.log(`[item 4] new document on screen ${seen} ms after the writing process exited (${wrote - started} ms to write)`)
     expect(seen).toBeLessThan(3000)
-    await poll(() => stats.innerText()).toMatch(new RegExp(`^${MANY + 2} documents`))
+    await poll(() => stats.innerText()).toMatch(new RegExp(`^${MANY + 3} documents`))
     expect(await page.getByTestId('knowledge-fresh').innerText()).toMatch(/1 new/)
     // The reader did not jump to the top (one row was added above: the position moves by at most a row or two).
     expect(Math.abs((await scrollTop()) - before)).toBeLessThan(120)
@@ -288,7 +294,7 @@ describe('the Knowledge page as a daily tool', () => {
     const chart = page.getByTestId('knowledge-rounds')
     await chart.getByTestId('knowledge-rounds-chart').waitFor()
     const data = await json<{ minScore: number; rounds: Array<{ kept: boolean; score: number; title: string; reason?: string }> }>('/knowledge/rounds')
-    expect(data.rounds.length).toBe(MANY + 5)
+    expect(data.rounds.length).toBe(MANY + 6)
     expect(await chart.getByTestId('knowledge-round-dot').count()).toBe(data.rounds.length)
     expect(await chart.locator('[data-testid=knowledge-round-dot][data-kept=false]').count()).toBe(3)
     expect(Number(await chart.getByTestId('knowledge-rounds-bar').getAttribute('data-value'))).toBe(data.minScore)
@@ -297,7 +303,7 @@ describe('the Knowledge page as a daily tool', () => {
     const bar = scores[Math.floor(scores.length / 2)]
     const expected = data.rounds.filter((r) => r.score >= bar).length
     await chart.getByTestId('knowledge-rounds-try').fill(String(bar))
-    await poll(() => chart.getByTestId('knowledge-rounds-would').innerText()).toBe(`At ${bar}: ${expected} of ${data.rounds.length} would be kept (now ${MANY + 2}). Nothing is saved until you save minScore above.`)
+    await poll(() => chart.getByTestId('knowledge-rounds-would').innerText()).toBe(`At ${bar}: ${expected} of ${data.rounds.length} would be kept (now ${MANY + 3}). Nothing is saved until you save minScore above.`)
     expect(await chart.getByTestId('knowledge-rounds-trial').count()).toBe(1)
     await chart.getByTestId('knowledge-rounds-dropped').locator('summary').click()
     const dropped = await chart.getByTestId('knowledge-dropped-round').allInnerTexts()
@@ -315,4 +321,19 @@ describe('the Knowledge page as a daily tool', () => {
     await minScore.scrollIntoViewIfNeeded()
     await screenshot(page, 'knowledge-daily-unsaved')
   })
+  it('11: in the chat, knowledge_search is one line, Searched "<q>": <n> hit(s), and opens to dsh\'s search card with `id (v:N) — title` lines, not the raw text with ** marks', async () => {
+    await closeSettings(page)
+    await chooseWorkspace(page, workspace)
+    await sendPrompt(page, CARD_PROMPT, 'Found the zebracard note.')
+    // The row's one line is the card's title (the raw row said "knowledge_search · zebracard").
+    const row = page.getByText('Searched "zebracard": 1 hit', { exact: true })
+    await row.first().waitFor()
+    await row.first().click() // expands the row: the card's lines, not the model's text
+    const chat = page.locator('body')
+    await poll(() => chat.innerText()).toMatch(/[0-9a-f]{8}-t1 \(v:1\) — Why does the zebracard build fail with \*\*bold\*\* marks/)
+    // The model's text (with its "document(s) match" head and ** snippet marks) is not what the row shows.
+    expect(await chat.innerText()).not.toContain('document(s) match')
+    expect(await chat.innerText()).not.toContain('**zebracard**')
+    await screenshot(page, 'knowledge-daily-chat-card')
+  }, 90_000)
 })

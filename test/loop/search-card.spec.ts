@@ -1,6 +1,6 @@
 /**
  * The chat card of `knowledge_search` (issue 16, item 11) through the real dsh agent loop: the definition dsh's UI
- * asks rebuilds a one-line card, `Searched "<q>": <n> hits`, with `id (v:N) — title` lines and no snippet marks, from
+ * asks rebuilds dsh's search card (`shape: 'paths'`), titled `Searched "<q>": <n> hits`, with `id (v:N) — title` lines and no snippet marks, from
  * the meta dsh persisted with the `tool/result` event (so a replayed session shows the same card). The model's text is
  * unchanged. Errors keep dsh's default card.
  */
@@ -42,13 +42,12 @@ describe('the knowledge_search card', () => {
     const results = (loop.agent(SESSION).session.events as any[]).filter((e) => e.type === 'tool/result')
     expect(results).toHaveLength(3)
     const cards = results.map((e) => tool.presentResult({}, { isError: !!e.data.message.content[0].isError, meta: e.data.meta, content: e.data.message.content[0].content }))
-    expect(cards[0].card).toBe('generic')
-    expect(cards[0].title).toBe('Searched "ERR_PNPM_FETCH_404": 2 hits')
-    const lines = cards[0].content[0].text.split('\n')
+    expect(cards[0]).toMatchObject({ card: 'search', shape: 'paths', title: 'Searched "ERR_PNPM_FETCH_404": 2 hits', truncated: false, total: 2 })
+    const lines = cards[0].paths as string[]
     expect(lines).toHaveLength(2)
     for (const line of lines) expect(line).toMatch(/^[0-9a-f]{8}-t1 \(v:1\) — .*ERR_PNPM_FETCH_404/)
-    expect(cards[0].content[0].text).not.toContain('**')
-    expect(cards[1]).toEqual({ card: 'generic', title: 'Searched "zzqxnothing": 0 hits' })
+    expect(lines.join('\n')).not.toContain('**')
+    expect(cards[1]).toEqual({ card: 'search', shape: 'paths', title: 'Searched "zzqxnothing": 0 hits', paths: [], truncated: false, total: 0 })
     expect(cards[2]).toBeUndefined() // a refused call keeps dsh's default card
     // The model still got the full text, snippets and all.
     const modelText = JSON.stringify(loop.adapter.requests[1].options.messages)
