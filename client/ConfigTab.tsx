@@ -13,6 +13,7 @@ import { stringList } from './format.js'
 import type { KnowledgeHost } from './host.js'
 import type { MessageKey, Translate } from './i18n.js'
 import { palette, s } from './styles.js'
+import { RoundsChart } from './RoundsChart.js'
 
 export interface ConfigTabProps {
   host: KnowledgeHost
@@ -59,6 +60,7 @@ export function ConfigTab({ host, t, active }: ConfigTabProps) {
               <FieldRow key={spec.key} spec={spec} view={viewField(spec, data, editable ? (settings.user ?? {}) : undefined)} section={data}
                 editable={editable} host={host} t={t} labels={labels} onSaved={reload} />
             ))}
+            {section.name === 'capture' && <RoundsChart api={host.api} t={t} active={active} refresh={`${tick}:${String(data?.effective ? JSON.stringify(data.effective) : '')}`} />}
           </fieldset>
         )
       })}

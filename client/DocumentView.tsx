@@ -23,10 +23,12 @@ export interface DocumentViewProps {
   onOpen?: (id: string) => void
   /** Filter the list by a tag (a tag badge was clicked). */
   onTag?: (tag: string) => void
+  /** The document's status changed here (retired, restored): the list behind it is out of date. */
+  onChanged?: () => void
 }
 
 /** The document page, with a way back to the list. */
-export function DocumentView({ api, id, t, lang, onBack, onOpen, onTag }: DocumentViewProps) {
+export function DocumentView({ api, id, t, lang, onBack, onOpen, onTag, onChanged }: DocumentViewProps) {
   const [doc, setDoc] = useState<DocumentFile | undefined>()
   const [error, setError] = useState<string | undefined>()
   const [reload, setReload] = useState(0)
@@ -71,7 +73,7 @@ export function DocumentView({ api, id, t, lang, onBack, onOpen, onTag }: Docume
       {!doc && !error && <p style={s.muted}>{t('loading')}</p>}
       {doc && <FrontMatterHeader doc={doc} t={t} lang={lang} onTag={onTag} />}
       {doc && <Relations doc={doc} t={t} onOpen={onOpen} />}
-      {doc && <StatusActions api={api} doc={doc} t={t} lang={lang} onChanged={() => setReload((n) => n + 1)} />}
+      {doc && <StatusActions api={api} doc={doc} t={t} lang={lang} onChanged={() => { setReload((n) => n + 1); onChanged?.() }} />}
       {doc && <Markdown source={withoutTitleHeading(doc.body)} />}
     </article>
   )

@@ -9,7 +9,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'react'
 import type { DocumentItem, DocumentPage, DocumentQuery, KnowledgeApi, Stats } from './api.js'
-import { Badges, DocumentView, kindLabel, StatusBadge } from './DocumentView.js'
+import { Badges, DocumentView, kindLabel, reasonLabel, StatusBadge } from './DocumentView.js'
 import { facetEntries, formatDate, shortPath } from './format.js'
 import type { Lang, Translate } from './i18n.js'
 import { InlineMarkdown } from './markdown.js'
@@ -17,9 +17,13 @@ import { DOC_KINDS } from '../src/wire.js'
 import { palette, s } from './styles.js'
 
 const PAGE_SIZE = 50
+/** The most rows re-read at once on the way back (the route's page limit). */
+const MAX_RELOAD = 200
 const SEARCH_DEBOUNCE_MS = 250
 /** How often the page asks whether documents changed (one tiny JSON request). */
 const LIVE_POLL_MS = 1000
+/** Below this window height the filter row starts folded. */
+const SHORT_WINDOW_PX = 760
 
 export interface DocumentsTabProps {
   api: KnowledgeApi
@@ -42,15 +46,18 @@ const NO_FILTERS: Filters = { kind: '', tag: '', tool: '', cwd: '', status: '' }
 
 /** The Documents tab. */
 export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
-  const [text, setText] = useState('')
-  const [query, setQuery] = useState('')
+  // dsh web rc.8 has no URL for a settings section, so a reload starts over: the search and the open document are
+  // kept in this tab's sessionStorage and come back when the section is opened again.
+  const [saved] = useState(readPlace)
+  const [text, setText] = useState(saved.q)
+  const [query, setQuery] = useState(saved.q)
   const [filters, setFilters] = useState<Filters>(NO_FILTERS)
   const [page, setPage] = useState<DocumentPage | undefined>()
   const [items, setItems] = useState<DocumentItem[]>([])
   const [loading, setLoading] = useState(false)
   const [error, setError] = useState<string | undefined>()
   const [stats, setStats] = useState<Stats | undefined>()
-  const [openId, setOpenId] = useState<string | undefined>()
+  const [openId, setOpenId] = useState<string | undefined>(saved.open)
   const [tick, setTick] = useState(0)
   const [sort, setSort] = useState<'relevance' | 'created'>('relevance')
   const [fresh, setFresh] = useState(0)
@@ -58,6 +65,8 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
   const searchBox = useRef<HTMLInputElement>(null)
   const listRef = useRef<HTMLUListElement>(null)
   const place = useRef<{ scrollTop: number; id: string } | undefined>(undefined)
+  /** A document was retired or restored while open: back re-reads the pages already loaded. */
+  const stale = useRef(false)
   const revision = useRef<number | undefined>(undefined)
   const itemsRef = useRef(items)
   itemsRef.current = items
@@ -67,6 +76,8 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
     const timer = setTimeout(() => setQuery(text.trim()), SEARCH_DEBOUNCE_MS)
     return () => clearTimeout(timer)
   }, [text])
+
+  useEffect(() => { writePlace({ q: text.trim(), open: openId }) }, [text, openId])
 
   useEffect(() => {
     if (active && !wasActive.current) setTick((n) => n + 1)
@@ -146,10 +157,20 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
     if (openId || !place.current) return
     const { scrollTop, id } = place.current
     place.current = undefined
-    const scroller = scrollParent(listRef.current)
-    if (scroller) scroller.scrollTop = scrollTop
-    listRef.current?.querySelector<HTMLButtonElement>(`[data-id="${CSS.escape(id)}"] [data-testid=knowledge-doc-open]`)?.focus({ preventScroll: true })
-  }, [openId])
+    const restore = () => {
+      const scroller = scrollParent(listRef.current)
+      if (scroller) scroller.scrollTop = scrollTop
+      listRef.current?.querySelector<HTMLButtonElement>(`[data-id="${CSS.escape(id)}"] [data-testid=knowledge-doc-open]`)?.focus({ preventScroll: true })
+    }
+    restore()
+    if (!stale.current) return
+    stale.current = false
+    // The same pages, read again (a retired document leaves them), then the same place.
+    api.documents({ ...request(0), limit: Math.min(Math.max(itemsRef.current.length, PAGE_SIZE), MAX_RELOAD) }).then(
+      (next) => { setPage(next); setItems(next.items); requestAnimationFrame(restore) },
+      (e: Error) => setError(e.message),
+    )
+  }, [openId]) // runs on the way back only
 
   const open = (id: string) => {
     place.current = { scrollTop: scrollParent(listRef.current)?.scrollTop ?? 0, id }
@@ -166,9 +187,13 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
 
   const setFilter = (key: keyof Filters) => (value: string) => setFilters((prev) => ({ ...prev, [key]: value }))
   const filtered = query !== '' || Object.values(filters).some(Boolean)
+  const activeFilters = Object.values(filters).filter(Boolean).length
+  // On a short window the filter row folds behind a button (open while a filter is set), so rows get the room.
+  const [showFilters, setShowFilters] = useState(() => typeof window === 'undefined' || window.innerHeight >= SHORT_WINDOW_PX)
+  const filtersShown = showFilters || activeFilters > 0
 
   if (openId) {
-    return <DocumentView api={api} id={openId} t={t} lang={lang} onOpen={setOpenId} onBack={() => setOpenId(undefined)} onTag={filterTag} />
+    return <DocumentView api={api} id={openId} t={t} lang={lang} onOpen={setOpenId} onBack={() => setOpenId(undefined)} onTag={filterTag} onChanged={() => { stale.current = true }} />
   }
 
   return (
@@ -187,9 +212,12 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
             <option value="created">{t('sortDate')}</option>
           </select>
         )}
+        <button type="button" data-testid="knowledge-filters-toggle" aria-expanded={filtersShown} style={s.button} disabled={activeFilters > 0}
+          onClick={() => setShowFilters((v) => !v)}>{activeFilters ? t('filtersCount', { count: activeFilters }) : t('filtersToggle')}</button>
         <button type="button" style={s.button} onClick={() => setTick((n) => n + 1)}>{t('refresh')}</button>
+        {!filtersShown && filtered && <button type="button" style={s.button} onClick={() => { setText(''); setQuery(''); setFilters(NO_FILTERS) }}>{t('clear')}</button>}
       </div>
-      <div style={s.row}>
+      {filtersShown && <div style={s.row}>
         <Filter label={t('filterKind')} all={t('allKinds')} value={filters.kind} onChange={setFilter('kind')}
           options={kindOptions(page?.facets.kinds, filters.kind).map(([k, n]) => [k, `${kindLabel(k, t)} (${n})`])} />
         <Filter label={t('filterTag')} all={t('allTags')} value={filters.tag} onChange={setFilter('tag')}
@@ -201,7 +229,7 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
         <Filter label={t('filterStatus')} all={t('statusCurrent')} value={filters.status} onChange={setFilter('status')}
           options={(['active', 'superseded', 'retired', 'all'] as const).map((k) => [k, t(`status_${k}`)])} />
         {filtered && <button type="button" style={s.button} onClick={() => { setText(''); setQuery(''); setFilters(NO_FILTERS) }}>{t('clear')}</button>}
-      </div>
+      </div>}
       <details style={s.hint}>
         <summary style={{ cursor: 'pointer' }}>{t('aboutList')}</summary>
         {t('readOnlyHint', { root: stats?.root ?? 'the knowledge root' })}
@@ -234,10 +262,10 @@ function StatsLine({ stats, t }: { stats: Stats | undefined; t: Translate }) {
   const parts = [
     t('statsDocuments', { count: stats.documents }),
     t('statsKept', { count: stats.rounds.kept }),
-    t('statsDropped', { count: stats.rounds.dropped }) + (top ? t('statsTopReason', { reason: top.reason.replace(/^[-+]/, '') }) : ''),
+    t('statsDropped', { count: stats.rounds.dropped }) + (top ? t('statsTopReason', { reason: reasonLabel(top.reason, t).slice(1) }) : ''),
   ]
-  if (stats.rounds.redacted) parts.push(t('statsRedacted', { count: stats.rounds.redacted }))
-  const line = <p data-testid="knowledge-stats" style={{ margin: 0, fontSize: 12.5, color: palette.secondary }}>{parts.join(' · ')}</p>
+  if (stats.rounds.redacted) parts.push(t(stats.rounds.redacted === 1 ? 'statsRedactedOne' : 'statsRedacted', { count: stats.rounds.redacted }))
+  const line = <p data-testid="knowledge-stats" title={top?.reason} style={{ margin: 0, fontSize: 12.5, color: palette.secondary }}>{parts.join(' · ')}</p>
   // Files that left the index (broken front matter, too large, a link) are named, so a hand edit never vanishes silently.
   if (!stats.invalidFiles.length) return line
   return (
@@ -265,7 +293,8 @@ function DocumentRow({ item, t, lang, onOpen, onTag }: { item: DocumentItem; t: 
   return (
     <li data-testid="knowledge-doc" data-id={item.id} style={s.item}>
       <div style={{ display: 'flex', gap: 10, alignItems: 'baseline', justifyContent: 'space-between' }}>
-        <button type="button" data-testid="knowledge-doc-open" style={s.linkButton} onClick={onOpen}>{item.title || item.id}</button>
+        <button type="button" data-testid="knowledge-doc-open" title={item.title || item.id} onClick={onOpen}
+          style={{ ...s.linkButton, minWidth: 0, overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}>{item.title || item.id}</button>
         <span style={{ ...s.muted, whiteSpace: 'nowrap' }} title={item.created}>{formatDate(item.created, lang)}</span>
       </div>
       <div style={{ ...s.row, gap: 5 }}>
@@ -276,9 +305,26 @@ function DocumentRow({ item, t, lang, onOpen, onTag }: { item: DocumentItem; t: 
         {item.tools.length > 0 && <Badges values={item.tools} tone="tool" />}
         {item.cwd && <span data-testid="knowledge-workspace" style={{ ...s.muted, ...s.mono, marginLeft: 'auto' }} title={item.cwd}>{shortPath(item.cwd)}</span>}
       </div>
-      {item.snippet && <p style={{ margin: 0, fontSize: 12.5, color: palette.secondary }}><InlineMarkdown source={item.snippet} /></p>}
+      {/* Two lines of snippet at most: the row stays a row; the document has the rest. */}
+      {item.snippet && <p style={{ margin: 0, fontSize: 12.5, color: palette.secondary, display: '-webkit-box', WebkitLineClamp: 2, WebkitBoxOrient: 'vertical', overflow: 'hidden' }}><InlineMarkdown source={item.snippet} /></p>}
     </li>
   )
+}
+
+const PLACE_KEY = 'dsh-knowledge-sync:place'
+
+/** The search and the open document this browser tab last had (sessionStorage: per tab, gone with it). */
+function readPlace(): { q: string; open?: string } {
+  try {
+    const raw = JSON.parse(sessionStorage.getItem(PLACE_KEY) ?? '{}') as { q?: unknown; open?: unknown }
+    return { q: typeof raw.q === 'string' ? raw.q.slice(0, 500) : '', open: typeof raw.open === 'string' && raw.open.length <= 200 ? raw.open : undefined }
+  } catch {
+    return { q: '' }
+  }
+}
+
+function writePlace(place: { q: string; open?: string }): void {
+  try { sessionStorage.setItem(PLACE_KEY, JSON.stringify(place)) } catch { /* storage off: the place is not kept */ }
 }
 
 /** The nearest scrolling ancestor (the settings dialog's content pane), whose position "back" restores. */

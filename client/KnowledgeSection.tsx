@@ -42,7 +42,8 @@ function SectionBody({ host }: { host: KnowledgeHost }) {
   return (
     <div data-testid="knowledge-page" lang={lang === 'zh' ? 'zh-CN' : 'en'} style={s.section}>
       <h2 style={s.heading}>{t('title')}</h2>
-      <p style={s.intro}>{t('intro')}</p>
+      {/* One line (the whole text on hover): the chrome above the list stays small in the settings dialog. */}
+      <p data-testid="knowledge-intro" title={t('intro')} style={{ ...s.intro, whiteSpace: 'nowrap', overflow: 'hidden', textOverflow: 'ellipsis' }}>{t('intro')}</p>
       <MaskingWarning host={host} t={t} />
       <div role="tablist" aria-label={t('tabs')} style={s.tabs}>
         {tabs.map(([id, label]) => (

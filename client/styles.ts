@@ -61,8 +61,9 @@ export const s = {
   muted: { margin: 0, color: palette.tertiary, fontSize: 12 } as CSSProperties,
   error: { margin: 0, color: palette.error, fontSize: 12.5 } as CSSProperties,
   card: { border: `1px solid ${palette.border}`, borderRadius: 12, padding: '12px 14px', background: palette.layer } as CSSProperties,
-  list: { listStyle: 'none', margin: 0, padding: 0, display: 'flex', flexDirection: 'column', gap: 6 } as CSSProperties,
-  item: { border: `1px solid ${palette.border}`, borderRadius: 10, padding: '8px 12px', display: 'flex', flexDirection: 'column', gap: 4 } as CSSProperties,
+  list: { listStyle: 'none', margin: 0, padding: 0, display: 'flex', flexDirection: 'column', gap: 3 } as CSSProperties,
+  // Dense rows: the page lives in an ~800 px dialog, so every pixel of a row is a row less on screen.
+  item: { border: `1px solid ${palette.border}`, borderRadius: 8, padding: '4px 10px', display: 'flex', flexDirection: 'column', gap: 2 } as CSSProperties,
   badge: (tone: 'kind' | 'tag' | 'tool' | 'on' | 'off'): CSSProperties => ({
     display: 'inline-block', fontSize: 11, lineHeight: '16px', padding: '0 7px', borderRadius: 999,
     border: `1px solid ${tone === 'kind' || tone === 'on' ? palette.accent : palette.border}`,

@@ -113,12 +113,18 @@ export async function redactDraft(draft: DocumentDraft, redactor: Redactor): Pro
 /** The Markdown body and front matter of a redacted draft under `id`. */
 export function renderDraft(draft: DocumentDraft, redacted: RedactedDraft, id: string): { meta: FrontMatter; body: string } {
   const body = [`# ${redacted.title}`, '']
-  for (const section of redacted.sections) body.push(`## ${section.heading}`, '', section.text.trim() || '_(empty)_', '')
+  for (const section of redacted.sections) {
+    // A note's empty section is left out (a note is written by hand, not a fixed form); a round keeps its shape.
+    if (draft.kind === 'note' && !section.text.trim()) continue
+    body.push(`## ${section.heading}`, '', section.text.trim() || '_(empty)_', '')
+  }
   if (redacted.tools.length) {
     body.push(`${'#'.repeat(draft.toolsLevel ?? 2)} Tools`, '')
     // Arguments and excerpts were compacted, redacted and cut in redactDraft: shown exactly as redacted.
-    for (const tool of redacted.tools) {
-      body.push(`- \`${tool.name}\` — ${tool.arguments}`)
+    for (const [k, tool] of redacted.tools.entries()) {
+      // A failed call says so on its own line, whether or not its result excerpt is kept.
+      const failed = draft.tools?.[k]?.isError ? ' (failed)' : ''
+      body.push(`- \`${tool.name}\`${failed} — ${tool.arguments}`)
       if (tool.failure) body.push(`  - failed: ${tool.failure}`)
     }
     body.push('')

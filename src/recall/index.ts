@@ -17,7 +17,7 @@ import { DOC_KINDS } from '../wire.js'
 import { READ_PARAMETERS, READ_TOOL, readForSession } from './read-tool.js'
 import { renderHits, SEARCH_TOOL } from './search-tool.js'
 import { ReadState } from './read-state.js'
-import { presentReadCall, presentReadResult, READ_OUTPUT, readsInLog } from './presentation.js'
+import { presentReadCall, presentReadResult, presentSearchCall, presentSearchResult, READ_OUTPUT, readsInLog, SEARCH_OUTPUT } from './presentation.js'
 import { installCompactionStubs } from './compaction.js'
 import { MAX_PREFERENCES, preferencesText, quoteOf } from './preferences.js'
 import { STATUS_FILTERS } from '../knowledge/query.js'
@@ -80,15 +80,17 @@ export function apply(ctx: Context, config: Config): void {
       required: ['query'],
       additionalProperties: false,
     },
-    output: TEXT_OUTPUT,
+    output: SEARCH_OUTPUT,
     async execute(args, exec) {
       const parsed = parseSearchArgs(args, current.searchLimit)
       const scope = scopeOf(exec.agent)
       const hits = store.search(parsed.query, { kind: parsed.kind, tag: parsed.tag, tool: parsed.tool, limit: parsed.limit, scope, status: parsed.status })
       const session = readerOf(exec.agent)
       const text = renderHits(parsed.query, hits, scope, (hit) => reads.changed(session, hit.id, hit.version))
-      return { text, ids: hits.map((h) => h.id), versions: hits.map((h) => h.version ?? null) }
+      return { text, query: parsed.query, ids: hits.map((h) => h.id), versions: hits.map((h) => h.version ?? null), titles: hits.map((h) => h.title) }
     },
+    presentCall: presentSearchCall,
+    presentResult: presentSearchResult,
   })
 
   ctx.tools.register({

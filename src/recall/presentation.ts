@@ -76,3 +76,59 @@ export function presentReadResult(_args: unknown, result: { isError: boolean; me
   if (!meta) return undefined
   return { card: 'generic' as const, title: readCardTitle(meta, isCompactedRead(result.content ?? [])), content: [{ type: 'text' as const, text: meta.title }] }
 }
+
+/** What a search's `tool/result` carries besides its text: the query and the first hits, for the card. */
+export interface SearchMeta {
+  knowledge: 'search'
+  query: string
+  hits: number
+  items: Array<{ id: string; version: number | null; title: string }>
+}
+
+/** Hits listed under the search card (the model's text has them all). */
+const CARD_HITS = 8
+
+/** The output declaration of `knowledge_search`: the text for the model, the meta for the card. */
+export const SEARCH_OUTPUT = {
+  schema: { type: 'object' as const },
+  render: READ_OUTPUT.render,
+  presentationMeta: (_args: unknown, value: unknown) => {
+    const v = value as { query?: string; ids?: string[]; versions?: Array<number | null>; titles?: string[] }
+    const ids = v.ids ?? []
+    return {
+      knowledge: 'search', query: String(v.query ?? '').slice(0, 200), hits: ids.length,
+      items: ids.slice(0, CARD_HITS).map((id, k) => ({ id, version: v.versions?.[k] ?? null, title: String(v.titles?.[k] ?? '').slice(0, 200) })),
+    }
+  },
+}
+
+/** Narrows a persisted `meta` to a search's. */
+export function searchMetaOf(meta: unknown): SearchMeta | undefined {
+  const m = meta as Partial<SearchMeta> | null | undefined
+  return m && m.knowledge === 'search' && typeof m.query === 'string' && typeof m.hits === 'number' && Array.isArray(m.items) ? (m as SearchMeta) : undefined
+}
+
+/** The card's title: `Searched "<q>": <n> hits`. */
+export function searchCardTitle(meta: SearchMeta): string {
+  return `Searched "${meta.query.slice(0, 80)}": ${meta.hits === 1 ? '1 hit' : `${meta.hits} hits`}`
+}
+
+/** The pending card: `Search "<q>"`. */
+export function presentSearchCall(args: unknown): { card: 'generic'; title: string; kind: 'search' } {
+  const q = (args as { query?: unknown } | null)?.query
+  return { card: 'generic', title: `Search "${typeof q === 'string' ? q.slice(0, 80) : '?'}"`, kind: 'search' }
+}
+
+/**
+ * The completed card: dsh's own search card (`card: 'search'`, `shape: 'paths'`), titled `Searched "<q>": <n> hits`,
+ * one `id (v:N) — title` line per hit (no snippets, so no `**` marks). dsh web rc.8 draws only the typed cards
+ * (terminal, diff, read, search, web) in place of a tool's raw output; a generic card is ignored there. Errors keep
+ * dsh's default row.
+ */
+export function presentSearchResult(_args: unknown, result: { isError: boolean; meta?: unknown }) {
+  if (result.isError) return undefined
+  const meta = searchMetaOf(result.meta)
+  if (!meta) return undefined
+  const paths = meta.items.map((h) => `${h.id}${h.version ? ` (v:${h.version})` : ''} — ${h.title}`)
+  return { card: 'search' as const, shape: 'paths' as const, title: searchCardTitle(meta), paths, truncated: meta.hits > meta.items.length, total: meta.hits }
+}

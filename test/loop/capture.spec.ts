@@ -48,7 +48,7 @@ describe('capture in the real agent loop', () => {
     expect(body).toContain('# Why does pnpm install fail on the CI runner?')
     expect(body).toMatch(/## Question\n\nWhy does pnpm install fail on the CI runner\?/)
     expect(body).toContain(`## Answer\n\n${DIAGNOSIS}`)
-    expect(body).toMatch(/## Tools\n\n- `missing_tool` — \{"command":"pnpm install --reporter=ndjson","token":"[^"]*\[REDACTED\][^"]*"\}/)
+    expect(body).toMatch(/## Tools\n\n- `missing_tool` \(failed\) — \{"command":"pnpm install --reporter=ndjson","token":"[^"]*\[REDACTED\][^"]*"\}/)
     expect(doc.text).not.toContain('a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8')
     expect(doc.text).not.toContain('PRIVATE-CHAIN-OF-THOUGHT')
     expect(doc.text).not.toContain('MORE-PRIVATE-REASONING')

@@ -81,7 +81,7 @@ describe('knowledge_note', () => {
     const docs = allDocuments(root).map((d) => parseDocument(d.text, d.path, 'x', 0))
     expect(docs.map((d) => d.meta.id).sort()).toEqual(['7a1b2c3d-n1', '7a1b2c3d-n2'])
     const first = docs.find((d) => d.meta.title === 'First finding')!
-    expect(first.body).toBe('# First finding\n\n## Finding\n\nAlpha is configured in a.yml.\n\n## Evidence\n\n_(empty)_\n\n## Scope\n\n_(empty)_\n')
+    expect(first.body).toBe('# First finding\n\n## Finding\n\nAlpha is configured in a.yml.\n')
   })
 
   it('is searchable in the same turn and ranks above a raw round with the same words', async () => {

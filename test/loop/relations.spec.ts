@@ -74,7 +74,7 @@ describe('supersede, search order and retire across sessions', () => {
     const fresh = docs.find((d) => d.meta.id === '22222222-n1')!
     expect(old.meta).toMatchObject({ status: 'superseded', superseded_by: '22222222-n1' })
     expect(fresh.meta.supersedes).toEqual(['11111111-n1'])
-    expect(old.body).toBe(`# ${OLD.title}\n\n> **Superseded** by [${NEW.title}](../${S2}/${fresh.path.split('/')[1]}) on ${new Date().toISOString().slice(0, 10)} <!-- knowledge:status -->\n\n## Finding\n\n${OLD.finding}\n\n## Evidence\n\n_(empty)_\n\n## Scope\n\n_(empty)_\n`)
+    expect(old.body).toBe(`# ${OLD.title}\n\n> **Superseded** by [${NEW.title}](../${S2}/${fresh.path.split('/')[1]}) on ${new Date().toISOString().slice(0, 10)} <!-- knowledge:status -->\n\n## Finding\n\n${OLD.finding}\n`)
     expect(ledgerEntries(root).filter((e) => e.type === 'status')).toMatchObject([{ id: '11111111-n1', status: 'superseded', by: '22222222-n1', actor: 'tool' }])
     // knowledge_read names the successor first and ends with the computed relation on the new one.
     await loop!.ask('read the old one', { session: S3, cwd: ws })
