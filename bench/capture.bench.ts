@@ -20,8 +20,14 @@ const capture = await load('lib/capture/index.js')
 const { KnowledgeStore } = await load('lib/knowledge/store.js')
 const { createRedactor } = await load('lib/redact/redactor.js')
 
-const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)] }
-const p99 = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length * 0.99)] }
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.floor(s.length / 2)]
+}
+const p99 = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.floor(s.length * 0.99)]
+}
 
 // ---------------------------------------------------------------- 1. the listener alone
 function listenerOf(apply: (ctx: unknown, config: unknown) => void, config: unknown) {
@@ -31,7 +37,9 @@ function listenerOf(apply: (ctx: unknown, config: unknown) => void, config: unkn
   const ctx = {
     knowledge: store,
     logger: () => ({ info() {}, warn() {}, error() {}, debug() {} }),
-    on: (name: string, fn: typeof handler) => { if (name === 'session/event') handler = fn },
+    on: (name: string, fn: typeof handler) => {
+      if (name === 'session/event') handler = fn
+    },
     effect: noop,
   }
   apply(ctx, config)
@@ -43,7 +51,12 @@ const turnEvents = (turn: number) => [
   { type: 'user/message', seq: 2, time: Date.now(), data: { id: 'm', role: 'user', content: [{ type: 'text', text: 'Why does the build fail with ERR_PNPM_EACCES?' }], source: { kind: 'user' } } },
   { type: 'assistant/message', seq: 3, time: Date.now(), data: { turn, step: 0, message: { content: [{ type: 'tool-call', id: 'c1', name: 'bash', arguments: '{"command":"pnpm install"}' }] } } },
   { type: 'tool/call', seq: 4, time: Date.now(), data: { turn, step: 0, callId: 'c1', name: 'bash', arguments: '{"command":"pnpm install"}' } },
-  { type: 'tool/result', seq: 5, time: Date.now(), data: { turn, step: 0, message: { content: [{ type: 'tool-result', toolCallId: 'c1', content: [{ type: 'text', text: 'ERR_PNPM_EACCES' }], isError: true }] } } },
+  {
+    type: 'tool/result',
+    seq: 5,
+    time: Date.now(),
+    data: { turn, step: 0, message: { content: [{ type: 'tool-result', toolCallId: 'c1', content: [{ type: 'text', text: 'ERR_PNPM_EACCES' }], isError: true }] } },
+  },
   { type: 'assistant/message', seq: 6, time: Date.now(), data: { turn, step: 1, message: { content: [{ type: 'text', text: 'The cause was the store dir permissions; set store-dir.' }] } } },
   { type: 'turn/end', seq: 7, time: Date.now(), data: { turn, reason: { kind: 'completed' } } },
 ]
@@ -65,18 +78,26 @@ function timeListener(handler: (s: unknown, e: unknown) => void, rounds: number)
 const ROUNDS = 20_000
 const captureHandler = listenerOf(capture.apply, capture.Config({}))
 const baseline = (_s: unknown, _e: unknown) => {}
-timeListener(baseline, 2000); timeListener(captureHandler, 2000) // warm-up
+timeListener(baseline, 2000)
+timeListener(captureHandler, 2000) // warm-up
 const base = timeListener(baseline, ROUNDS)
 const cap = timeListener(captureHandler, ROUNDS)
-console.log(`listener, ${ROUNDS * 7} events: median ${median(cap).toFixed(5)} ms, p99 ${p99(cap).toFixed(5)} ms`
-  + ` | no-op listener median ${median(base).toFixed(5)} ms → ratio ${(median(cap) / median(base)).toFixed(2)}×  (target: median < 0.1 ms)`)
+console.log(
+  `listener, ${ROUNDS * 7} events: median ${median(cap).toFixed(5)} ms, p99 ${p99(cap).toFixed(5)} ms` +
+    ` | no-op listener median ${median(base).toFixed(5)} ms → ratio ${(median(cap) / median(base)).toFixed(2)}×  (target: median < 0.1 ms)`,
+)
 
 // ---------------------------------------------------------------- 2. whole turns in the real loop
 const answer = 'The cause was the pnpm store: ERR_PNPM_EACCES because /root/.local/share/pnpm belonged to another user; set store-dir=/tmp/store in .npmrc.'
 async function turns(withCapture: boolean, n: number) {
   const kb = join(mkdtempSync(join(tmpdir(), 'dsh-ks-bench-')), 'kb')
-  const rows = withCapture ? [[knowledge, { root: kb }], [capture, {}]] : [[knowledge, { root: kb }]]
-  const loop = await createLoop(byPrompt({ 'turn': [{ text: answer }] }), rows as never)
+  const rows = withCapture
+    ? [
+        [knowledge, { root: kb }],
+        [capture, {}],
+      ]
+    : [[knowledge, { root: kb }]]
+  const loop = await createLoop(byPrompt({ turn: [{ text: answer }] }), rows as never)
   const t0 = performance.now()
   for (let k = 0; k < n; k++) await loop.ask(`turn ${k}: why does pnpm install fail?`, { session: 'session-bench0000-0000-4000-8000-000000000001', cwd: '/ws' })
   const elapsed = performance.now() - t0
@@ -84,7 +105,8 @@ async function turns(withCapture: boolean, n: number) {
   return elapsed / n
 }
 const N = 300
-await turns(false, 30); await turns(true, 30) // warm-up
+await turns(false, 30)
+await turns(true, 30) // warm-up
 const without = await turns(false, N)
 const withCap = await turns(true, N)
 console.log(`agent loop, ${N} turns: ${withCap.toFixed(3)} ms/turn with capture vs ${without.toFixed(3)} ms/turn without → ratio ${(withCap / without).toFixed(2)}×`)

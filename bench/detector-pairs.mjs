@@ -26,27 +26,82 @@ class Unsupported extends Error {}
 
 /** Reads Go expressions from `src` starting at `pos`, resolving identifiers through `env`. */
 class Reader {
-  constructor(src, pos, env) { this.src = src; this.pos = pos; this.env = env }
-  ws() { while (this.pos < this.src.length) { const c = this.src[this.pos]; if (c === ' ' || c === '\t' || c === '\n' || c === '\r') this.pos++; else if (this.src.startsWith('//', this.pos)) { const e = this.src.indexOf('\n', this.pos); this.pos = e === -1 ? this.src.length : e } else break } }
-  peek(s) { this.ws(); return this.src.startsWith(s, this.pos) }
-  eat(s) { if (!this.peek(s)) throw new Unsupported(`expected ${s} at ${this.src.slice(this.pos, this.pos + 30)}`); this.pos += s.length }
+  constructor(src, pos, env) {
+    this.src = src
+    this.pos = pos
+    this.env = env
+  }
+  ws() {
+    while (this.pos < this.src.length) {
+      const c = this.src[this.pos]
+      if (c === ' ' || c === '\t' || c === '\n' || c === '\r') this.pos++
+      else if (this.src.startsWith('//', this.pos)) {
+        const e = this.src.indexOf('\n', this.pos)
+        this.pos = e === -1 ? this.src.length : e
+      } else break
+    }
+  }
+  peek(s) {
+    this.ws()
+    return this.src.startsWith(s, this.pos)
+  }
+  eat(s) {
+    if (!this.peek(s)) throw new Unsupported(`expected ${s} at ${this.src.slice(this.pos, this.pos + 30)}`)
+    this.pos += s.length
+  }
   /** expr := term ('+' term)* */
   expr() {
     let v = this.term()
-    while (this.peek('+') && !this.peek('++')) { this.pos++; const w = this.term(); v = typeof v === 'number' && typeof w === 'number' ? v + w : String(v) + String(w) }
+    while (this.peek('+') && !this.peek('++')) {
+      this.pos++
+      const w = this.term()
+      v = typeof v === 'number' && typeof w === 'number' ? v + w : String(v) + String(w)
+    }
     return v
   }
   term() {
     this.ws()
     const c = this.src[this.pos]
     if (c === '"') return this.interpreted()
-    if (c === '`') { const e = this.src.indexOf('`', this.pos + 1); const s = this.src.slice(this.pos + 1, e).replace(/\r/g, ''); this.pos = e + 1; return s }
-    if (c === "'") { const m = /^'(\\.|[^'\\])'/.exec(this.src.slice(this.pos)); if (!m) throw new Unsupported('rune'); this.pos += m[0].length; return m[1].codePointAt(0) }
-    if (/[0-9]/.test(c)) { const m = /^[0-9]+/.exec(this.src.slice(this.pos)); this.pos += m[0].length; return Number(m[0]) }
-    if (this.peek('[]string{')) { this.pos += 9; return this.list('}') }
-    if (this.peek('[]byte(')) { this.pos += 7; const v = this.expr(); this.eat(')'); return v }
-    if (this.peek('string(')) { this.pos += 7; const v = this.expr(); this.eat(')'); return v }
-    if (this.peek('(')) { this.pos++; const v = this.expr(); this.eat(')'); return v }
+    if (c === '`') {
+      const e = this.src.indexOf('`', this.pos + 1)
+      const s = this.src.slice(this.pos + 1, e).replace(/\r/g, '')
+      this.pos = e + 1
+      return s
+    }
+    if (c === "'") {
+      const m = /^'(\\.|[^'\\])'/.exec(this.src.slice(this.pos))
+      if (!m) throw new Unsupported('rune')
+      this.pos += m[0].length
+      return m[1].codePointAt(0)
+    }
+    if (/[0-9]/.test(c)) {
+      const m = /^[0-9]+/.exec(this.src.slice(this.pos))
+      this.pos += m[0].length
+      return Number(m[0])
+    }
+    if (this.peek('[]string{')) {
+      this.pos += 9
+      return this.list('}')
+    }
+    if (this.peek('[]byte(')) {
+      this.pos += 7
+      const v = this.expr()
+      this.eat(')')
+      return v
+    }
+    if (this.peek('string(')) {
+      this.pos += 7
+      const v = this.expr()
+      this.eat(')')
+      return v
+    }
+    if (this.peek('(')) {
+      this.pos++
+      const v = this.expr()
+      this.eat(')')
+      return v
+    }
     const m = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?/.exec(this.src.slice(this.pos))
     if (!m) throw new Unsupported(`term at ${this.src.slice(this.pos, this.pos + 30)}`)
     this.pos += m[0].length
@@ -63,13 +118,21 @@ class Reader {
       if (name === 'base64.StdEncoding.EncodeToString' || name === 'EncodeToString') return Buffer.from(String(args[0])).toString('base64')
       throw new Unsupported(`call ${name}`)
     }
-    if (name === 'base64.StdEncoding') { this.eat('.EncodeToString('); const v = this.expr(); this.eat(')'); return Buffer.from(String(v)).toString('base64') }
+    if (name === 'base64.StdEncoding') {
+      this.eat('.EncodeToString(')
+      const v = this.expr()
+      this.eat(')')
+      return Buffer.from(String(v)).toString('base64')
+    }
     if (!(name in this.env)) throw new Unsupported(`identifier ${name}`)
     return this.env[name]
   }
   list(close) {
     const out = []
-    while (!this.peek(close)) { out.push(this.expr()); if (this.peek(',')) this.pos++ }
+    while (!this.peek(close)) {
+      out.push(this.expr())
+      if (this.peek(',')) this.pos++
+    }
     this.pos += close.length
     return out
   }
@@ -82,10 +145,26 @@ class Reader {
       if (src[i] === '\\') {
         const n = src[i + 1]
         const simple = { n: '\n', t: '\t', r: '\r', '"': '"', '\\': '\\', "'": "'", a: '\x07', b: '\b', f: '\f', v: '\v' }
-        if (n in simple) { s += simple[n]; i += 2; continue }
-        if (n === 'x') { s += String.fromCharCode(parseInt(src.slice(i + 2, i + 4), 16)); i += 4; continue }
-        if (n === 'u') { s += String.fromCodePoint(parseInt(src.slice(i + 2, i + 6), 16)); i += 6; continue }
-        if (n === 'U') { s += String.fromCodePoint(parseInt(src.slice(i + 2, i + 10), 16)); i += 10; continue }
+        if (n in simple) {
+          s += simple[n]
+          i += 2
+          continue
+        }
+        if (n === 'x') {
+          s += String.fromCharCode(parseInt(src.slice(i + 2, i + 4), 16))
+          i += 4
+          continue
+        }
+        if (n === 'u') {
+          s += String.fromCodePoint(parseInt(src.slice(i + 2, i + 6), 16))
+          i += 6
+          continue
+        }
+        if (n === 'U') {
+          s += String.fromCodePoint(parseInt(src.slice(i + 2, i + 10), 16))
+          i += 10
+          continue
+        }
         throw new Unsupported(`escape \\${n}`)
       }
       s += src[i++]
@@ -116,7 +195,9 @@ function declarations(src, env) {
       const r = new Reader(src, m.index + m[0].length, env)
       const v = r.expr()
       if (typeof v === 'string' || typeof v === 'number' || Array.isArray(v)) env[m[1]] = v
-    } catch { /* not a string declaration */ }
+    } catch {
+      /* not a string declaration */
+    }
   }
   return env
 }
@@ -146,7 +227,10 @@ export function casesOf(src) {
           r.pos += key[0].length
           fields[key[1]] = r.expr()
         }
-        if (typeof fields.input !== 'string' || !Array.isArray(fields.want)) { out.skipped++; continue }
+        if (typeof fields.input !== 'string' || !Array.isArray(fields.want)) {
+          out.skipped++
+          continue
+        }
         out.cases.push({ name: String(name), text: fields.input, secrets: fields.want.map(String) })
       } catch {
         out.skipped++
@@ -160,7 +244,9 @@ export function casesOf(src) {
 export function extractPairs(repo, commit = PINNED) {
   const gitDir = existsSync(join(repo, '.git')) ? join(repo, '.git') : repo
   const git = (...args) => execFileSync('git', ['--git-dir', gitDir, ...args], { encoding: 'utf8', maxBuffer: 1 << 28 })
-  const files = git('ls-tree', '-r', '--name-only', commit, 'pkg/detectors').split('\n').filter((p) => p.endsWith('_test.go') && !p.includes('integration'))
+  const files = git('ls-tree', '-r', '--name-only', commit, 'pkg/detectors')
+    .split('\n')
+    .filter((p) => p.endsWith('_test.go') && !p.includes('integration'))
   const pairs = []
   let skipped = 0
   for (const path of files) {
@@ -175,10 +261,15 @@ export function extractPairs(repo, commit = PINNED) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const repo = process.argv[2]
-  if (!repo) { console.error('usage: node bench/detector-pairs.mjs <path-to-trufflehog> [commit]'); process.exit(2) }
+  if (!repo) {
+    console.error('usage: node bench/detector-pairs.mjs <path-to-trufflehog> [commit]')
+    process.exit(2)
+  }
   const result = extractPairs(repo, process.argv[3] ?? PINNED)
   const out = join(dirname(fileURLToPath(import.meta.url)), '.data', 'trufflehog-pairs.json')
   mkdirSync(dirname(out), { recursive: true })
   writeFileSync(out, JSON.stringify(result))
-  console.log(`${result.files} test files at ${result.commit.slice(0, 12)}: ${result.pairs.length} texts with ${result.pairs.reduce((n, p) => n + p.secrets.length, 0)} secrets (${result.skipped} cases skipped) → ${out}`)
+  console.log(
+    `${result.files} test files at ${result.commit.slice(0, 12)}: ${result.pairs.length} texts with ${result.pairs.reduce((n, p) => n + p.secrets.length, 0)} secrets (${result.skipped} cases skipped) → ${out}`,
+  )
 }

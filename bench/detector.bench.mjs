@@ -38,13 +38,20 @@ if (process.argv[2]) {
 }
 
 // REDACTOR=<path to another redactor.ts> measures another version (the README's "before" column).
-await build({ entryPoints: [process.env.REDACTOR ?? join(root, 'src/redact/redactor.ts')], bundle: true, platform: 'node', format: 'esm', outfile: join(out, 'redact.mjs'), packages: 'external', nodePaths: [join(root, 'node_modules')], logLevel: 'warning' })
+await build({
+  entryPoints: [process.env.REDACTOR ?? join(root, 'src/redact/redactor.ts')],
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  outfile: join(out, 'redact.mjs'),
+  packages: 'external',
+  nodePaths: [join(root, 'node_modules')],
+  logLevel: 'warning',
+})
 const { createRedactor, DEFAULT_MASK } = await import(join(out, 'redact.mjs'))
 const ours = createRedactor({ enabled: true, mask: DEFAULT_MASK, patterns: [] })
 const config = {
-  rules: recommendRules
-    .filter((rule) => rule.meta.id !== '@secretlint/secretlint-rule-filter-comments')
-    .map((rule) => ({ id: rule.meta.id, rule, options: {} })),
+  rules: recommendRules.filter((rule) => rule.meta.id !== '@secretlint/secretlint-rule-filter-comments').map((rule) => ({ id: rule.meta.id, rule, options: {} })),
 }
 
 /** secretlint's preset as a redactor: every reported range masked. */
@@ -53,7 +60,14 @@ async function secretlint(text) {
   const ranges = result.messages.map((m) => m.range).sort((a, b) => a[0] - b[0])
   let s = ''
   let at = 0
-  for (const [a, b] of ranges) { if (a < at) { at = Math.max(at, b); continue } s += text.slice(at, a) + DEFAULT_MASK; at = b }
+  for (const [a, b] of ranges) {
+    if (a < at) {
+      at = Math.max(at, b)
+      continue
+    }
+    s += text.slice(at, a) + DEFAULT_MASK
+    at = b
+  }
   return { text: s + text.slice(at), count: ranges.length }
 }
 
@@ -64,7 +78,8 @@ function secretOf(want, text) {
   if (parts.length) return parts.sort((a, b) => b.length - a.length)[0]
   // `keyid`: a concatenation of two substrings of the text.
   for (let k = want.length - 4; k >= 4; k--) {
-    const a = want.slice(0, k), b = want.slice(k)
+    const a = want.slice(0, k),
+      b = want.slice(k)
     if (text.includes(a) && text.includes(b)) return a.length >= b.length ? a : b
   }
   return null
@@ -83,7 +98,12 @@ function family(s) {
   return 'other'
 }
 
-const count = (hay, needle) => { let n = 0, i = -1; while ((i = hay.indexOf(needle, i + 1)) !== -1) n++; return n }
+const count = (hay, needle) => {
+  let n = 0,
+    i = -1
+  while ((i = hay.indexOf(needle, i + 1)) !== -1) n++
+  return n
+}
 
 const rows = new Map()
 const perDetector = new Map()
@@ -102,13 +122,30 @@ for (const pair of data.pairs) {
     const row = rows.get(fam) ?? { n: 0, ours: { all: 0, any: 0 }, sl: { all: 0, any: 0 } }
     const before = count(pair.text, s)
     const judge = (out) => ({ all: !out.includes(s), any: count(out, s) < before })
-    const ja = judge(a.text), jb = judge(b.text)
-    row.n++; totals.n++
-    for (const [k, j] of [['ours', ja], ['sl', jb]]) { if (j.all) { row[k].all++; totals[k].all++ } if (j.any) { row[k].any++; totals[k].any++ } }
+    const ja = judge(a.text),
+      jb = judge(b.text)
+    row.n++
+    totals.n++
+    for (const [k, j] of [
+      ['ours', ja],
+      ['sl', jb],
+    ]) {
+      if (j.all) {
+        row[k].all++
+        totals[k].all++
+      }
+      if (j.any) {
+        row[k].any++
+        totals[k].any++
+      }
+    }
     rows.set(fam, row)
     const d = perDetector.get(pair.detector) ?? { n: 0, miss: 0, example: '' }
     d.n++
-    if (!ja.any) { d.miss++; d.example ||= pair.text.trim().slice(0, 160).replace(/\s+/g, ' ') }
+    if (!ja.any) {
+      d.miss++
+      d.example ||= pair.text.trim().slice(0, 160).replace(/\s+/g, ' ')
+    }
     perDetector.set(pair.detector, d)
   }
 }
@@ -120,19 +157,38 @@ console.log(`${'family'.padEnd(16)} ${'secrets'.padStart(7)}   ours removed  rec
 for (const [fam, r] of [...rows].sort((x, y) => y[1].n - x[1].n)) {
   console.log(`${fam.padEnd(16)} ${String(r.n).padStart(7)}   ${pct(r.ours.all, r.n)}     ${pct(r.ours.any, r.n)}        ${pct(r.sl.all, r.n)}     ${pct(r.sl.any, r.n)}`)
 }
-console.log(`${'overall'.padEnd(16)} ${String(totals.n).padStart(7)}   ${pct(totals.ours.all, totals.n)}     ${pct(totals.ours.any, totals.n)}        ${pct(totals.sl.all, totals.n)}     ${pct(totals.sl.any, totals.n)}`)
+console.log(
+  `${'overall'.padEnd(16)} ${String(totals.n).padStart(7)}   ${pct(totals.ours.all, totals.n)}     ${pct(totals.ours.any, totals.n)}        ${pct(totals.sl.all, totals.n)}     ${pct(totals.sl.any, totals.n)}`,
+)
 console.log(`(${(ms / 1000).toFixed(1)} s for both over all texts)`)
-const worst = [...perDetector].filter(([, d]) => d.miss).sort((x, y) => y[1].miss - x[1].miss).slice(0, Number(process.env.WORST ?? 15))
+const worst = [...perDetector]
+  .filter(([, d]) => d.miss)
+  .sort((x, y) => y[1].miss - x[1].miss)
+  .slice(0, Number(process.env.WORST ?? 15))
 console.log(`\ndetectors with most unrecognised secrets (of ${[...perDetector].filter(([, d]) => d.miss).length} with any):`)
 for (const [name, d] of worst) console.log(`  ${name.padEnd(22)} ${d.miss}/${d.n}  ${d.example}`)
 
 // --- false positives on real code ---------------------------------------------------------------------------------
-const SAMPLE_DIRS = ['node_modules/typescript/lib', 'node_modules/yaml/dist', 'node_modules/vitest/dist', 'node_modules/@secretlint/core', 'node_modules/esbuild/lib', 'node_modules/re2js/build', 'src', 'test', 'client', 'pnpm-lock.yaml']
+const SAMPLE_DIRS = [
+  'node_modules/typescript/lib',
+  'node_modules/yaml/dist',
+  'node_modules/vitest/dist',
+  'node_modules/@secretlint/core',
+  'node_modules/esbuild/lib',
+  'node_modules/re2js/build',
+  'src',
+  'test',
+  'client',
+  'pnpm-lock.yaml',
+]
 const files = []
 const walk = (p) => {
   if (!existsSync(p)) return
   const st = statSync(p)
-  if (st.isFile()) { if (/\.(?:[cm]?js|ts|tsx|d\.ts|json|ya?ml|md)$/.test(p) && st.size < 2_000_000 && !/redact-corpus|redact-adversarial|redact.*spec/.test(p)) files.push(p); return }
+  if (st.isFile()) {
+    if (/\.(?:[cm]?js|ts|tsx|d\.ts|json|ya?ml|md)$/.test(p) && st.size < 2_000_000 && !/redact-corpus|redact-adversarial|redact.*spec/.test(p)) files.push(p)
+    return
+  }
   for (const e of readdirSync(p).sort()) walk(join(p, e))
 }
 for (const d of SAMPLE_DIRS) walk(join(root, d))
@@ -146,7 +202,8 @@ for (const f of files) {
   if (a.error) console.log(`  ${f}: ${a.error}`)
   fp.ours += a.count
   if (a.count && seen.length < Number(process.env.SHOW ?? 12)) {
-    for (let i = a.text.indexOf(DEFAULT_MASK), k = 0; i !== -1 && k < 3; i = a.text.indexOf(DEFAULT_MASK, i + 1), k++) seen.push(`${f.slice(root.length + 1)}: …${a.text.slice(Math.max(0, i - 60), i + 20).replace(/\s+/g, ' ')}…`)
+    for (let i = a.text.indexOf(DEFAULT_MASK), k = 0; i !== -1 && k < 3; i = a.text.indexOf(DEFAULT_MASK, i + 1), k++)
+      seen.push(`${f.slice(root.length + 1)}: …${a.text.slice(Math.max(0, i - 60), i + 20).replace(/\s+/g, ' ')}…`)
   }
   fp.sl += (await secretlint(text)).count
 }

@@ -57,7 +57,11 @@ async function child(name) {
   const before = process.memoryUsage()
   const t0 = performance.now()
   let note
-  try { note = await CASES[name]() } catch (err) { note = `skipped: ${String(err.message ?? err).split('\n')[0]}` }
+  try {
+    note = await CASES[name]()
+  } catch (err) {
+    note = `skipped: ${String(err.message ?? err).split('\n')[0]}`
+  }
   const ms = performance.now() - t0
   global.gc()
   const after = process.memoryUsage()
@@ -80,7 +84,12 @@ else {
   const { toSimplified } = await import(lib('search/expand/script.js'))
   const d = cedict()
   const simplified = runs.map((q) => toSimplified(q))
-  const time = (f) => { f(); const t = performance.now(); for (let i = 0; i < 20; i++) f(); return (performance.now() - t) / 20 / runs.length * 1000 }
+  const time = (f) => {
+    f()
+    const t = performance.now()
+    for (let i = 0; i < 20; i++) f()
+    return ((performance.now() - t) / 20 / runs.length) * 1000
+  }
   const fmm = time(() => simplified.map((q) => segment(q, d.has)))
   console.log(`  segmenting ${runs.length} Chinese queries: dictionary maximum matching ${fmm.toFixed(1)} µs a query`)
   try {
@@ -89,5 +98,7 @@ else {
     const j = Jieba.withDict(dict)
     console.log(`  segmenting: @node-rs/jieba ${time(() => simplified.map((q) => j.cut(q, false))).toFixed(1)} µs a query`)
     for (const q of simplified.slice(0, 8)) console.log(`    ${q}: maximum matching ${segment(q, d.has).join('/')} · jieba ${j.cut(q, false).join('/')}`)
-  } catch { console.log('  (@node-rs/jieba not installed: no comparison)') }
+  } catch {
+    console.log('  (@node-rs/jieba not installed: no comparison)')
+  }
 }

@@ -24,7 +24,14 @@ const { backfillSession, emptySummary } = await lib('capture/backfill.js')
 const { KnowledgeStore } = await lib('knowledge/store.js')
 const { createRedactor } = await lib('redact/redactor.js')
 
-const TOPICS = ['pnpm install fails with ERR_PNPM_FETCH_404', 'esbuild binary mismatch after upgrading Node', 'flaky test in CI times out', 'database migration locks the orders table', 'docker build cache misses on every push', 'TLS handshake fails behind the proxy']
+const TOPICS = [
+  'pnpm install fails with ERR_PNPM_FETCH_404',
+  'esbuild binary mismatch after upgrading Node',
+  'flaky test in CI times out',
+  'database migration locks the orders table',
+  'docker build cache misses on every push',
+  'TLS handshake fails behind the proxy',
+]
 
 function roundEvents(seq, time, turn, k) {
   const topic = TOPICS[(k + turn) % TOPICS.length]
@@ -33,11 +40,37 @@ function roundEvents(seq, time, turn, k) {
   return [
     ev('turn/start', { turn }),
     ev('user/message', { id: `u${k}-${turn}`, role: 'user', content: [{ type: 'text', text: terse ? 'run the tests' : `Why does ${topic} on session ${k}?` }], source: { kind: 'user' } }),
-    ...(terse ? [] : [
-      ev('tool/call', { turn, step: 1, callId: `c${k}-${turn}`, name: 'bash', arguments: JSON.stringify({ command: `pnpm install --reporter=ndjson # token=ghp_${'R8k2LmN4pQ6sT8vX0zA2bC4dE6fG8hJ0kL2m'}` }) }),
-      ev('tool/result', { turn, step: 1, message: { id: `r${k}-${turn}`, role: 'user', source: { kind: 'tool', callId: `c${k}-${turn}` }, content: [{ type: 'tool-result', toolCallId: `c${k}-${turn}`, content: [{ type: 'text', text: 'ok' }], isError: false }] } }),
-    ]),
-    ev('assistant/message', { turn, step: 2, message: { id: `a${k}-${turn}`, role: 'assistant', source: { kind: 'model', provider: 'bench', model: 'bench' }, content: [{ type: 'text', text: terse ? '12 passed' : `The cause is ${topic} because the lockfile pinned an old version; the fix is to update it and rerun pnpm install.` }] } }),
+    ...(terse
+      ? []
+      : [
+          ev('tool/call', {
+            turn,
+            step: 1,
+            callId: `c${k}-${turn}`,
+            name: 'bash',
+            arguments: JSON.stringify({ command: `pnpm install --reporter=ndjson # token=ghp_${'R8k2LmN4pQ6sT8vX0zA2bC4dE6fG8hJ0kL2m'}` }),
+          }),
+          ev('tool/result', {
+            turn,
+            step: 1,
+            message: {
+              id: `r${k}-${turn}`,
+              role: 'user',
+              source: { kind: 'tool', callId: `c${k}-${turn}` },
+              content: [{ type: 'tool-result', toolCallId: `c${k}-${turn}`, content: [{ type: 'text', text: 'ok' }], isError: false }],
+            },
+          }),
+        ]),
+    ev('assistant/message', {
+      turn,
+      step: 2,
+      message: {
+        id: `a${k}-${turn}`,
+        role: 'assistant',
+        source: { kind: 'model', provider: 'bench', model: 'bench' },
+        content: [{ type: 'text', text: terse ? '12 passed' : `The cause is ${topic} because the lockfile pinned an old version; the fix is to update it and rerun pnpm install.` }],
+      },
+    }),
     ev('turn/end', { turn, reason: { kind: 'completed' } }),
   ]
 }
@@ -90,8 +123,13 @@ async function run(sessions) {
   await store.close()
   await logs.close()
   const perS = (n, ms) => Math.round(n / (ms / 1000))
-  console.log(`${sessions} sessions, ${summary.rounds} rounds (${events} events): read only ${readMs.toFixed(0)} ms (${perS(summary.rounds, readMs)} rounds/s); import ${importMs.toFixed(0)} ms (${perS(summary.rounds, importMs)} rounds/s, kept ${summary.kept}, dropped ${summary.dropped}, redacted ${summary.redacted}); import/read ×${(importMs / readMs).toFixed(2)}`)
+  console.log(
+    `${sessions} sessions, ${summary.rounds} rounds (${events} events): read only ${readMs.toFixed(0)} ms (${perS(summary.rounds, readMs)} rounds/s); import ${importMs.toFixed(0)} ms (${perS(summary.rounds, importMs)} rounds/s, kept ${summary.kept}, dropped ${summary.dropped}, redacted ${summary.redacted}); import/read ×${(importMs / readMs).toFixed(2)}`,
+  )
 }
 
-const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0)
+const sizes = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => n > 0)
 for (const n of sizes.length ? sizes : [100, 1000]) await run(n)

@@ -27,7 +27,11 @@ const passes = { old: [], scan: [], watcher: [] }
 const perFile = []
 for (let pass = 0; pass < 7; pass++) {
   let t = performance.now()
-  for (const rel of files) { const full = join(root, rel); statSync(full); readFileSync(full, 'utf8') }
+  for (const rel of files) {
+    const full = join(root, rel)
+    statSync(full)
+    readFileSync(full, 'utf8')
+  }
   passes.old.push(performance.now() - t)
   const dirs = new Map()
   t = performance.now()
@@ -48,4 +52,6 @@ console.log(`  (a) old: stat + readFile            ${base.toFixed(1)} ms`)
 console.log(`  (b) scan: readRootFile, folder cache ${median(passes.scan).toFixed(1)} ms (×${(median(passes.scan) / base).toFixed(2)})`)
 console.log(`  (c) watcher/read: realpath per call  ${median(passes.watcher).toFixed(1)} ms (×${(median(passes.watcher) / base).toFixed(2)})`)
 perFile.sort((a, b) => a - b)
-console.log(`  (c) per file: p50 ${(perFile[perFile.length >> 1] * 1000).toFixed(1)} µs, p99 ${(perFile[Math.floor(perFile.length * 0.99)] * 1000).toFixed(1)} µs, max ${(perFile[perFile.length - 1] * 1000).toFixed(1)} µs`)
+console.log(
+  `  (c) per file: p50 ${(perFile[perFile.length >> 1] * 1000).toFixed(1)} µs, p99 ${(perFile[Math.floor(perFile.length * 0.99)] * 1000).toFixed(1)} µs, max ${(perFile[perFile.length - 1] * 1000).toFixed(1)} µs`,
+)

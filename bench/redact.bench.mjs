@@ -83,20 +83,30 @@ async function time(fn, runs) {
 }
 
 const config = {
-  rules: recommendRules
-    .filter((rule) => rule.meta.id !== '@secretlint/secretlint-rule-filter-comments')
-    .map((rule) => ({ id: rule.meta.id, rule, options: {} })),
+  rules: recommendRules.filter((rule) => rule.meta.id !== '@secretlint/secretlint-rule-filter-comments').map((rule) => ({ id: rule.meta.id, rule, options: {} })),
 }
 const corpus = buildCorpus()
 const full = createRedactor({ enabled: true, mask: DEFAULT_MASK, patterns: [] })
 let backstopMs = 0
-const probe = createRedactor({ enabled: true, mask: DEFAULT_MASK, patterns: [] }, { onBackstop: (r) => { backstopMs = r.ms } })
+const probe = createRedactor(
+  { enabled: true, mask: DEFAULT_MASK, patterns: [] },
+  {
+    onBackstop: (r) => {
+      backstopMs = r.ms
+    },
+  },
+)
 
 console.log('redaction throughput (median ms per MB; ratio = cost / one trivial regex scan of the same text)')
 for (const mb of [1, 10]) {
   const text = mixedText(mb * 1024 * 1024, corpus)
   const runs = mb === 1 ? 7 : 3
-  const baseline = await time(() => { const re = /password/g; let c = 0; while (re.exec(text)) c++; return c }, runs)
+  const baseline = await time(() => {
+    const re = /password/g
+    let c = 0
+    while (re.exec(text)) c++
+    return c
+  }, runs)
   const fullMs = await time(() => full.redact(text), runs)
   const ownMs = await time(() => full.redactSync(text), runs)
   const slMs = await time(() => lintSource({ source: { content: text, filePath: 'bench.txt', ext: '.txt', contentType: 'text' }, options: { config, noPhysicFilePath: true } }), runs)
@@ -120,19 +130,37 @@ const fails = []
 const medians = []
 for (const [name, unit] of Object.entries(ADVERSARIAL)) {
   const text = unit.repeat(Math.ceil(MB / unit.length)).slice(0, MB)
-  const base = await samplesOf(() => { const re = /password/g; let c = 0; while (re.exec(text)) c++; return c }, 5)
+  const base = await samplesOf(() => {
+    const re = /password/g
+    let c = 0
+    while (re.exec(text)) c++
+    return c
+  }, 5)
   const s = await samplesOf(() => full.redactSync(text), 5)
   const med = s[2]
   medians.push(med)
   if (med > LIMIT) fails.push(name)
-  console.log(`  ${name.padEnd(28)} ${med.toFixed(0).padStart(5)} / ${s[4].toFixed(0).padStart(5)} ms/MB  ${(med / Math.max(base[2], 0.05)).toFixed(0).padStart(6)}x baseline  ${med > LIMIT ? 'OVER' : 'ok'}`)
+  console.log(
+    `  ${name.padEnd(28)} ${med.toFixed(0).padStart(5)} / ${s[4].toFixed(0).padStart(5)} ms/MB  ${(med / Math.max(base[2], 0.05)).toFixed(0).padStart(6)}x baseline  ${med > LIMIT ? 'OVER' : 'ok'}`,
+  )
 }
 medians.sort((a, b) => a - b)
-console.log(`  all families: p50 ${medians[Math.floor(medians.length / 2)].toFixed(0)}, p99 ${medians[Math.min(medians.length - 1, Math.floor(medians.length * 0.99))].toFixed(0)}, max ${medians[medians.length - 1].toFixed(0)} ms/MB; over the bound: ${fails.length ? fails.join(', ') : 'none'}`)
+console.log(
+  `  all families: p50 ${medians[Math.floor(medians.length / 2)].toFixed(0)}, p99 ${medians[Math.min(medians.length - 1, Math.floor(medians.length * 0.99))].toFixed(0)}, max ${medians[medians.length - 1].toFixed(0)} ms/MB; over the bound: ${fails.length ? fails.join(', ') : 'none'}`,
+)
 
 // --- the same crafted inputs on another engine version, in this run (BASE=<dir with src/redact/redactor.ts>) -------
 if (process.env.BASE) {
-  await build({ entryPoints: [join(process.env.BASE, 'src/redact/redactor.ts')], bundle: true, platform: 'node', format: 'esm', outfile: join(out, 'base-redact.mjs'), packages: 'external', nodePaths: [join(root, 'node_modules')], logLevel: 'warning' })
+  await build({
+    entryPoints: [join(process.env.BASE, 'src/redact/redactor.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    outfile: join(out, 'base-redact.mjs'),
+    packages: 'external',
+    nodePaths: [join(root, 'node_modules')],
+    logLevel: 'warning',
+  })
   const base = (await import(join(out, 'base-redact.mjs'))).createRedactor({ enabled: true, mask: DEFAULT_MASK, patterns: [] })
   const KB64 = 64 * 1024
   console.log(`\ncrafted inputs at 64 KiB (the old engine is quadratic on some), ms per MB: base vs this engine, same run`)
@@ -157,7 +185,9 @@ if (process.env.BASE) {
   await full.redact(text)
   const total = performance.now() - t0
   h.disable()
-  console.log(`\nevent loop during redact() of 10 MB mixed text (${total.toFixed(0)} ms in all): stall p50 ${(h.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(h.percentile(99) / 1e6).toFixed(1)} ms, max ${(h.max / 1e6).toFixed(1)} ms`)
+  console.log(
+    `\nevent loop during redact() of 10 MB mixed text (${total.toFixed(0)} ms in all): stall p50 ${(h.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(h.percentile(99) / 1e6).toFixed(1)} ms, max ${(h.max / 1e6).toFixed(1)} ms`,
+  )
 }
 
 // --- user patterns: linear-time engine vs JavaScript's backtracking RegExp ----------------------------------------
@@ -167,9 +197,13 @@ if (process.env.BASE) {
   console.log(`\nuser pattern ${pat} (RE2JS vs JavaScript RegExp):`)
   for (const n of [20, 22, 24]) {
     const text = 'a'.repeat(n) + '!'
-    let t0 = performance.now(); new RegExp(pat).test(text); const js = performance.now() - t0
-    t0 = performance.now(); r.redactSync(text); const ours = performance.now() - t0
-    console.log(`  ${n} a's + '!': RegExp ${js.toFixed(1).padStart(8)} ms (doubles per a; 34 a's ≈ ${(js * 2 ** (34 - n) / 3.6e6).toFixed(1)} h)   ours ${ours.toFixed(2)} ms`)
+    let t0 = performance.now()
+    new RegExp(pat).test(text)
+    const js = performance.now() - t0
+    t0 = performance.now()
+    r.redactSync(text)
+    const ours = performance.now() - t0
+    console.log(`  ${n} a's + '!': RegExp ${js.toFixed(1).padStart(8)} ms (doubles per a; 34 a's ≈ ${((js * 2 ** (34 - n)) / 3.6e6).toFixed(1)} h)   ours ${ours.toFixed(2)} ms`)
   }
   const big = 'a'.repeat(MB) + '!'
   const s = await samplesOf(() => r.redact(big), 3)
@@ -184,7 +218,11 @@ const { ValueMatcher } = await import(join(out, 'propagate.mjs'))
 async function timeAll(fn, runs) {
   await fn()
   const samples = []
-  for (let r = 0; r < runs; r++) { const t0 = performance.now(); await fn(); samples.push(performance.now() - t0) }
+  for (let r = 0; r < runs; r++) {
+    const t0 = performance.now()
+    await fn()
+    samples.push(performance.now() - t0)
+  }
   samples.sort((a, b) => a - b)
   return { median: samples[Math.floor(samples.length / 2)], max: samples[samples.length - 1] }
 }
@@ -201,7 +239,10 @@ for (const mb of [1, 10]) {
   for (let i = 0, k = 0; i < base.length; i += 2048, k++) parts.push(base.slice(i, i + 2048), ' ', extra[k % Math.max(extra.length, 1)] ?? '', ' ')
   const worst = parts.join('')
   const runs = mb === 1 ? 7 : 3
-  for (const [name, text] of [['mixed', base], ['worst', worst]]) {
+  for (const [name, text] of [
+    ['mixed', base],
+    ['worst', worst],
+  ]) {
     const p = await timeAll(() => plain.redactSync(text), runs)
     const w = await timeAll(() => withPropagation.redactSync(text), runs)
     const matcher = new ValueMatcher(withPropagation.redactSync(text).values ?? [], DEFAULT_MASK)
@@ -209,7 +250,9 @@ for (const mb of [1, 10]) {
     const size = text.length / (1024 * 1024)
     const f = (t) => `${(t.median / size).toFixed(1).padStart(7)} / ${(t.max / size).toFixed(1).padStart(7)}`
     const masked = withPropagation.redactSync(text).count - plain.redactSync(text).count
-    console.log(`  ${mb} MB ${name.padEnd(5)} plain redactSync ${f(p)}   with propagation ${f(w)}  ×${(w.median / p.median).toFixed(2)}   the pass alone ${f(pass)} (${matcher.size} values, +${masked} masked)`)
+    console.log(
+      `  ${mb} MB ${name.padEnd(5)} plain redactSync ${f(p)}   with propagation ${f(w)}  ×${(w.median / p.median).toFixed(2)}   the pass alone ${f(pass)} (${matcher.size} values, +${masked} masked)`,
+    )
     perMbProp[`${name}-${mb}`] = w.median / size
   }
 }

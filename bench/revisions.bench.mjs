@@ -24,13 +24,19 @@ const { contentHash, Revisions } = await import(pathToFileURL(join(here, '../lib
 const redactor = createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] })
 
 const pct = (s, p) => s[Math.min(s.length - 1, Math.floor((s.length - 1) * p))]
-const summary = (xs) => { const s = [...xs].sort((a, b) => a - b); return { p50: pct(s, 0.5), p99: pct(s, 0.99), max: s[s.length - 1] } }
+const summary = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return { p50: pct(s, 0.5), p99: pct(s, 0.99), max: s[s.length - 1] }
+}
 const median = (xs) => summary(xs).p50
 const ms = (x) => `${x.toFixed(x < 10 ? 2 : 0)} ms`
 
 function open(dir, revisions) {
   const store = new KnowledgeStore({ root: dir, redactor, watch: false })
-  if (!revisions) { store.revisions.observeMany = (pairs) => pairs.map(() => 0); store.revisions.observe = () => 0 }
+  if (!revisions) {
+    store.revisions.observeMany = (pairs) => pairs.map(() => 0)
+    store.revisions.observe = () => 0
+  }
   return store
 }
 
@@ -52,13 +58,27 @@ async function writes(dir, revisions, n) {
   const times = []
   for (let k = 0; k < n; k++) {
     const t = performance.now()
-    await store.write({ kind: 'raw', title: `Bench write ${k}`, cwd: '/bench', session: `session-be${revisions ? '1' : '0'}c${String(batch).padStart(4, '0')}-0000-4000-8000-000000000000`, turn: k + 1,
-      sections: [{ heading: 'Question', text: 'Why?' }, { heading: 'Answer', text: `Because of reason ${k}, which the cache key did not include.` }] })
+    await store.write({
+      kind: 'raw',
+      title: `Bench write ${k}`,
+      cwd: '/bench',
+      session: `session-be${revisions ? '1' : '0'}c${String(batch).padStart(4, '0')}-0000-4000-8000-000000000000`,
+      turn: k + 1,
+      sections: [
+        { heading: 'Question', text: 'Why?' },
+        { heading: 'Answer', text: `Because of reason ${k}, which the cache key did not include.` },
+      ],
+    })
     times.push(performance.now() - t)
   }
   // versionOf: a tail read of the log at most every 20 ms; here every call (the throttle reset) for the worst case.
   const reads = []
-  for (let k = 0; k < 1000; k++) { store.revisions.refreshed = 0; const t = performance.now(); store.versionOf('be1c0000-t1'); reads.push(performance.now() - t) }
+  for (let k = 0; k < 1000; k++) {
+    store.revisions.refreshed = 0
+    const t = performance.now()
+    store.versionOf('be1c0000-t1')
+    reads.push(performance.now() - t)
+  }
   await store.close()
   return { times, reads }
 }
@@ -73,25 +93,38 @@ for (const size of sizes) {
   const pairs = texts.map((text, k) => [`doc${k}-t1`, contentHash(text)])
   const hashMs = performance.now() - t
   const scratch = mkdtempSync(join(tmpdir(), 'rev-bench-'))
-  t = performance.now(); new Revisions(scratch).observeMany(pairs); const recordMs = performance.now() - t
-  t = performance.now(); const again = new Revisions(scratch); again.observeMany(pairs); const foldMs = performance.now() - t
+  t = performance.now()
+  new Revisions(scratch).observeMany(pairs)
+  const recordMs = performance.now() - t
+  t = performance.now()
+  const again = new Revisions(scratch)
+  again.observeMany(pairs)
+  const foldMs = performance.now() - t
   rmSync(scratch, { recursive: true, force: true })
   rmSync(join(dir, '.knowledge'), { recursive: true, force: true })
-  const first = [], restart = [], baseline = []
+  const first = [],
+    restart = [],
+    baseline = []
   await timeStart(dir, false, true) // warm-up: the page cache and the JIT, for every variant alike
-  const runs = [() => timeStart(dir, false, true).then((t) => baseline.push(t)), () => timeStart(dir, true, true).then((t) => first.push(t)),
-    () => timeStart(dir, true, false).then((t) => restart.push(t))]
+  const runs = [
+    () => timeStart(dir, false, true).then((t) => baseline.push(t)),
+    () => timeStart(dir, true, true).then((t) => first.push(t)),
+    () => timeStart(dir, true, false).then((t) => restart.push(t)),
+  ]
   for (let k = 0; k < 5; k++) for (let j = 0; j < runs.length; j++) await runs[(j + k) % runs.length]() // rotate the order
   await timeStart(dir, true, true)
   const log = statSync(join(dir, '.knowledge', 'revisions.log')).size
   await writes(dir, true, 50) // warm-up
   const pooled = { false: { times: [], reads: [] }, true: { times: [], reads: [] } }
-  for (let k = 0; k < 4; k++) { // alternate, so drift of the shared machine hits both alike
+  for (let k = 0; k < 4; k++) {
+    // alternate, so drift of the shared machine hits both alike
     const r = k % 2 === 0
     const got = await writes(dir, r, 100)
-    pooled[r].times.push(...got.times); pooled[r].reads.push(...got.reads)
+    pooled[r].times.push(...got.times)
+    pooled[r].reads.push(...got.reads)
     const other = await writes(dir, !r, 100)
-    pooled[!r].times.push(...other.times); pooled[!r].reads.push(...other.reads)
+    pooled[!r].times.push(...other.times)
+    pooled[!r].reads.push(...other.reads)
   }
   const without = { writes: summary(pooled.false.times) }
   const withRev = { writes: summary(pooled.true.times), versionOf: summary(pooled.true.reads) }

@@ -13,12 +13,7 @@ const here = dirname(fileURLToPath(import.meta.url))
 const root = join(here, '..')
 if (!existsSync(join(root, 'lib/knowledge/store.js'))) execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' })
 
-const runs = [
-  ['redact.bench.mjs'],
-  ['capture.bench.ts'],
-  ['search.bench.mjs', '1000'],
-  ['search.bench.mjs', '10000'],
-]
+const runs = [['redact.bench.mjs'], ['capture.bench.ts'], ['search.bench.mjs', '1000'], ['search.bench.mjs', '10000']]
 for (const [file, ...args] of runs) {
   console.log(`\n=== node bench/${[file, ...args].join(' ')}`)
   execFileSync(process.execPath, ['--disable-warning=ExperimentalWarning', join(here, file), ...args], { stdio: 'inherit', cwd: root })

@@ -33,14 +33,20 @@ const data = join(here, '.data')
 const libFile = join(data, 'lib', 'search-bench-lib.mjs')
 
 const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * p))] : NaN)
-const stats = (xs) => { const s = [...xs].sort((a, b) => a - b); return { n: s.length, p50: pct(s, 0.5), p99: pct(s, 0.99), max: s[s.length - 1] } }
+const stats = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return { n: s.length, p50: pct(s, 0.5), p99: pct(s, 0.99), max: s[s.length - 1] }
+}
 const mb = (bytes) => bytes / 1048576
 
 /** Bundles the TypeScript sources the bench measures (SearchIndex, parseDocument) into one ES module. */
 async function bundle() {
   const { buildSync } = await import(pathToFileURL(join(root, 'node_modules/esbuild/lib/main.js')).href)
   mkdirSync(dirname(libFile), { recursive: true })
-  writeFileSync(join(data, 'lib', 'entry.ts'), `export { SearchIndex } from '../../../src/search/search-index.js'\nexport { createIndexFile } from '../../../src/search/index-file.js'\nexport { deriveTables, packageDataFile, TABLES_FILE } from '../../../src/search/expand/cedict.js'\nexport { parseDocument, readSimpleFrontMatter, splitFrontMatter } from '../../../src/knowledge/document.js'\nexport { KnowledgeStore } from '../../../src/knowledge/store.js'\nexport { createRedactor } from '../../../src/redact/redactor.js'\n`)
+  writeFileSync(
+    join(data, 'lib', 'entry.ts'),
+    `export { SearchIndex } from '../../../src/search/search-index.js'\nexport { createIndexFile } from '../../../src/search/index-file.js'\nexport { deriveTables, packageDataFile, TABLES_FILE } from '../../../src/search/expand/cedict.js'\nexport { parseDocument, readSimpleFrontMatter, splitFrontMatter } from '../../../src/knowledge/document.js'\nexport { KnowledgeStore } from '../../../src/knowledge/store.js'\nexport { createRedactor } from '../../../src/redact/redactor.js'\n`,
+  )
   buildSync({ entryPoints: [join(data, 'lib', 'entry.ts')], bundle: true, platform: 'node', format: 'esm', outfile: libFile, packages: 'external', logLevel: 'warning' })
   // Query expansion loads CC-CEDICT tables from a file beside its module (the build writes lib/'s); the bundle gets its own.
   const lib = await import(pathToFileURL(libFile).href)
@@ -51,19 +57,46 @@ async function bundle() {
 // ------------------------------------------------------------------------------------------------ query mix
 
 const IDENT_RES = [
-  /\b(?:ERR|E)[A-Z0-9]*_[A-Z0-9_]+\b/g, /\bTS\d{4,5}\b/g, /\bE\d{5}\b/g, /\b[a-z]+(?:[A-Z][a-z]+)+\b/g,
-  /\b[\w-]+@\d+\.\d+\.\d+\b/g, /\b(?:src|packages|apps|test|scripts|config|lib|infra)\/[\w./-]+\.\w+\b/g, /\b[a-z]+_[a-z]+(?:_[a-z]+)?\b/g,
+  /\b(?:ERR|E)[A-Z0-9]*_[A-Z0-9_]+\b/g,
+  /\bTS\d{4,5}\b/g,
+  /\bE\d{5}\b/g,
+  /\b[a-z]+(?:[A-Z][a-z]+)+\b/g,
+  /\b[\w-]+@\d+\.\d+\.\d+\b/g,
+  /\b(?:src|packages|apps|test|scripts|config|lib|infra)\/[\w./-]+\.\w+\b/g,
+  /\b[a-z]+_[a-z]+(?:_[a-z]+)?\b/g,
 ]
 const NATURAL = [
-  (d) => `how did we fix ${d.code} when installing`, (d) => `why does ${d.svc} refuse connections on port ${d.port}`, (d) => `${d.fn} is slow under load`,
-  (d) => `where do we read ${d.env} and what is the default`, (d) => `upgrade ${d.pkg} breaking changes named export`, () => 'pod keeps restarting out of memory',
-  () => 'ci fails after bumping node version cache key', () => 'migration fails with duplicate key on unique index', () => 'route returns 403 for some users after deploy',
-  (d) => `make ${d.fn} unit testable`, () => 'lockfile points at the internal registry mirror', () => 'test suite flaky because of shared global state',
+  (d) => `how did we fix ${d.code} when installing`,
+  (d) => `why does ${d.svc} refuse connections on port ${d.port}`,
+  (d) => `${d.fn} is slow under load`,
+  (d) => `where do we read ${d.env} and what is the default`,
+  (d) => `upgrade ${d.pkg} breaking changes named export`,
+  () => 'pod keeps restarting out of memory',
+  () => 'ci fails after bumping node version cache key',
+  () => 'migration fails with duplicate key on unique index',
+  () => 'route returns 403 for some users after deploy',
+  (d) => `make ${d.fn} unit testable`,
+  () => 'lockfile points at the internal registry mirror',
+  () => 'test suite flaky because of shared global state',
 ]
-const CJK = ['安装依赖失败', '构建速度太慢 缓存', '测试偶尔失败', '数据库连接泄漏', '内存占用过高', '接口返回超时 重试', '部署后页面空白', '权限校验不生效',
-  '日志 乱码', '热更新不工作', 'ビルドが失敗する', 'テスト タイムアウト', 'ログイン リダイレクト', 'pnpm 镜像源', '连接池 release']
-const COMMON = ['error', 'test', 'fix the build', 'install fails', 'timeout', 'docker', 'cache', 'slow', 'the tests fail in CI', 'memory', 'deploy',
-  'config', 'performance', 'database', 'upgrade']
+const CJK = [
+  '安装依赖失败',
+  '构建速度太慢 缓存',
+  '测试偶尔失败',
+  '数据库连接泄漏',
+  '内存占用过高',
+  '接口返回超时 重试',
+  '部署后页面空白',
+  '权限校验不生效',
+  '日志 乱码',
+  '热更新不工作',
+  'ビルドが失敗する',
+  'テスト タイムアウト',
+  'ログイン リダイレクト',
+  'pnpm 镜像源',
+  '连接池 release',
+]
+const COMMON = ['error', 'test', 'fix the build', 'install fails', 'timeout', 'docker', 'cache', 'slow', 'the tests fail in CI', 'memory', 'deploy', 'config', 'performance', 'database', 'upgrade']
 const SINGLE = ['ERR_PNPM_FETCH_404', 'TS2345', 'EADDRINUSE', 'E11000', 'OOMKilled', 'CrashLoopBackOff', 'SQLITE_BUSY', 'ERR_MODULE_NOT_FOUND']
 
 /** A deterministic query mix drawn from the corpus itself; planted queries carry the ids that contain all their parts. */
@@ -79,7 +112,8 @@ function buildQueries(docs) {
     for (const re of IDENT_RES) for (const m of d.body.match(re) ?? []) found.add(m)
     const idents = [...found]
     if (idents.length < 2) continue
-    const a = pick(idents); const b = pick(idents)
+    const a = pick(idents)
+    const b = pick(idents)
     if (a === b) continue
     const q = `${a} ${b}`
     const parts = [a.toLowerCase(), b.toLowerCase()]
@@ -92,9 +126,12 @@ function buildQueries(docs) {
     const d = docs[Math.floor(r() * docs.length)].body
     const first = (re, fallback) => (d.match(re) ?? [fallback])[0]
     return {
-      code: first(/\b(?:ERR|E)[A-Z0-9]*_[A-Z0-9_]+\b/, 'ERR_PNPM_FETCH_404'), fn: first(/\b[a-z]+(?:[A-Z][a-z]+)+\b/, 'loadUser'),
-      env: first(/\b[A-Z0-9]+_(?:URL|PROXY|KEY|HOST|PORT|OPTIONS|TIMEOUT)\b/, 'DATABASE_URL'), pkg: pick(['react', 'vite', 'prisma', 'zod', 'express']),
-      svc: pick(['redis', 'postgres', 'mongodb', 'the worker']), port: pick([3000, 5432, 6379, 27017]),
+      code: first(/\b(?:ERR|E)[A-Z0-9]*_[A-Z0-9_]+\b/, 'ERR_PNPM_FETCH_404'),
+      fn: first(/\b[a-z]+(?:[A-Z][a-z]+)+\b/, 'loadUser'),
+      env: first(/\b[A-Z0-9]+_(?:URL|PROXY|KEY|HOST|PORT|OPTIONS|TIMEOUT)\b/, 'DATABASE_URL'),
+      pkg: pick(['react', 'vite', 'prisma', 'zod', 'express']),
+      svc: pick(['redis', 'postgres', 'mongodb', 'the worker']),
+      port: pick([3000, 5432, 6379, 27017]),
     }
   }
   for (let i = 0; i < 25; i++) queries.push({ q: NATURAL[i % NATURAL.length](slots()), kind: 'natural' })
@@ -138,7 +175,9 @@ function newRound(size, k) {
  * own indexing of one document) apart.
  */
 function readCorpus(dir, paths, parseDocument, add) {
-  let read = 0, parse = 0, added = 0
+  let read = 0,
+    parse = 0,
+    added = 0
   for (const rel of paths) {
     let t = performance.now()
     const text = readFileSync(join(dir, rel), 'utf8')
@@ -164,7 +203,9 @@ async function childFts(size, file = false) {
   const rss0 = gcRss()
   // BENCH_SCORE_BUDGET overrides the planner's score budget (for tuning runs).
   const plans = {}
-  const onPlan = (plan) => { plans[plan] = (plans[plan] ?? 0) + 1 }
+  const onPlan = (plan) => {
+    plans[plan] = (plans[plan] ?? 0) + 1
+  }
   // BENCH_EXPAND=off: query expansion off (the baseline of the expansion-on line, measured in the same run).
   const expandOff = process.env.BENCH_EXPAND === 'off'
   const options = { onPlan, ...(process.env.BENCH_SCORE_BUDGET ? { scoreBudget: Number(process.env.BENCH_SCORE_BUDGET) } : {}), ...(expandOff ? { expand: false } : {}) }
@@ -186,7 +227,8 @@ async function childFts(size, file = false) {
   const rss1 = gcRss()
   // New rounds: written to disk, then read + parsed + indexed + found, one at a time (commit included).
   mkdirSync(join(dir, 'new'), { recursive: true })
-  const fresh = [], upserts = []
+  const fresh = [],
+    upserts = []
   for (let k = 0; k < 40; k++) {
     const d = newRound(size, k)
     const file = join(dir, d.relPath)
@@ -208,9 +250,13 @@ async function childFts(size, file = false) {
   const expandLoad = performance.now() - tw
   const rssExpand = gcRss()
   // Search mix: three passes (the first with cold planning caches), every query with its filter.
-  const times = [], byKind = {}
+  const times = [],
+    byKind = {}
   for (const k of Object.keys(plans)) delete plans[k]
-  let planted = 0, plantedN = 0, cjkAnswered = 0, cjkN = 0
+  let planted = 0,
+    plantedN = 0,
+    cjkAnswered = 0,
+    cjkN = 0
   for (let pass = 0; pass < 3; pass++) {
     for (const q of queries) {
       const t = performance.now()
@@ -218,7 +264,10 @@ async function childFts(size, file = false) {
       const dt = performance.now() - t
       times.push(dt)
       ;(byKind[q.kind] ??= []).push(dt)
-      if (pass === 0 && q.kind === 'cjk' && !Object.keys(q.filter).length) { cjkN++; if (hits.length) cjkAnswered++ }
+      if (pass === 0 && q.kind === 'cjk' && !Object.keys(q.filter).length) {
+        cjkN++
+        if (hits.length) cjkAnswered++
+      }
       if (pass === 0 && q.kind === 'planted' && !Object.keys(q.filter).length && q.relevant.length) {
         plantedN++
         const top = new Set(hits.slice(0, 5).map((h) => h.id))
@@ -228,10 +277,26 @@ async function childFts(size, file = false) {
   }
   const rss2 = gcRss()
   return {
-    engine: 'fts5', size: index.size, cold, read, parse, upsert, commit, merge, rssGrowth: mb(rss1 - rss0), rssAfterSearch: mb(rss2 - rss0),
-    expandOff, expandLoad, expandRss: mb(rssExpand - rss1),
-    peakRss: process.resourceUsage().maxRSS / 1024, fresh: stats(fresh), upsertOne: stats(upserts), search: stats(times),
-    byKind: Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, stats(v)])), plans, planted: plantedN ? planted / plantedN : NaN,
+    engine: 'fts5',
+    size: index.size,
+    cold,
+    read,
+    parse,
+    upsert,
+    commit,
+    merge,
+    rssGrowth: mb(rss1 - rss0),
+    rssAfterSearch: mb(rss2 - rss0),
+    expandOff,
+    expandLoad,
+    expandRss: mb(rssExpand - rss1),
+    peakRss: process.resourceUsage().maxRSS / 1024,
+    fresh: stats(fresh),
+    upsertOne: stats(upserts),
+    search: stats(times),
+    byKind: Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, stats(v)])),
+    plans,
+    planted: plantedN ? planted / plantedN : NaN,
     cjk: `${cjkAnswered}/${cjkN}`,
   }
 }
@@ -255,7 +320,8 @@ async function childWink(size) {
   const t0 = performance.now()
   const docs = []
   const { read, parse } = readCorpus(dir, paths, parseDocument, ({ meta, body }) =>
-    docs.push({ id: meta.id, title: meta.title, tags: meta.tags.join(' '), body, cwd: meta.cwd, kind: meta.kind, tools: meta.tools.join(' ') }))
+    docs.push({ id: meta.id, title: meta.title, tags: meta.tags.join(' '), body, cwd: meta.cwd, kind: meta.kind, tools: meta.tools.join(' ') }),
+  )
   const tb = performance.now()
   let engine = build(docs)
   const index = performance.now() - tb
@@ -279,8 +345,12 @@ async function childWink(size) {
   }
   const scopeOk = (cwd, scope) => cwd === '' || cwd === scope || cwd.startsWith(scope + '/')
   const filterFn = (f) => (v) => (!f.scope || scopeOk(v.cwd, f.scope)) && (!f.kind || v.kind === f.kind) && (!f.tool || v.tools.split(' ').some((t) => t.startsWith(f.tool.replace('*', ''))))
-  const times = [], byKind = {}
-  let planted = 0, plantedN = 0, cjkAnswered = 0, cjkN = 0
+  const times = [],
+    byKind = {}
+  let planted = 0,
+    plantedN = 0,
+    cjkAnswered = 0,
+    cjkN = 0
   for (let pass = 0; pass < 3; pass++) {
     for (const q of queries) {
       const t = performance.now()
@@ -288,7 +358,10 @@ async function childWink(size) {
       const dt = performance.now() - t
       times.push(dt)
       ;(byKind[q.kind] ??= []).push(dt)
-      if (pass === 0 && q.kind === 'cjk' && !Object.keys(q.filter).length) { cjkN++; if (hits.length) cjkAnswered++ }
+      if (pass === 0 && q.kind === 'cjk' && !Object.keys(q.filter).length) {
+        cjkN++
+        if (hits.length) cjkAnswered++
+      }
       if (pass === 0 && q.kind === 'planted' && !Object.keys(q.filter).length && q.relevant.length) {
         plantedN++
         if (hits.slice(0, 5).some(([id]) => q.relevant.includes(id))) planted++
@@ -296,9 +369,19 @@ async function childWink(size) {
     }
   }
   return {
-    engine: 'wink', size: docs.length, cold, read, parse, upsert: index, rssGrowth: mb(rss1 - rss0), peakRss: process.resourceUsage().maxRSS / 1024,
-    fresh: stats(fresh), search: stats(times), byKind: Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, stats(v)])),
-    planted: plantedN ? planted / plantedN : NaN, cjk: `${cjkAnswered}/${cjkN}`,
+    engine: 'wink',
+    size: docs.length,
+    cold,
+    read,
+    parse,
+    upsert: index,
+    rssGrowth: mb(rss1 - rss0),
+    peakRss: process.resourceUsage().maxRSS / 1024,
+    fresh: stats(fresh),
+    search: stats(times),
+    byKind: Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, stats(v)])),
+    planted: plantedN ? planted / plantedN : NaN,
+    cjk: `${cjkAnswered}/${cjkN}`,
   }
 }
 
@@ -312,7 +395,10 @@ async function childGrep(size) {
   const times = []
   let matches = 0
   for (const q of sample) {
-    const terms = q.q.toLowerCase().split(/\s+/).filter((t) => t.length >= 2)
+    const terms = q.q
+      .toLowerCase()
+      .split(/\s+/)
+      .filter((t) => t.length >= 2)
     const t = performance.now()
     let n = 0
     for (const rel of paths) {
@@ -347,17 +433,33 @@ async function childExpandPair(size) {
   const { SearchIndex, parseDocument } = await import(pathToFileURL(libFile).href)
   const { dir, paths } = loadCorpus(size)
   const queries = JSON.parse(readFileSync(join(data, `queries-${size}.json`), 'utf8'))
-  const on = new SearchIndex({}), off = new SearchIndex({ expand: false })
-  readCorpus(dir, paths, parseDocument, ({ meta, body }, rel) => { const d = { id: meta.id, path: rel, meta, body, mtimeMs: 0 }; on.upsert(d); off.upsert(d) })
-  on.flush(); off.flush()
-  await on.settle(); await off.settle()
+  const on = new SearchIndex({}),
+    off = new SearchIndex({ expand: false })
+  readCorpus(dir, paths, parseDocument, ({ meta, body }, rel) => {
+    const d = { id: meta.id, path: rel, meta, body, mtimeMs: 0 }
+    on.upsert(d)
+    off.upsert(d)
+  })
+  on.flush()
+  off.flush()
+  await on.settle()
+  await off.settle()
   const tw = performance.now()
   on.search('超時 graceful shutdown', { limit: 10 })
   const load = performance.now() - tw
-  const t = { on: [], off: [] }, kinds = { on: {}, off: {} }
+  const t = { on: [], off: [] },
+    kinds = { on: {}, off: {} }
   for (let pass = 0; pass < 3; pass++) {
     for (const q of queries) {
-      for (const [name, index] of pass % 2 ? [['off', off], ['on', on]] : [['on', on], ['off', off]]) {
+      for (const [name, index] of pass % 2
+        ? [
+            ['off', off],
+            ['on', on],
+          ]
+        : [
+            ['on', on],
+            ['off', off],
+          ]) {
         const t0 = performance.now()
         index.search(q.q, { ...q.filter, limit: 10 })
         const dt = performance.now() - t0
@@ -374,7 +476,10 @@ async function childExpandPair(size) {
 
 function runChild(engine, size, env = {}) {
   const out = execFileSync(process.execPath, ['--expose-gc', '--disable-warning=ExperimentalWarning', fileURLToPath(import.meta.url), '--child', engine, String(size)], {
-    encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env },
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
   })
   return JSON.parse(out.trim().split('\n').pop())
 }
@@ -383,13 +488,16 @@ const f1 = (x) => (Number.isFinite(x) ? (x >= 100 ? x.toFixed(0) : x >= 10 ? x.t
 const ratio = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && a > 0 ? `${(b / a).toFixed(b / a >= 10 ? 0 : 1)}×` : '—')
 
 function report(size, fts, grep, wink, off) {
-  const line = (label, ours, theirs, unit = 'ms') => `  ${label.padEnd(34)} ${f1(ours).padStart(9)} ${unit.padEnd(3)}`
-    + theirs.map(([name, v]) => `  ${name} ${f1(v).padStart(9)} ${unit.padEnd(3)} (${ratio(ours, v)})`).join('')
+  const line = (label, ours, theirs, unit = 'ms') =>
+    `  ${label.padEnd(34)} ${f1(ours).padStart(9)} ${unit.padEnd(3)}` + theirs.map(([name, v]) => `  ${name} ${f1(v).padStart(9)} ${unit.padEnd(3)} (${ratio(ours, v)})`).join('')
   console.log(`\n=== ${size.toLocaleString('en')} documents (${fts.size} after the new rounds) ===`)
   console.log(`  ${''.padEnd(34)} ${'fts5'.padStart(13)}    baselines (their value / ours)`)
   const w = wink ? [['wink', wink.cold]] : []
   console.log(line('cold index (read+parse+index)', fts.cold, w))
-  console.log(`    of which read ${f1(fts.read)} ms, parseDocument ${f1(fts.parse)} ms, upsert ${f1(fts.upsert)} ms, commit ${f1(fts.commit)} ms` + (wink ? `; wink addDoc+consolidate ${f1(wink.upsert)} ms` : ''))
+  console.log(
+    `    of which read ${f1(fts.read)} ms, parseDocument ${f1(fts.parse)} ms, upsert ${f1(fts.upsert)} ms, commit ${f1(fts.commit)} ms` +
+      (wink ? `; wink addDoc+consolidate ${f1(wink.upsert)} ms` : ''),
+  )
   console.log(`    then background segment merging ${f1(fts.merge)} ms (event loop free; searches work meanwhile)`)
   console.log(line('new round searchable p50', fts.fresh.p50, [...(wink ? [['wink', wink.fresh.p50]] : []), ['grep', grep.search.p50]]))
   console.log(line('new round searchable max', fts.fresh.max, wink ? [['wink', wink.fresh.max]] : []))
@@ -400,13 +508,29 @@ function report(size, fts, grep, wink, off) {
   if (off) {
     console.log(line('search p50, expansion off', off.off.p50, [['expansion on', off.on.p50]]))
     console.log(line('search p99, expansion off', off.off.p99, [['expansion on', off.on.p99]]))
-    console.log(`    (one process, both indexes, queries interleaved; p50/p99 by kind, off → on: ` + Object.keys(off.onByKind).map((k) => `${k} ${f1(off.offByKind[k].p50)}/${f1(off.offByKind[k].p99)} → ${f1(off.onByKind[k].p50)}/${f1(off.onByKind[k].p99)}`).join(', ') + ')')
+    console.log(
+      `    (one process, both indexes, queries interleaved; p50/p99 by kind, off → on: ` +
+        Object.keys(off.onByKind)
+          .map((k) => `${k} ${f1(off.offByKind[k].p50)}/${f1(off.offByKind[k].p99)} → ${f1(off.onByKind[k].p50)}/${f1(off.onByKind[k].p99)}`)
+          .join(', ') +
+        ')',
+    )
   }
   console.log(`    first expanded query (loads the CC-CEDICT tables and opencc-js): ${f1(fts.expandLoad)} ms, RSS +${f1(fts.expandRss)} MB`)
-  console.log(`    fts5 p50/p99 by kind: ` + Object.entries(fts.byKind).map(([k, s]) => `${k} ${f1(s.p50)}/${f1(s.p99)}`).join(', ') + `; plans ${JSON.stringify(fts.plans)}`)
+  console.log(
+    `    fts5 p50/p99 by kind: ` +
+      Object.entries(fts.byKind)
+        .map(([k, s]) => `${k} ${f1(s.p50)}/${f1(s.p99)}`)
+        .join(', ') +
+      `; plans ${JSON.stringify(fts.plans)}`,
+  )
   console.log(line('RSS growth after GC', fts.rssGrowth, wink ? [['wink', wink.rssGrowth]] : [], 'MB'))
   console.log(line('peak RSS of the process', fts.peakRss, wink ? [['wink', wink.peakRss]] : [], 'MB'))
-  console.log(`  planted identifier pairs found in top 5: fts5 ${(fts.planted * 100).toFixed(0)}%` + (wink ? `, wink ${(wink.planted * 100).toFixed(0)}%` : '') + `; grep scanned ${grep.queries} queries (${f1(grep.avgMatches)} matching files each, unranked)`)
+  console.log(
+    `  planted identifier pairs found in top 5: fts5 ${(fts.planted * 100).toFixed(0)}%` +
+      (wink ? `, wink ${(wink.planted * 100).toFixed(0)}%` : '') +
+      `; grep scanned ${grep.queries} queries (${f1(grep.avgMatches)} matching files each, unranked)`,
+  )
   console.log(`  Chinese/Japanese queries with any hit: fts5 ${fts.cjk}` + (wink ? `, wink ${wink.cjk}` : ''))
   if (!wink) console.log('  wink skipped at this size (pass --wink-all to run it): it cannot add after consolidate(), and a 100k build takes minutes and GBs')
 }
@@ -440,8 +564,13 @@ async function main() {
     const wink = size <= 10_000 || winkAll ? runChild('wink', size) : null
     const off = size <= 10_000 || argv.includes('--expand-off-all') ? runChild('expand-pair', size) : null
     report(size, fts, grep, wink, off)
-    console.log(`  the same index backed by a file (the store's cache): cold ${f1(ftsFile.cold)} ms (${ratio(fts.cold, ftsFile.cold)} of memory's time), new round searchable p50 ${f1(ftsFile.fresh.p50)} / max ${f1(ftsFile.fresh.max)} ms, search p50 ${f1(ftsFile.search.p50)} / p99 ${f1(ftsFile.search.p99)} / max ${f1(ftsFile.search.max)} ms, RSS growth ${f1(ftsFile.rssGrowth)} MB; plans ${JSON.stringify(ftsFile.plans)}`)
-    console.log(`  store cold start (KnowledgeStore.start(): walk + read + parse + index, ${store.size} documents, ${store.invalid} unreadable): ${f1(store.cold)} ms` + (wink ? ` — wink cold ${f1(wink.cold)} ms (${ratio(store.cold, wink.cold)})` : ''))
+    console.log(
+      `  the same index backed by a file (the store's cache): cold ${f1(ftsFile.cold)} ms (${ratio(fts.cold, ftsFile.cold)} of memory's time), new round searchable p50 ${f1(ftsFile.fresh.p50)} / max ${f1(ftsFile.fresh.max)} ms, search p50 ${f1(ftsFile.search.p50)} / p99 ${f1(ftsFile.search.p99)} / max ${f1(ftsFile.search.max)} ms, RSS growth ${f1(ftsFile.rssGrowth)} MB; plans ${JSON.stringify(ftsFile.plans)}`,
+    )
+    console.log(
+      `  store cold start (KnowledgeStore.start(): walk + read + parse + index, ${store.size} documents, ${store.invalid} unreadable): ${f1(store.cold)} ms` +
+        (wink ? ` — wink cold ${f1(wink.cold)} ms (${ratio(store.cold, wink.cold)})` : ''),
+    )
   }
 }
 

@@ -32,9 +32,16 @@ const lib = (p) => import(pathToFileURL(join(root, 'lib', p)).href)
 const BIN = join(root, 'lib/cli/bin.js')
 
 const pct = (s, p) => (s.length ? s[Math.min(s.length - 1, Math.floor((s.length - 1) * p))] : NaN)
-const stats = (xs) => { const s = [...xs].sort((a, b) => a - b); return { n: s.length, p50: pct(s, 0.5), p99: pct(s, 0.99), max: s[s.length - 1] } }
+const stats = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return { n: s.length, p50: pct(s, 0.5), p99: pct(s, 0.99), max: s[s.length - 1] }
+}
 const mb = (bytes) => bytes / 1048576
-const gcRss = () => { globalThis.gc?.(); globalThis.gc?.(); return process.memoryUsage().rss }
+const gcRss = () => {
+  globalThis.gc?.()
+  globalThis.gc?.()
+  return process.memoryUsage().rss
+}
 const corpus = (size) => join(data, `rounds-${size}`)
 const cacheDir = (size) => join(corpus(size), '.knowledge', 'cache')
 
@@ -64,8 +71,15 @@ function searchMix(store, size, passes = 3) {
 }
 
 const draft = (k, marker) => ({
-  kind: 'raw', title: `Bench round ${k}`, cwd: '/home/dev/projects/shop-api', session: `session-bench${String(k % 7).padStart(4, '0')}-0000-4000-8000-000000000000`, turn: 1000 + k,
-  sections: [{ heading: 'Question', text: `Why does job ${k} fail?` }, { heading: 'Answer', text: `The culprit was ${marker} in the retry path; the pool size was too small.` }],
+  kind: 'raw',
+  title: `Bench round ${k}`,
+  cwd: '/home/dev/projects/shop-api',
+  session: `session-bench${String(k % 7).padStart(4, '0')}-0000-4000-8000-000000000000`,
+  turn: 1000 + k,
+  sections: [
+    { heading: 'Question', text: `Why does job ${k} fail?` },
+    { heading: 'Answer', text: `The culprit was ${marker} in the retry path; the pool size was too small.` },
+  ],
 })
 
 // ------------------------------------------------------------------------------------------------ children
@@ -157,11 +171,22 @@ const PHASES = {
     const { KnowledgeStore } = await lib('knowledge/store.js')
     const { createRedactor } = await lib('redact/redactor.js')
     const plans = {}
-    const store = new KnowledgeStore({ root: corpus(size), redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: true, index: { onPlan: (p) => { plans[p] = (plans[p] ?? 0) + 1 } } })
+    const store = new KnowledgeStore({
+      root: corpus(size),
+      redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }),
+      watch: true,
+      index: {
+        onPlan: (p) => {
+          plans[p] = (plans[p] ?? 0) + 1
+        },
+      },
+    })
     await store.start()
     await new Promise((r) => setTimeout(r, 500))
     const gcs = []
-    const obs = new PerformanceObserver((list) => { for (const e of list.getEntries()) gcs.push({ at: e.startTime, ms: e.duration }) })
+    const obs = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) gcs.push({ at: e.startTime, ms: e.duration })
+    })
     obs.observe({ entryTypes: ['gc'] })
     const timed = (passes) => {
       const rows = []
@@ -181,7 +206,11 @@ const PHASES = {
     const idle = timed(3)
     // Burst: another process captures 100 rounds/s into the same root for ~4 s; this process's watcher indexes them.
     const writer = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', fileURLToPath(import.meta.url), '--writer', String(size)], { stdio: ['ignore', 'pipe', 'inherit'] })
-    await new Promise((resolve) => writer.stdout.on('data', (d) => { if (String(d).includes('burst')) resolve() }))
+    await new Promise((resolve) =>
+      writer.stdout.on('data', (d) => {
+        if (String(d).includes('burst')) resolve()
+      }),
+    )
     const burst = []
     const before = store.size
     const deadline = performance.now() + 4000
@@ -204,7 +233,14 @@ const PHASES = {
     obs.disconnect()
     const gcDuring = (rows) => rows.filter((r) => gcs.some((g) => g.at < r.at + r.ms && g.at + g.ms > r.at))
     const slow = (rows) => rows.filter((r) => r.ms > 5)
-    const explain = (rows) => ({ slow: slow(rows).length, slowWithGc: gcDuring(slow(rows)).length, slowest: [...rows].sort((a, b) => b.ms - a.ms).slice(0, 3).map((r) => `${r.q.slice(0, 28)} ${r.ms.toFixed(1)}ms`) })
+    const explain = (rows) => ({
+      slow: slow(rows).length,
+      slowWithGc: gcDuring(slow(rows)).length,
+      slowest: [...rows]
+        .sort((a, b) => b.ms - a.ms)
+        .slice(0, 3)
+        .map((r) => `${r.q.slice(0, 28)} ${r.ms.toFixed(1)}ms`),
+    })
     await store.close()
     // Remove what the burst and the fresh rounds added, so the corpus stays the generated one.
     rmSync(join(corpus(size), 'burst'), { recursive: true, force: true })
@@ -212,9 +248,17 @@ const PHASES = {
       rmSync(join(corpus(size), `${dir}-0000-4000-8000-000000000000`), { recursive: true, force: true })
     }
     return {
-      idle: stats(idle.map((r) => r.ms)), burst: stats(burst.map((r) => r.ms)), picked, fresh: stats(fresh), plans,
-      idleCpu: stats(idle.map((r) => r.cpu)), burstCpu: stats(burst.map((r) => r.cpu)), load: (await import('node:os')).loadavg()[0],
-      gcMax: Math.max(0, ...gcs.map((g) => g.ms)), idleWhy: explain(idle), burstWhy: explain(burst),
+      idle: stats(idle.map((r) => r.ms)),
+      burst: stats(burst.map((r) => r.ms)),
+      picked,
+      fresh: stats(fresh),
+      plans,
+      idleCpu: stats(idle.map((r) => r.cpu)),
+      burstCpu: stats(burst.map((r) => r.cpu)),
+      load: (await import('node:os')).loadavg()[0],
+      gcMax: Math.max(0, ...gcs.map((g) => g.ms)),
+      idleWhy: explain(idle),
+      burstWhy: explain(burst),
     }
   },
 }
@@ -238,7 +282,9 @@ async function writer(size) {
 
 function child(phase, size) {
   const out = execFileSync(process.execPath, ['--expose-gc', '--disable-warning=ExperimentalWarning', fileURLToPath(import.meta.url), '--child', phase, String(size)], {
-    encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', 'inherit'],
   })
   return JSON.parse(out.trim().split('\n').pop())
 }
@@ -248,7 +294,10 @@ function cli(size, runs = size > 100_000 ? 3 : 5) {
   const times = []
   for (let i = 0; i < runs; i++) {
     const t = performance.now()
-    const r = spawnSync(process.execPath, [BIN, 'search', i % 2 ? 'ERR_PNPM_FETCH_404 lockfile' : 'pod keeps restarting out of memory', '--root', corpus(size), '--limit', '5'], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } })
+    const r = spawnSync(process.execPath, [BIN, 'search', i % 2 ? 'ERR_PNPM_FETCH_404 lockfile' : 'pod keeps restarting out of memory', '--root', corpus(size), '--limit', '5'], {
+      encoding: 'utf8',
+      env: { ...process.env, NODE_OPTIONS: '' },
+    })
     times.push(performance.now() - t)
     if (r.status !== 0 || r.stderr) throw new Error(`cli failed: ${r.stderr}`)
   }
@@ -271,7 +320,12 @@ async function main() {
   const tails = argv.includes('--tails')
   const noMemory = argv.includes('--no-memory')
   const os = await import('node:os')
-  console.log(`node ${process.version}, ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}; bench/start.bench.mjs ${argv.join(' ')}`)
+  console.log(
+    `node ${process.version}, ${os.cpus().length} cores, load average ${os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}; bench/start.bench.mjs ${argv.join(' ')}`,
+  )
   const curve = []
   for (const size of sizes.length ? sizes : [1000, 10_000]) {
     const t = performance.now()
@@ -284,8 +338,15 @@ async function main() {
     const changed = child('changed', size)
     console.log(`=== ${size.toLocaleString('en')} documents (${reuse.docs} indexed; cache file ${f(rebuild.file, 'MB')}) ===`)
     if (memory) console.log(`  start, in memory (no cache; baseline)     ${f(memory.start).padStart(10)} (CPU ${f(memory.cpu)})   RSS growth ${f(memory.rss, 'MB')}`)
-    console.log(`  start, building the cache                 ${f(rebuild.start).padStart(10)} (CPU ${f(rebuild.cpu)})   RSS growth ${f(rebuild.rss, 'MB')}` + (memory ? `   (${(rebuild.start / memory.start).toFixed(2)}× the baseline's time)` : '') + `; close ${f(rebuild.close)}`)
-    console.log(`  start, cache reused, nothing changed      ${f(reuse.start).padStart(10)} (CPU ${f(reuse.cpu)})   RSS growth ${f(reuse.rss, 'MB')}   ${ratio(reuse.start, rebuild.start)} faster than the rebuild` + (memory ? `, ${ratio(reuse.start, memory.start)} than the baseline` : ''))
+    console.log(
+      `  start, building the cache                 ${f(rebuild.start).padStart(10)} (CPU ${f(rebuild.cpu)})   RSS growth ${f(rebuild.rss, 'MB')}` +
+        (memory ? `   (${(rebuild.start / memory.start).toFixed(2)}× the baseline's time)` : '') +
+        `; close ${f(rebuild.close)}`,
+    )
+    console.log(
+      `  start, cache reused, nothing changed      ${f(reuse.start).padStart(10)} (CPU ${f(reuse.cpu)})   RSS growth ${f(reuse.rss, 'MB')}   ${ratio(reuse.start, rebuild.start)} faster than the rebuild` +
+        (memory ? `, ${ratio(reuse.start, memory.start)} than the baseline` : ''),
+    )
     console.log(`  start, cache reused, 1% changed (${changed.changedFiles} files) ${f(changed.start).padStart(8)} (CPU ${f(changed.cpu)})`)
     console.log(`  dsh-knowledge search, fresh process       p50 ${f(cliRuns.p50)}, max ${f(cliRuns.max)} (${cliRuns.n} runs, end to end)`)
     console.log(`  search (query mix, 3 passes)              p50 ${f(reuse.search.p50)}, p99 ${f(reuse.search.p99)}, max ${f(reuse.search.max)}`)
@@ -293,10 +354,16 @@ async function main() {
     curve.push({ size, memory, rebuild, reuse, changed, cli: cliRuns })
     if (tails) {
       const tl = child('tails', size)
-      console.log(`  tails: search idle p50 ${f(tl.idle.p50)}, p99 ${f(tl.idle.p99)}, max ${f(tl.idle.max)}; during a 100 rounds/s capture burst from another process p50 ${f(tl.burst.p50)}, p99 ${f(tl.burst.p99)}, max ${f(tl.burst.max)} (${(tl.burst.p99 / tl.idle.p99).toFixed(1)}× idle p99; ${tl.picked} rounds picked up by the watcher)`)
-      console.log(`    the same searches in CPU time (what they cost, without waiting for a core; load average ${tl.load.toFixed(1)} on ${os.cpus().length} cores): idle p50 ${f(tl.idleCpu.p50)}, p99 ${f(tl.idleCpu.p99)}, max ${f(tl.idleCpu.max)}; burst p50 ${f(tl.burstCpu.p50)}, p99 ${f(tl.burstCpu.p99)}, max ${f(tl.burstCpu.max)}`)
+      console.log(
+        `  tails: search idle p50 ${f(tl.idle.p50)}, p99 ${f(tl.idle.p99)}, max ${f(tl.idle.max)}; during a 100 rounds/s capture burst from another process p50 ${f(tl.burst.p50)}, p99 ${f(tl.burst.p99)}, max ${f(tl.burst.max)} (${(tl.burst.p99 / tl.idle.p99).toFixed(1)}× idle p99; ${tl.picked} rounds picked up by the watcher)`,
+      )
+      console.log(
+        `    the same searches in CPU time (what they cost, without waiting for a core; load average ${tl.load.toFixed(1)} on ${os.cpus().length} cores): idle p50 ${f(tl.idleCpu.p50)}, p99 ${f(tl.idleCpu.p99)}, max ${f(tl.idleCpu.max)}; burst p50 ${f(tl.burstCpu.p50)}, p99 ${f(tl.burstCpu.p99)}, max ${f(tl.burstCpu.max)}`,
+      )
       console.log(`    write → searchable (100 rounds): p50 ${f(tl.fresh.p50)}, p99 ${f(tl.fresh.p99)}, max ${f(tl.fresh.max)}; longest GC pause ${f(tl.gcMax)}; plans ${JSON.stringify(tl.plans)}`)
-      console.log(`    searches over 5 ms: idle ${tl.idleWhy.slow} (${tl.idleWhy.slowWithGc} overlapping a GC), burst ${tl.burstWhy.slow} (${tl.burstWhy.slowWithGc} overlapping a GC); slowest idle: ${tl.idleWhy.slowest.join('; ')}; slowest in the burst: ${tl.burstWhy.slowest.join('; ')}`)
+      console.log(
+        `    searches over 5 ms: idle ${tl.idleWhy.slow} (${tl.idleWhy.slowWithGc} overlapping a GC), burst ${tl.burstWhy.slow} (${tl.burstWhy.slowWithGc} overlapping a GC); slowest idle: ${tl.idleWhy.slowest.join('; ')}; slowest in the burst: ${tl.burstWhy.slowest.join('; ')}`,
+      )
     }
   }
   console.log('\nScale curve (README table):')
@@ -304,7 +371,9 @@ async function main() {
   console.log('|---|---|---|---|---|---|---|---|---|')
   const w = (x) => (x ? `${f(x.start)} (${f(x.cpu)})` : '—')
   for (const c of curve) {
-    console.log(`| ${c.size.toLocaleString('en')} | ${w(c.memory)} | ${w(c.rebuild)} | ${w(c.reuse)} | ${w(c.changed)} | ${f(c.cli.p50)} | ${f(c.reuse.search.p50)} / ${f(c.reuse.search.p99)} | ${f(c.reuse.add.p50)} / ${f(c.reuse.add.max)} | ${f(c.reuse.rss, 'MB')} |`)
+    console.log(
+      `| ${c.size.toLocaleString('en')} | ${w(c.memory)} | ${w(c.rebuild)} | ${w(c.reuse)} | ${w(c.changed)} | ${f(c.cli.p50)} | ${f(c.reuse.search.p50)} / ${f(c.reuse.search.p99)} | ${f(c.reuse.add.p50)} / ${f(c.reuse.add.max)} | ${f(c.reuse.rss, 'MB')} |`,
+    )
   }
 }
 

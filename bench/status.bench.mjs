@@ -24,7 +24,10 @@ const data = join(here, '.data', 'status')
 const size = Number(process.argv[2] ?? 10_000)
 
 const pct = (s, p) => s[Math.min(s.length - 1, Math.floor((s.length - 1) * p))]
-const summary = (xs) => { const s = [...xs].sort((a, b) => a - b); return { p50: pct(s, 0.5), p99: pct(s, 0.99), max: s[s.length - 1] } }
+const summary = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return { p50: pct(s, 0.5), p99: pct(s, 0.99), max: s[s.length - 1] }
+}
 const fmt = (v) => `${v.toFixed(3)} ms`
 const ratio = (a, b) => `×${(a / b).toFixed(2)}`
 
@@ -54,7 +57,7 @@ function docsOf(rounds, withStatus) {
     const meta = { ...d.meta }
     if (withStatus) {
       const x = r()
-      if (x < 0.10) Object.assign(meta, { status: 'superseded', superseded_by: rounds[(i + 1) % rounds.length].meta.id })
+      if (x < 0.1) Object.assign(meta, { status: 'superseded', superseded_by: rounds[(i + 1) % rounds.length].meta.id })
       else if (x < 0.15) Object.assign(meta, { status: 'retired', retired: { at: meta.created, reason: 'bench' } })
     }
     return { id: meta.id, path: d.relPath, meta, body: d.body, mtimeMs: 1 }
@@ -85,7 +88,11 @@ function measure(index, qs, filter) {
 
 function timeIt(fn, n = 200) {
   const times = []
-  for (let k = 0; k < n; k++) { const t = performance.now(); fn(); times.push(performance.now() - t) }
+  for (let k = 0; k < n; k++) {
+    const t = performance.now()
+    fn()
+    times.push(performance.now() - t)
+  }
   return summary(times)
 }
 
@@ -128,13 +135,21 @@ console.log(`status bench, ${size} documents; baseline: src/search of ${BASE} (b
 console.log(`| | baseline (${BASE}) | current, with status | ratio |`)
 console.log(`|---|---|---|---|`)
 console.log(`| cold index | ${base.cold.toFixed(0)} ms | ${stat.cold.toFixed(0)} ms | ${ratio(stat.cold, base.cold)} |`)
-for (const [label, key] of [['search p50', 'p50'], ['search p99', 'p99'], ['search max', 'max']]) {
+for (const [label, key] of [
+  ['search p50', 'p50'],
+  ['search p99', 'p99'],
+  ['search max', 'max'],
+]) {
   console.log(`| ${label} (default filter) | ${fmt(base.search[key])} | ${fmt(stat.search[key])} | ${ratio(stat.search[key], base.search[key])} |`)
 }
 console.log(`| search p99 (status: all) | ${fmt(base.searchAll.p99)} | ${fmt(stat.searchAll.p99)} | ${ratio(stat.searchAll.p99, base.searchAll.p99)} |`)
 console.log(`| count() p99 (pointer, no scope) | ${fmt(base.count.p99)} | ${fmt(stat.count.p99)} | ${ratio(stat.count.p99, base.count.p99)} |`)
-console.log(`| count({scope}) p50 / p99 | ${fmt(base.countScope.p50)} / ${fmt(base.countScope.p99)} | ${fmt(stat.countScope.p50)} / ${fmt(stat.countScope.p99)} | ${ratio(stat.countScope.p50, base.countScope.p50)} / ${ratio(stat.countScope.p99, base.countScope.p99)} |`)
-console.log(`| list(50) p50 / p99 | ${fmt(base.list.p50)} / ${fmt(base.list.p99)} | ${fmt(stat.list.p50)} / ${fmt(stat.list.p99)} | ${ratio(stat.list.p50, base.list.p50)} / ${ratio(stat.list.p99, base.list.p99)} |`)
+console.log(
+  `| count({scope}) p50 / p99 | ${fmt(base.countScope.p50)} / ${fmt(base.countScope.p99)} | ${fmt(stat.countScope.p50)} / ${fmt(stat.countScope.p99)} | ${ratio(stat.countScope.p50, base.countScope.p50)} / ${ratio(stat.countScope.p99, base.countScope.p99)} |`,
+)
+console.log(
+  `| list(50) p50 / p99 | ${fmt(base.list.p50)} / ${fmt(base.list.p99)} | ${fmt(stat.list.p50)} / ${fmt(stat.list.p99)} | ${ratio(stat.list.p50, base.list.p50)} / ${ratio(stat.list.p99, base.list.p99)} |`,
+)
 console.log(`| visible documents | ${base.visible} | ${stat.visible} | |`)
 
 // The cost of the status machinery alone: both engines over the very same documents (no statuses), search p50 as the
@@ -149,15 +164,35 @@ console.log(`| visible documents | ${base.visible} | ${stat.visible} | |`)
   await now.settle()
   const p50 = (index, filter) => {
     const times = []
-    for (const q of qs) { const t = performance.now(); index.search(q, filter); times.push(performance.now() - t) }
-    return pct(times.sort((a, b) => a - b), 0.5)
+    for (const q of qs) {
+      const t = performance.now()
+      index.search(q, filter)
+      times.push(performance.now() - t)
+    }
+    return pct(
+      times.sort((a, b) => a - b),
+      0.5,
+    )
   }
-  for (const q of qs) { before.search(q); now.search(q) }
+  for (const q of qs) {
+    before.search(q)
+    now.search(q)
+  }
   const runsAB = { before: [], now: [], all: [] }
-  for (let k = 0; k < 7; k++) { runsAB.before.push(p50(before, {})); runsAB.now.push(p50(now, {})); runsAB.all.push(p50(now, { status: 'all' })) }
-  const median = (xs) => pct([...xs].sort((a, b) => a - b), 0.5)
-  console.log(`\nsame ${size} documents, no statuses, search p50 (median of 7 alternating passes): before ${fmt(median(runsAB.before))}, ` +
-    `now ${fmt(median(runsAB.now))} (${ratio(median(runsAB.now), median(runsAB.before))}), now with status: 'all' ${fmt(median(runsAB.all))} (${ratio(median(runsAB.all), median(runsAB.before))})`)
+  for (let k = 0; k < 7; k++) {
+    runsAB.before.push(p50(before, {}))
+    runsAB.now.push(p50(now, {}))
+    runsAB.all.push(p50(now, { status: 'all' }))
+  }
+  const median = (xs) =>
+    pct(
+      [...xs].sort((a, b) => a - b),
+      0.5,
+    )
+  console.log(
+    `\nsame ${size} documents, no statuses, search p50 (median of 7 alternating passes): before ${fmt(median(runsAB.before))}, ` +
+      `now ${fmt(median(runsAB.now))} (${ratio(median(runsAB.now), median(runsAB.before))}), now with status: 'all' ${fmt(median(runsAB.all))} (${ratio(median(runsAB.all), median(runsAB.before))})`,
+  )
   before.close()
   now.close()
 }

@@ -33,23 +33,37 @@ export function ConfigTab({ host, t, active }: ConfigTabProps) {
   useEffect(() => {
     if (!active) return
     const abort = new AbortController()
-    host.api.config(abort.signal).then((next) => { setConfig(next); setError(undefined) }, (e: Error) => { if (e.name !== 'AbortError') setError(e.message) })
+    host.api.config(abort.signal).then(
+      (next) => {
+        setConfig(next)
+        setError(undefined)
+      },
+      (e: Error) => {
+        if (e.name !== 'AbortError') setError(e.message)
+      },
+    )
     return () => abort.abort()
   }, [host, active, settings, tick])
 
   const editable = settings.phase === 'ready'
-  const notice: MessageKey = settings.phase === 'ready' ? 'configIntro'
-    : settings.phase === 'readonly' ? 'settingsReadOnly'
-      : settings.phase === 'unavailable' ? 'settingsUnavailable' : 'settingsWaiting'
+  const notice: MessageKey =
+    settings.phase === 'ready' ? 'configIntro' : settings.phase === 'readonly' ? 'settingsReadOnly' : settings.phase === 'unavailable' ? 'settingsUnavailable' : 'settingsWaiting'
   const labels = { on: t('on'), off: t('off'), empty: t('empty_value'), none: t('none') }
 
   return (
     <div data-testid="knowledge-config" data-phase={settings.phase} style={{ display: 'flex', flexDirection: 'column', gap: 12 }}>
-      <p data-testid="knowledge-settings-notice" role={settings.phase === 'unavailable' ? 'status' : undefined}
-        style={{ ...s.hint, fontSize: 12.5, color: settings.phase === 'unavailable' || settings.phase === 'readonly' ? palette.warn : palette.tertiary }}>
+      <p
+        data-testid="knowledge-settings-notice"
+        role={settings.phase === 'unavailable' ? 'status' : undefined}
+        style={{ ...s.hint, fontSize: 12.5, color: settings.phase === 'unavailable' || settings.phase === 'readonly' ? palette.warn : palette.tertiary }}
+      >
         {t(notice)}
       </p>
-      {error && <p role="alert" style={s.error}>{t('configUnreachable', { message: error })}</p>}
+      {error && (
+        <p role="alert" style={s.error}>
+          {t('configUnreachable', { message: error })}
+        </p>
+      )}
       {SECTIONS.map((section) => {
         const data = config?.sections[section.name]
         return (
@@ -57,8 +71,17 @@ export function ConfigTab({ host, t, active }: ConfigTabProps) {
             <legend style={{ fontWeight: 600, fontSize: 13.5, padding: '0 4px' }}>{t(`section_${section.name}` as MessageKey)}</legend>
             {config && !data && <p style={{ ...s.hint, color: palette.warn }}>{t('rowNotRunning', { row: section.row })}</p>}
             {section.fields.map((spec) => (
-              <FieldRow key={spec.key} spec={spec} view={viewField(spec, data, editable ? (settings.user ?? {}) : undefined)} section={data}
-                editable={editable} host={host} t={t} labels={labels} onSaved={reload} />
+              <FieldRow
+                key={spec.key}
+                spec={spec}
+                view={viewField(spec, data, editable ? (settings.user ?? {}) : undefined)}
+                section={data}
+                editable={editable}
+                host={host}
+                t={t}
+                labels={labels}
+                onSaved={reload}
+              />
             ))}
             {section.name === 'capture' && <RoundsChart api={host.api} t={t} active={active} refresh={`${tick}:${String(data?.effective ? JSON.stringify(data.effective) : '')}`} />}
           </fieldset>
@@ -90,7 +113,9 @@ function FieldRow({ spec, view, section, editable, host, t, labels, onSaved }: F
   const [pending, setPending] = useState<{ value: unknown } | undefined>()
 
   // A value that moved underneath (a save, a file edit) replaces an untouched draft.
-  useEffect(() => { if (!touched) setDraft(initial) }, [initial, touched])
+  useEffect(() => {
+    if (!touched) setDraft(initial)
+  }, [initial, touched])
 
   const label = t(`f_${spec.key}` as MessageKey)
   const help = t(`h_${spec.key}` as MessageKey)
@@ -129,20 +154,45 @@ function FieldRow({ spec, view, section, editable, host, t, labels, onSaved }: F
   const checkbox = editable && spec.type === 'boolean'
   let control = null
   if (!editable) {
-    control = <span data-testid="knowledge-value" style={s.mono}>{formatValue(spec.type === 'lines' ? view.effective : getEffective(spec, section, view), labels)}</span>
+    control = (
+      <span data-testid="knowledge-value" style={s.mono}>
+        {formatValue(spec.type === 'lines' ? view.effective : getEffective(spec, section, view), labels)}
+      </span>
+    )
   } else if (spec.type === 'lines') {
     control = (
-      <textarea id={id} rows={3} value={draft} disabled={busy} spellCheck={false}
-        onChange={(e) => { setDraft(e.target.value); setTouched(true); setStatus({ kind: 'idle' }) }}
-        style={{ ...s.input, ...s.mono, width: '100%', boxSizing: 'border-box', resize: 'vertical', ...(dirty ? { borderColor: palette.warn } : {}) }} />
+      <textarea
+        id={id}
+        rows={3}
+        value={draft}
+        disabled={busy}
+        spellCheck={false}
+        onChange={(e) => {
+          setDraft(e.target.value)
+          setTouched(true)
+          setStatus({ kind: 'idle' })
+        }}
+        style={{ ...s.input, ...s.mono, width: '100%', boxSizing: 'border-box', resize: 'vertical', ...(dirty ? { borderColor: palette.warn } : {}) }}
+      />
     )
   } else if (!checkbox) {
     control = (
-      <input id={id} type={spec.type === 'number' || spec.type === 'integer' ? 'number' : 'text'} value={draft} disabled={busy}
+      <input
+        id={id}
+        type={spec.type === 'number' || spec.type === 'integer' ? 'number' : 'text'}
+        value={draft}
+        disabled={busy}
         placeholder={formatValue(view.inherited, labels)}
-        onChange={(e) => { setDraft(e.target.value); setTouched(true); setStatus({ kind: 'idle' }) }}
-        onKeyDown={(e) => { if (e.key === 'Enter' && dirty) save() }}
-        style={{ ...s.input, width: spec.type === 'number' || spec.type === 'integer' ? 110 : 220, ...(dirty ? { borderColor: palette.warn } : {}) }} />
+        onChange={(e) => {
+          setDraft(e.target.value)
+          setTouched(true)
+          setStatus({ kind: 'idle' })
+        }}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter' && dirty) save()
+        }}
+        style={{ ...s.input, width: spec.type === 'number' || spec.type === 'integer' ? 110 : 220, ...(dirty ? { borderColor: palette.warn } : {}) }}
+      />
     )
   }
   const showSave = editable && !checkbox
@@ -151,50 +201,101 @@ function FieldRow({ spec, view, section, editable, host, t, labels, onSaved }: F
   return (
     <div data-testid={id} data-overridden={view.overridden ? 'true' : 'false'} style={{ display: 'flex', flexDirection: 'column', gap: 4 }}>
       <div style={{ ...s.row, justifyContent: 'space-between' }}>
-        {checkbox
-          ? (
-            <label style={{ display: 'inline-flex', gap: 8, alignItems: 'center', fontWeight: 500 }}>
-              <input id={id} type="checkbox" checked={view.effective === true && !pending} disabled={busy}
-                onChange={(e) => { if (pending) setPending(undefined); else void write(e.target.checked) }} />
-              {label}
-            </label>
-          )
-          : <label htmlFor={editable ? id : undefined} style={{ fontWeight: 500 }}>{label}</label>}
+        {checkbox ? (
+          <label style={{ display: 'inline-flex', gap: 8, alignItems: 'center', fontWeight: 500 }}>
+            <input
+              id={id}
+              type="checkbox"
+              checked={view.effective === true && !pending}
+              disabled={busy}
+              onChange={(e) => {
+                if (pending) setPending(undefined)
+                else void write(e.target.checked)
+              }}
+            />
+            {label}
+          </label>
+        ) : (
+          <label htmlFor={editable ? id : undefined} style={{ fontWeight: 500 }}>
+            {label}
+          </label>
+        )}
         <span style={{ ...s.row, gap: 6 }}>
-          {showReset && <button type="button" data-testid="knowledge-reset" style={s.button} disabled={busy} title={t('resetHint')} onClick={() => void write(undefined)}>{t('reset')}</button>}
-          {dirty
-            ? <span data-testid="knowledge-unsaved" style={{ ...s.badge('off'), borderColor: palette.warn, color: palette.warn }} title={t('unsavedHint')}>{t('unsaved')}</span>
-            : <span style={s.badge(view.overridden ? 'on' : 'off')} title={t(view.overridden ? 'overriddenHint' : 'inheritedHint')}>{view.overridden ? t('overridden') : t('notOverridden')}</span>}
+          {showReset && (
+            <button type="button" data-testid="knowledge-reset" style={s.button} disabled={busy} title={t('resetHint')} onClick={() => void write(undefined)}>
+              {t('reset')}
+            </button>
+          )}
+          {dirty ? (
+            <span data-testid="knowledge-unsaved" style={{ ...s.badge('off'), borderColor: palette.warn, color: palette.warn }} title={t('unsavedHint')}>
+              {t('unsaved')}
+            </span>
+          ) : (
+            <span style={s.badge(view.overridden ? 'on' : 'off')} title={t(view.overridden ? 'overriddenHint' : 'inheritedHint')}>
+              {view.overridden ? t('overridden') : t('notOverridden')}
+            </span>
+          )}
         </span>
       </div>
       {(control || showSave) && (
         <div style={s.row}>
           {control}
-          {showSave && <button type="button" style={s.button} disabled={!dirty || busy} onClick={save}>{t('save')}</button>}
+          {showSave && (
+            <button type="button" style={s.button} disabled={!dirty || busy} onClick={save}>
+              {t('save')}
+            </button>
+          )}
         </div>
       )}
       <p style={s.hint}>
         {help}{' '}
         <span data-testid="knowledge-inherited">
-          {spec.type === 'lines'
-            ? t('rowPatterns', { patterns: formatValue(stringList(view.inherited), labels) })
-            : t('inherited', { value: formatValue(view.inherited, labels) })}
+          {spec.type === 'lines' ? t('rowPatterns', { patterns: formatValue(stringList(view.inherited), labels) }) : t('inherited', { value: formatValue(view.inherited, labels) })}
         </span>
       </p>
       {pending && (
-        <div role="alertdialog" aria-modal="false" aria-labelledby={`${id}-confirm-title`} aria-describedby={`${id}-confirm-body`}
-          data-testid="knowledge-confirm-masking-off" style={{ ...s.card, borderColor: palette.error, display: 'flex', flexDirection: 'column', gap: 8 }}>
-          <strong id={`${id}-confirm-title`} style={{ color: palette.error }}>{t('confirmMaskingOffTitle')}</strong>
-          <p id={`${id}-confirm-body`} style={{ margin: 0, fontSize: 12.5 }}>{t('confirmMaskingOffBody')}</p>
+        <div
+          role="alertdialog"
+          aria-modal="false"
+          aria-labelledby={`${id}-confirm-title`}
+          aria-describedby={`${id}-confirm-body`}
+          data-testid="knowledge-confirm-masking-off"
+          style={{ ...s.card, borderColor: palette.error, display: 'flex', flexDirection: 'column', gap: 8 }}
+        >
+          <strong id={`${id}-confirm-title`} style={{ color: palette.error }}>
+            {t('confirmMaskingOffTitle')}
+          </strong>
+          <p id={`${id}-confirm-body`} style={{ margin: 0, fontSize: 12.5 }}>
+            {t('confirmMaskingOffBody')}
+          </p>
           <div style={s.row}>
-            <button type="button" autoFocus style={{ ...s.button, fontWeight: 600 }} onClick={() => setPending(undefined)}>{t('keepMasking')}</button>
-            <button type="button" style={{ ...s.button, borderColor: palette.error, color: palette.error }} onClick={() => { const { value } = pending; void writeConfirmed(value) }}>{t('confirmMaskingOff')}</button>
+            <button type="button" autoFocus style={{ ...s.button, fontWeight: 600 }} onClick={() => setPending(undefined)}>
+              {t('keepMasking')}
+            </button>
+            <button
+              type="button"
+              style={{ ...s.button, borderColor: palette.error, color: palette.error }}
+              onClick={() => {
+                const { value } = pending
+                void writeConfirmed(value)
+              }}
+            >
+              {t('confirmMaskingOff')}
+            </button>
           </div>
         </div>
       )}
       {status.kind === 'saving' && <p style={s.muted}>{t('saving')}</p>}
-      {status.kind === 'saved' && <p role="status" style={{ ...s.hint, color: palette.success }}>{t('saved')}</p>}
-      {status.kind === 'refused' && <p role="alert" data-testid="knowledge-refused" style={s.error}>{t('refused', { message: status.message })}</p>}
+      {status.kind === 'saved' && (
+        <p role="status" style={{ ...s.hint, color: palette.success }}>
+          {t('saved')}
+        </p>
+      )}
+      {status.kind === 'refused' && (
+        <p role="alert" data-testid="knowledge-refused" style={s.error}>
+          {t('refused', { message: status.message })}
+        </p>
+      )}
     </div>
   )
 }

@@ -49,31 +49,59 @@ export function DocumentView({ api, id, t, lang, onBack, onOpen, onTag, onChange
   }, [onBack])
 
   const copy = (what: 'id' | 'path', value: string) => {
-    void navigator.clipboard?.writeText(value).then(() => setCopied(what), () => setCopied(undefined))
+    void navigator.clipboard?.writeText(value).then(
+      () => setCopied(what),
+      () => setCopied(undefined),
+    )
   }
 
   useEffect(() => {
     const abort = new AbortController()
     setDoc(undefined)
     setError(undefined)
-    api.document(id, abort.signal).then(setDoc, (e: Error) => { if (e.name !== 'AbortError') setError(e.message) })
+    api.document(id, abort.signal).then(setDoc, (e: Error) => {
+      if (e.name !== 'AbortError') setError(e.message)
+    })
     return () => abort.abort()
   }, [api, id, reload])
 
   return (
     <article data-testid="knowledge-document" data-id={id} style={{ display: 'flex', flexDirection: 'column', gap: 10 }}>
       <div style={s.row}>
-        <button ref={back} type="button" style={s.button} onClick={onBack} title={t('backKeys')}>{t('back')}</button>
+        <button ref={back} type="button" style={s.button} onClick={onBack} title={t('backKeys')}>
+          {t('back')}
+        </button>
         <span style={{ marginLeft: 'auto', display: 'inline-flex', gap: 6 }}>
-          <button type="button" data-testid="knowledge-copy-id" style={s.button} onClick={() => copy('id', id)}>{copied === 'id' ? t('copied') : t('copyId')}</button>
-          {doc && <button type="button" data-testid="knowledge-copy-path" style={s.button} onClick={() => copy('path', doc.path)}>{copied === 'path' ? t('copied') : t('copyPath')}</button>}
+          <button type="button" data-testid="knowledge-copy-id" style={s.button} onClick={() => copy('id', id)}>
+            {copied === 'id' ? t('copied') : t('copyId')}
+          </button>
+          {doc && (
+            <button type="button" data-testid="knowledge-copy-path" style={s.button} onClick={() => copy('path', doc.path)}>
+              {copied === 'path' ? t('copied') : t('copyPath')}
+            </button>
+          )}
         </span>
       </div>
-      {error && <p role="alert" style={s.error}>{t('notFound', { message: error })}</p>}
+      {error && (
+        <p role="alert" style={s.error}>
+          {t('notFound', { message: error })}
+        </p>
+      )}
       {!doc && !error && <p style={s.muted}>{t('loading')}</p>}
       {doc && <FrontMatterHeader doc={doc} t={t} lang={lang} onTag={onTag} />}
       {doc && <Relations doc={doc} t={t} onOpen={onOpen} />}
-      {doc && <StatusActions api={api} doc={doc} t={t} lang={lang} onChanged={() => { setReload((n) => n + 1); onChanged?.() }} />}
+      {doc && (
+        <StatusActions
+          api={api}
+          doc={doc}
+          t={t}
+          lang={lang}
+          onChanged={() => {
+            setReload((n) => n + 1)
+            onChanged?.()
+          }}
+        />
+      )}
       {doc && <Markdown source={withoutTitleHeading(doc.body)} />}
     </article>
   )
@@ -92,11 +120,26 @@ function FrontMatterHeader({ doc, t, lang, onTag }: { doc: DocumentFile; t: Tran
   const rows: Array<[MessageKey, ReactNode]> = []
   const kind = typeof meta.kind === 'string' ? meta.kind : ''
   const status = meta.status === 'superseded' || meta.status === 'retired' ? meta.status : undefined
-  if (kind) rows.push(['metaKind', <span style={{ display: 'inline-flex', gap: 4 }}><span style={s.badge('kind')} title={t(`kindHint_${kind}`)}>{kindLabel(kind, t)}</span>{status && <StatusBadge status={status} t={t} />}</span>])
+  if (kind)
+    rows.push([
+      'metaKind',
+      <span style={{ display: 'inline-flex', gap: 4 }}>
+        <span style={s.badge('kind')} title={t(`kindHint_${kind}`)}>
+          {kindLabel(kind, t)}
+        </span>
+        {status && <StatusBadge status={status} t={t} />}
+      </span>,
+    ])
   if (meta.created) rows.push(['metaCreated', <span title={String(meta.created)}>{formatDate(String(meta.created), lang)}</span>])
   if (meta.cwd) rows.push(['metaWorkspace', <span style={s.mono}>{String(meta.cwd)}</span>])
   if (meta.session) {
-    rows.push(['metaSession', <span><span style={s.mono}>{String(meta.session)}</span>{meta.turn !== undefined ? ` · ${t('turn', { turn: meta.turn })}` : ''}</span>])
+    rows.push([
+      'metaSession',
+      <span>
+        <span style={s.mono}>{String(meta.session)}</span>
+        {meta.turn !== undefined ? ` · ${t('turn', { turn: meta.turn })}` : ''}
+      </span>,
+    ])
   }
   const tools = stringList(meta.tools)
   rows.push(['metaTools', tools.length ? <Badges values={tools} tone="tool" /> : <span style={s.muted}>{t('none')}</span>])
@@ -104,7 +147,8 @@ function FrontMatterHeader({ doc, t, lang, onTag }: { doc: DocumentFile; t: Tran
   rows.push(['metaTags', tags.length ? <Badges values={tags} tone="tag" onPick={onTag} t={t} /> : <span style={s.muted}>{t('none')}</span>])
   if (meta.salience && typeof meta.salience === 'object') {
     const reasons = stringList(meta.salience.reasons)
-    rows.push(['metaSalience', (
+    rows.push([
+      'metaSalience',
       <span data-testid="knowledge-salience">
         {t('salienceScore', { score: meta.salience.score ?? '?' })}
         {reasons.map((reason) => (
@@ -112,22 +156,30 @@ function FrontMatterHeader({ doc, t, lang, onTag }: { doc: DocumentFile; t: Tran
             {reasonLabel(reason, t)}
           </span>
         ))}
-      </span>
-    )])
+      </span>,
+    ])
   }
   if (typeof meta.redacted === 'number') rows.push(['metaRedacted', <span data-testid="knowledge-redacted">{t(meta.redacted === 1 ? 'redactedOne' : 'redactedCount', { count: meta.redacted })}</span>])
-  rows.push(['metaFile', <span style={s.mono}>{doc.path}{doc.version ? <span data-testid="knowledge-doc-version">{` · v:${doc.version}`}</span> : null}</span>])
+  rows.push([
+    'metaFile',
+    <span style={s.mono}>
+      {doc.path}
+      {doc.version ? <span data-testid="knowledge-doc-version">{` · v:${doc.version}`}</span> : null}
+    </span>,
+  ])
   return (
     <>
-    <h3 data-testid="knowledge-document-title" style={{ margin: 0, fontSize: 17, fontWeight: 600, overflowWrap: 'anywhere' }}>{String(meta.title ?? doc.id)}</h3>
-    <dl data-testid="knowledge-front-matter" style={{ ...s.card, margin: 0, display: 'grid', gridTemplateColumns: 'max-content 1fr', gap: '4px 14px', fontSize: 12.5 }}>
-      {rows.map(([label, value]) => (
-        <div key={label} style={{ display: 'contents' }}>
-          <dt style={{ color: palette.tertiary }}>{t(label)}</dt>
-          <dd style={{ margin: 0, minWidth: 0, overflowWrap: 'anywhere' }}>{value}</dd>
-        </div>
-      ))}
-    </dl>
+      <h3 data-testid="knowledge-document-title" style={{ margin: 0, fontSize: 17, fontWeight: 600, overflowWrap: 'anywhere' }}>
+        {String(meta.title ?? doc.id)}
+      </h3>
+      <dl data-testid="knowledge-front-matter" style={{ ...s.card, margin: 0, display: 'grid', gridTemplateColumns: 'max-content 1fr', gap: '4px 14px', fontSize: 12.5 }}>
+        {rows.map(([label, value]) => (
+          <div key={label} style={{ display: 'contents' }}>
+            <dt style={{ color: palette.tertiary }}>{t(label)}</dt>
+            <dd style={{ margin: 0, minWidth: 0, overflowWrap: 'anywhere' }}>{value}</dd>
+          </div>
+        ))}
+      </dl>
     </>
   )
 }
@@ -135,7 +187,11 @@ function FrontMatterHeader({ doc, t, lang, onTag }: { doc: DocumentFile; t: Tran
 /** A badge for a superseded or retired document (active documents carry none). */
 export function StatusBadge({ status, t }: { status: string; t: Translate }) {
   if (status !== 'superseded' && status !== 'retired') return null
-  return <span data-testid="knowledge-status" data-status={status} style={{ ...s.badge('off'), color: status === 'retired' ? palette.error : palette.secondary }}>{t(`status_${status}` as MessageKey)}</span>
+  return (
+    <span data-testid="knowledge-status" data-status={status} style={{ ...s.badge('off'), color: status === 'retired' ? palette.error : palette.secondary }}>
+      {t(`status_${status}` as MessageKey)}
+    </span>
+  )
 }
 
 /** Computed relations as links inside the page. */
@@ -152,7 +208,8 @@ function Relations({ doc, t, onOpen }: { doc: DocumentFile; t: Translate; onOpen
           <span style={{ color: palette.tertiary }}>{t(label)}:</span>
           {links.map((link) => (
             <button key={link.id} type="button" data-id={link.id} style={s.linkButton} onClick={() => onOpen?.(link.id)}>
-              {link.title || link.id}{link.status && link.status !== 'active' ? ` (${t(`status_${link.status}` as MessageKey)})` : ''}
+              {link.title || link.id}
+              {link.status && link.status !== 'active' ? ` (${t(`status_${link.status}` as MessageKey)})` : ''}
             </button>
           ))}
         </div>
@@ -173,26 +230,67 @@ function StatusActions({ api, doc, t, lang, onChanged }: { api: KnowledgeApi; do
     setBusy(true)
     setFailure(undefined)
     api.post<StatusResult>(`/documents/${encodeURIComponent(doc.id)}/${action}`, body).then(
-      () => { setBusy(false); setAsking(false); setReason(''); onChanged() },
-      (e: Error) => { setBusy(false); setFailure(e.message) },
+      () => {
+        setBusy(false)
+        setAsking(false)
+        setReason('')
+        onChanged()
+      },
+      (e: Error) => {
+        setBusy(false)
+        setFailure(e.message)
+      },
     )
   }
   return (
     <div data-testid="knowledge-status-actions" style={{ display: 'flex', flexDirection: 'column', gap: 6 }}>
-      {retired && <p role="status" style={s.muted}>{t('retiredNotice', { at: info.at ? formatDate(info.at, lang) : '?', reason: info.reason ?? '' })}</p>}
+      {retired && (
+        <p role="status" style={s.muted}>
+          {t('retiredNotice', { at: info.at ? formatDate(info.at, lang) : '?', reason: info.reason ?? '' })}
+        </p>
+      )}
       <div style={s.row}>
-        {retired
-          ? <button type="button" style={s.button} disabled={busy} onClick={() => change('restore', {})}>{t('restoreButton')}</button>
-          : !asking && <button type="button" style={s.button} disabled={busy} onClick={() => setAsking(true)}>{t('retireButton')}</button>}
+        {retired ? (
+          <button type="button" style={s.button} disabled={busy} onClick={() => change('restore', {})}>
+            {t('restoreButton')}
+          </button>
+        ) : (
+          !asking && (
+            <button type="button" style={s.button} disabled={busy} onClick={() => setAsking(true)}>
+              {t('retireButton')}
+            </button>
+          )
+        )}
         {asking && !retired && (
-          <form style={{ ...s.row, flex: 1 }} onSubmit={(e) => { e.preventDefault(); if (reason.trim()) change('retire', { reason: reason.trim() }) }}>
+          <form
+            style={{ ...s.row, flex: 1 }}
+            onSubmit={(e) => {
+              e.preventDefault()
+              if (reason.trim()) change('retire', { reason: reason.trim() })
+            }}
+          >
             <input aria-label={t('retireReason')} placeholder={t('retireReason')} value={reason} maxLength={500} onChange={(e) => setReason(e.target.value)} style={{ ...s.input, flex: 1 }} />
-            <button type="submit" style={s.button} disabled={busy || !reason.trim()}>{t('retireConfirm')}</button>
-            <button type="button" style={s.button} onClick={() => { setAsking(false); setReason('') }}>{t('retireCancel')}</button>
+            <button type="submit" style={s.button} disabled={busy || !reason.trim()}>
+              {t('retireConfirm')}
+            </button>
+            <button
+              type="button"
+              style={s.button}
+              onClick={() => {
+                setAsking(false)
+                setReason('')
+              }}
+            >
+              {t('retireCancel')}
+            </button>
           </form>
         )}
       </div>
-      {failure && <p role="alert" style={s.error}>{t('statusFailed', { message: failure })}</p>}
+      {failure && (
+        <p role="alert" style={s.error}>
+          {t('statusFailed', { message: failure })}
+        </p>
+      )}
     </div>
   )
 }
@@ -213,10 +311,24 @@ export function reasonLabel(reason: string, t: Translate): string {
 export function Badges({ values, tone, onPick, t }: { values: string[]; tone: 'tag' | 'tool'; onPick?: (value: string) => void; t?: Translate }) {
   return (
     <span style={{ display: 'inline-flex', gap: 4, flexWrap: 'wrap' }}>
-      {values.map((value) => (onPick
-        ? <button key={value} type="button" data-testid={`knowledge-${tone}`} title={t?.('filterByTag', { tag: value })} onClick={() => onPick(value)}
-            style={{ ...s.badge(tone), cursor: 'pointer', background: 'transparent' }}>{value}</button>
-        : <span key={value} data-testid={`knowledge-${tone}`} style={s.badge(tone)}>{value}</span>))}
+      {values.map((value) =>
+        onPick ? (
+          <button
+            key={value}
+            type="button"
+            data-testid={`knowledge-${tone}`}
+            title={t?.('filterByTag', { tag: value })}
+            onClick={() => onPick(value)}
+            style={{ ...s.badge(tone), cursor: 'pointer', background: 'transparent' }}
+          >
+            {value}
+          </button>
+        ) : (
+          <span key={value} data-testid={`knowledge-${tone}`} style={s.badge(tone)}>
+            {value}
+          </span>
+        ),
+      )}
     </span>
   )
 }

@@ -77,7 +77,9 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
     return () => clearTimeout(timer)
   }, [text])
 
-  useEffect(() => { writePlace({ q: text.trim(), open: openId }) }, [text, openId])
+  useEffect(() => {
+    writePlace({ q: text.trim(), open: openId })
+  }, [text, openId])
 
   useEffect(() => {
     if (active && !wasActive.current) setTick((n) => n + 1)
@@ -91,8 +93,17 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
     setLoading(true)
     setError(undefined)
     api.documents(request(0), abort.signal).then(
-      (next) => { setPage(next); setItems(next.items); setLoading(false) },
-      (e: Error) => { if (e.name !== 'AbortError') { setError(e.message); setLoading(false) } },
+      (next) => {
+        setPage(next)
+        setItems(next.items)
+        setLoading(false)
+      },
+      (e: Error) => {
+        if (e.name !== 'AbortError') {
+          setError(e.message)
+          setLoading(false)
+        }
+      },
     )
     return () => abort.abort()
   }, [api, request, tick])
@@ -124,11 +135,16 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
           setPage(window)
         }
         revision.current = next
-      } catch { /* the next poll tries again */ }
+      } catch {
+        /* the next poll tries again */
+      }
     }
     void poll()
     const timer = setInterval(poll, LIVE_POLL_MS)
-    return () => { stopped = true; clearInterval(timer) }
+    return () => {
+      stopped = true
+      clearInterval(timer)
+    }
   }, [api, active, openId, request])
 
   // Keyboard: `/` focuses the search box; j/k move between documents; Enter opens the focused one (it is a button).
@@ -138,7 +154,11 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
       const target = e.target as HTMLElement | null
       if (e.ctrlKey || e.metaKey || e.altKey || (target && /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return
       if (!listRef.current?.isConnected) return
-      if (e.key === '/') { e.preventDefault(); searchBox.current?.focus(); return }
+      if (e.key === '/') {
+        e.preventDefault()
+        searchBox.current?.focus()
+        return
+      }
       if (e.key !== 'j' && e.key !== 'k') return
       const rows = [...listRef.current.querySelectorAll<HTMLButtonElement>('[data-testid=knowledge-doc-open]')]
       if (!rows.length) return
@@ -167,7 +187,11 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
     stale.current = false
     // The same pages, read again (a retired document leaves them), then the same place.
     api.documents({ ...request(0), limit: Math.min(Math.max(itemsRef.current.length, PAGE_SIZE), MAX_RELOAD) }).then(
-      (next) => { setPage(next); setItems(next.items); requestAnimationFrame(restore) },
+      (next) => {
+        setPage(next)
+        setItems(next.items)
+        requestAnimationFrame(restore)
+      },
       (e: Error) => setError(e.message),
     )
   }, [openId]) // runs on the way back only
@@ -176,11 +200,17 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
     place.current = { scrollTop: scrollParent(listRef.current)?.scrollTop ?? 0, id }
     setOpenId(id)
   }
-  const filterTag = (tag: string) => { setOpenId(undefined); setFilters((prev) => ({ ...prev, tag })) }
+  const filterTag = (tag: string) => {
+    setOpenId(undefined)
+    setFilters((prev) => ({ ...prev, tag }))
+  }
 
   const loadMore = () => {
     api.documents(request(items.length)).then(
-      (next) => { setPage(next); setItems((prev) => [...prev, ...next.items]) },
+      (next) => {
+        setPage(next)
+        setItems((prev) => [...prev, ...next.items])
+      },
       (e: Error) => setError(e.message),
     )
   }
@@ -193,7 +223,20 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
   const filtersShown = showFilters || activeFilters > 0
 
   if (openId) {
-    return <DocumentView api={api} id={openId} t={t} lang={lang} onOpen={setOpenId} onBack={() => setOpenId(undefined)} onTag={filterTag} onChanged={() => { stale.current = true }} />
+    return (
+      <DocumentView
+        api={api}
+        id={openId}
+        t={t}
+        lang={lang}
+        onOpen={setOpenId}
+        onBack={() => setOpenId(undefined)}
+        onTag={filterTag}
+        onChanged={() => {
+          stale.current = true
+        }}
+      />
+    )
   }
 
   return (
@@ -201,9 +244,16 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
       <StatsLine stats={stats} t={t} />
       <div style={s.row}>
         <input
-          ref={searchBox} type="search" aria-label={t('search')} title={t('searchKeys')} placeholder={t('searchPlaceholder')} value={text}
+          ref={searchBox}
+          type="search"
+          aria-label={t('search')}
+          title={t('searchKeys')}
+          placeholder={t('searchPlaceholder')}
+          value={text}
           onChange={(e) => setText(e.target.value)}
-          onKeyDown={(e) => { if (e.key === 'Enter') setQuery(text.trim()) }}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') setQuery(text.trim())
+          }}
           style={{ ...s.input, flex: '1 1 240px' }}
         />
         {query && (
@@ -212,40 +262,112 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
             <option value="created">{t('sortDate')}</option>
           </select>
         )}
-        <button type="button" data-testid="knowledge-filters-toggle" aria-expanded={filtersShown} style={s.button} disabled={activeFilters > 0}
-          onClick={() => setShowFilters((v) => !v)}>{activeFilters ? t('filtersCount', { count: activeFilters }) : t('filtersToggle')}</button>
-        <button type="button" style={s.button} onClick={() => setTick((n) => n + 1)}>{t('refresh')}</button>
-        {!filtersShown && filtered && <button type="button" style={s.button} onClick={() => { setText(''); setQuery(''); setFilters(NO_FILTERS) }}>{t('clear')}</button>}
+        <button type="button" data-testid="knowledge-filters-toggle" aria-expanded={filtersShown} style={s.button} disabled={activeFilters > 0} onClick={() => setShowFilters((v) => !v)}>
+          {activeFilters ? t('filtersCount', { count: activeFilters }) : t('filtersToggle')}
+        </button>
+        <button type="button" style={s.button} onClick={() => setTick((n) => n + 1)}>
+          {t('refresh')}
+        </button>
+        {!filtersShown && filtered && (
+          <button
+            type="button"
+            style={s.button}
+            onClick={() => {
+              setText('')
+              setQuery('')
+              setFilters(NO_FILTERS)
+            }}
+          >
+            {t('clear')}
+          </button>
+        )}
       </div>
-      {filtersShown && <div style={s.row}>
-        <Filter label={t('filterKind')} all={t('allKinds')} value={filters.kind} onChange={setFilter('kind')}
-          options={kindOptions(page?.facets.kinds, filters.kind).map(([k, n]) => [k, `${kindLabel(k, t)} (${n})`])} />
-        <Filter label={t('filterTag')} all={t('allTags')} value={filters.tag} onChange={setFilter('tag')}
-          options={facetEntries(page?.facets.tags, filters.tag).map(([k, n]) => [k, `${k} (${n})`])} />
-        <Filter label={t('filterTool')} all={t('allTools')} value={filters.tool} onChange={setFilter('tool')}
-          options={facetEntries(page?.facets.tools, filters.tool).map(([k, n]) => [k, `${k} (${n})`])} />
-        <Filter label={t('filterWorkspace')} all={t('allWorkspaces')} value={filters.cwd} onChange={setFilter('cwd')}
-          options={facetEntries(page?.facets.workspaces, filters.cwd).filter(([k]) => k !== '').map(([k, n]) => [k, `${shortPath(k)} (${n})`])} />
-        <Filter label={t('filterStatus')} all={t('statusCurrent')} value={filters.status} onChange={setFilter('status')}
-          options={(['active', 'superseded', 'retired', 'all'] as const).map((k) => [k, t(`status_${k}`)])} />
-        {filtered && <button type="button" style={s.button} onClick={() => { setText(''); setQuery(''); setFilters(NO_FILTERS) }}>{t('clear')}</button>}
-      </div>}
+      {filtersShown && (
+        <div style={s.row}>
+          <Filter
+            label={t('filterKind')}
+            all={t('allKinds')}
+            value={filters.kind}
+            onChange={setFilter('kind')}
+            options={kindOptions(page?.facets.kinds, filters.kind).map(([k, n]) => [k, `${kindLabel(k, t)} (${n})`])}
+          />
+          <Filter
+            label={t('filterTag')}
+            all={t('allTags')}
+            value={filters.tag}
+            onChange={setFilter('tag')}
+            options={facetEntries(page?.facets.tags, filters.tag).map(([k, n]) => [k, `${k} (${n})`])}
+          />
+          <Filter
+            label={t('filterTool')}
+            all={t('allTools')}
+            value={filters.tool}
+            onChange={setFilter('tool')}
+            options={facetEntries(page?.facets.tools, filters.tool).map(([k, n]) => [k, `${k} (${n})`])}
+          />
+          <Filter
+            label={t('filterWorkspace')}
+            all={t('allWorkspaces')}
+            value={filters.cwd}
+            onChange={setFilter('cwd')}
+            options={facetEntries(page?.facets.workspaces, filters.cwd)
+              .filter(([k]) => k !== '')
+              .map(([k, n]) => [k, `${shortPath(k)} (${n})`])}
+          />
+          <Filter
+            label={t('filterStatus')}
+            all={t('statusCurrent')}
+            value={filters.status}
+            onChange={setFilter('status')}
+            options={(['active', 'superseded', 'retired', 'all'] as const).map((k) => [k, t(`status_${k}`)])}
+          />
+          {filtered && (
+            <button
+              type="button"
+              style={s.button}
+              onClick={() => {
+                setText('')
+                setQuery('')
+                setFilters(NO_FILTERS)
+              }}
+            >
+              {t('clear')}
+            </button>
+          )}
+        </div>
+      )}
       <details style={s.hint}>
         <summary style={{ cursor: 'pointer' }}>{t('aboutList')}</summary>
         {t('readOnlyHint', { root: stats?.root ?? 'the knowledge root' })}
       </details>
-      {error && <p role="alert" style={s.error}>{t('unreachable', { message: error })}</p>}
+      {error && (
+        <p role="alert" style={s.error}>
+          {t('unreachable', { message: error })}
+        </p>
+      )}
       {!error && page && (
         <p data-testid="knowledge-count" style={s.muted} aria-live="polite">
           {loading ? t('loading') : t('shown', { shown: items.length, total: page.more ? `${page.total}+` : page.total })}
           {fresh > 0 && !loading && <span data-testid="knowledge-fresh">{` · ${t('freshCount', { count: fresh })}`}</span>}
         </p>
       )}
-      {!error && page && !items.length && !loading && <p data-testid="knowledge-empty" style={s.muted}>{t(filtered ? 'noMatches' : 'empty', { root: stats?.root ?? './knowledge' })}</p>}
+      {!error && page && !items.length && !loading && (
+        <p data-testid="knowledge-empty" style={s.muted}>
+          {t(filtered ? 'noMatches' : 'empty', { root: stats?.root ?? './knowledge' })}
+        </p>
+      )}
       <ul ref={listRef} style={s.list} aria-busy={loading}>
-        {items.map((item) => <DocumentRow key={item.id} item={item} t={t} lang={lang} onOpen={() => open(item.id)} onTag={filterTag} />)}
+        {items.map((item) => (
+          <DocumentRow key={item.id} item={item} t={t} lang={lang} onOpen={() => open(item.id)} onTag={filterTag} />
+        ))}
       </ul>
-      {page && (items.length < page.total || page.more) && <div><button type="button" style={s.button} onClick={loadMore}>{t('loadMore')}</button></div>}
+      {page && (items.length < page.total || page.more) && (
+        <div>
+          <button type="button" style={s.button} onClick={loadMore}>
+            {t('loadMore')}
+          </button>
+        </div>
+      )}
     </div>
   )
 }
@@ -257,7 +379,12 @@ function kindOptions(counts: Record<string, number> | undefined, selected: strin
 }
 
 function StatsLine({ stats, t }: { stats: Stats | undefined; t: Translate }) {
-  if (!stats) return <p data-testid="knowledge-stats" style={s.muted}>&nbsp;</p>
+  if (!stats)
+    return (
+      <p data-testid="knowledge-stats" style={s.muted}>
+        &nbsp;
+      </p>
+    )
   const top = stats.rounds.dropReasons[0]
   const parts = [
     t('statsDocuments', { count: stats.documents }),
@@ -265,7 +392,11 @@ function StatsLine({ stats, t }: { stats: Stats | undefined; t: Translate }) {
     t('statsDropped', { count: stats.rounds.dropped }) + (top ? t('statsTopReason', { reason: reasonLabel(top.reason, t).slice(1) }) : ''),
   ]
   if (stats.rounds.redacted) parts.push(t(stats.rounds.redacted === 1 ? 'statsRedactedOne' : 'statsRedacted', { count: stats.rounds.redacted }))
-  const line = <p data-testid="knowledge-stats" title={top?.reason} style={{ margin: 0, fontSize: 12.5, color: palette.secondary }}>{parts.join(' · ')}</p>
+  const line = (
+    <p data-testid="knowledge-stats" title={top?.reason} style={{ margin: 0, fontSize: 12.5, color: palette.secondary }}>
+      {parts.join(' · ')}
+    </p>
+  )
   // Files that left the index (broken front matter, too large, a link) are named, so a hand edit never vanishes silently.
   if (!stats.invalidFiles.length) return line
   return (
@@ -278,13 +409,15 @@ function StatsLine({ stats, t }: { stats: Stats | undefined; t: Translate }) {
   )
 }
 
-function Filter({ label, all, value, options, onChange }: {
-  label: string; all: string; value: string; options: Array<[string, string]>; onChange: (value: string) => void
-}) {
+function Filter({ label, all, value, options, onChange }: { label: string; all: string; value: string; options: Array<[string, string]>; onChange: (value: string) => void }) {
   return (
     <select aria-label={label} value={value} onChange={(e) => onChange(e.target.value)} style={s.select}>
       <option value="">{all}</option>
-      {options.map(([key, text]) => <option key={key} value={key}>{text}</option>)}
+      {options.map(([key, text]) => (
+        <option key={key} value={key}>
+          {text}
+        </option>
+      ))}
     </select>
   )
 }
@@ -293,20 +426,39 @@ function DocumentRow({ item, t, lang, onOpen, onTag }: { item: DocumentItem; t: 
   return (
     <li data-testid="knowledge-doc" data-id={item.id} style={s.item}>
       <div style={{ display: 'flex', gap: 10, alignItems: 'baseline', justifyContent: 'space-between' }}>
-        <button type="button" data-testid="knowledge-doc-open" title={item.title || item.id} onClick={onOpen}
-          style={{ ...s.linkButton, minWidth: 0, overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}>{item.title || item.id}</button>
-        <span style={{ ...s.muted, whiteSpace: 'nowrap' }} title={item.created}>{formatDate(item.created, lang)}</span>
+        <button
+          type="button"
+          data-testid="knowledge-doc-open"
+          title={item.title || item.id}
+          onClick={onOpen}
+          style={{ ...s.linkButton, minWidth: 0, overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}
+        >
+          {item.title || item.id}
+        </button>
+        <span style={{ ...s.muted, whiteSpace: 'nowrap' }} title={item.created}>
+          {formatDate(item.created, lang)}
+        </span>
       </div>
       <div style={{ ...s.row, gap: 5 }}>
-        <span data-testid="knowledge-kind" style={s.badge('kind')} title={t(`kindHint_${item.kind}`)}>{kindLabel(item.kind, t)}</span>
+        <span data-testid="knowledge-kind" style={s.badge('kind')} title={t(`kindHint_${item.kind}`)}>
+          {kindLabel(item.kind, t)}
+        </span>
         {item.version ? <span data-testid="knowledge-version" style={{ ...s.muted, ...s.mono }}>{`v:${item.version}`}</span> : null}
         {item.status && <StatusBadge status={item.status} t={t} />}
         {item.tags.length > 0 && <Badges values={item.tags} tone="tag" onPick={onTag} t={t} />}
         {item.tools.length > 0 && <Badges values={item.tools} tone="tool" />}
-        {item.cwd && <span data-testid="knowledge-workspace" style={{ ...s.muted, ...s.mono, marginLeft: 'auto' }} title={item.cwd}>{shortPath(item.cwd)}</span>}
+        {item.cwd && (
+          <span data-testid="knowledge-workspace" style={{ ...s.muted, ...s.mono, marginLeft: 'auto' }} title={item.cwd}>
+            {shortPath(item.cwd)}
+          </span>
+        )}
       </div>
       {/* Two lines of snippet at most: the row stays a row; the document has the rest. */}
-      {item.snippet && <p style={{ margin: 0, fontSize: 12.5, color: palette.secondary, display: '-webkit-box', WebkitLineClamp: 2, WebkitBoxOrient: 'vertical', overflow: 'hidden' }}><InlineMarkdown source={item.snippet} /></p>}
+      {item.snippet && (
+        <p style={{ margin: 0, fontSize: 12.5, color: palette.secondary, display: '-webkit-box', WebkitLineClamp: 2, WebkitBoxOrient: 'vertical', overflow: 'hidden' }}>
+          <InlineMarkdown source={item.snippet} />
+        </p>
+      )}
     </li>
   )
 }
@@ -324,7 +476,11 @@ function readPlace(): { q: string; open?: string } {
 }
 
 function writePlace(place: { q: string; open?: string }): void {
-  try { sessionStorage.setItem(PLACE_KEY, JSON.stringify(place)) } catch { /* storage off: the place is not kept */ }
+  try {
+    sessionStorage.setItem(PLACE_KEY, JSON.stringify(place))
+  } catch {
+    /* storage off: the place is not kept */
+  }
 }
 
 /** The nearest scrolling ancestor (the settings dialog's content pane), whose position "back" restores. */

@@ -19,21 +19,40 @@ export function HealthTab({ api, t, active }: { api: KnowledgeApi; t: Translate;
   const [report, setReport] = useState<HealthReport>()
   const [error, setError] = useState<string>()
   const [busy, setBusy] = useState(false)
-  const load = useCallback(() => { api.health().then(setView, (e: Error) => setError(e.message)) }, [api])
-  useEffect(() => { if (active) load() }, [active, load])
+  const load = useCallback(() => {
+    api.health().then(setView, (e: Error) => setError(e.message))
+  }, [api])
+  useEffect(() => {
+    if (active) load()
+  }, [active, load])
 
   const probe = async () => {
-    setBusy(true); setError(undefined)
-    try { const r = await api.runHealth(); setReport(r); setView({ documents: r.documents, history: r.history, growth: r.growth }) } catch (e) { setError((e as Error).message) } finally { setBusy(false) }
+    setBusy(true)
+    setError(undefined)
+    try {
+      const r = await api.runHealth()
+      setReport(r)
+      setView({ documents: r.documents, history: r.history, growth: r.growth })
+    } catch (e) {
+      setError((e as Error).message)
+    } finally {
+      setBusy(false)
+    }
   }
   const last = report ?? view?.history.at(-1)
 
   return (
     <div data-testid="knowledge-health" style={{ display: 'flex', flexDirection: 'column', gap: 12 }}>
       <p style={s.hint}>{t('healthIntro')}</p>
-      {error && <p role="alert" style={s.error}>{error}</p>}
+      {error && (
+        <p role="alert" style={s.error}>
+          {error}
+        </p>
+      )}
       <div style={s.row}>
-        <button type="button" data-testid="knowledge-health-run" style={s.button} disabled={busy} onClick={probe}>{busy ? t('healthRunning') : t('healthRun')}</button>
+        <button type="button" data-testid="knowledge-health-run" style={s.button} disabled={busy} onClick={probe}>
+          {busy ? t('healthRunning') : t('healthRun')}
+        </button>
         {last && (
           <span data-testid="knowledge-health-figures" style={s.muted}>
             {t('healthFigures', { recall: last.recallAt5.toFixed(3), mrr: last.mrr.toFixed(3), probed: last.probed, documents: last.documents })}
@@ -46,11 +65,19 @@ export function HealthTab({ api, t, active }: { api: KnowledgeApi; t: Translate;
         <div style={{ display: 'flex', flexDirection: 'column', gap: 6 }}>
           <strong style={{ fontSize: 13 }}>{t('healthUnfindable', { count: report.unfindable.length })}</strong>
           <ul data-testid="knowledge-health-unfindable" style={s.list}>
-            {report.unfindable.slice(0, 20).map((u) => <li key={u.id} style={s.mono}>{u.id} — {u.title}</li>)}
+            {report.unfindable.slice(0, 20).map((u) => (
+              <li key={u.id} style={s.mono}>
+                {u.id} — {u.title}
+              </li>
+            ))}
           </ul>
           <strong style={{ fontSize: 13 }}>{t('healthDuplicates', { count: report.nearDuplicates.length })}</strong>
           <ul data-testid="knowledge-health-duplicates" style={s.list}>
-            {report.nearDuplicates.slice(0, 20).map((d) => <li key={`${d.a} ${d.b}`} style={s.mono}>{d.a} ≈ {d.b} ({Math.round(d.similarity * 100)}%)</li>)}
+            {report.nearDuplicates.slice(0, 20).map((d) => (
+              <li key={`${d.a} ${d.b}`} style={s.mono}>
+                {d.a} ≈ {d.b} ({Math.round(d.similarity * 100)}%)
+              </li>
+            ))}
           </ul>
         </div>
       )}
@@ -97,7 +124,11 @@ function RecallChart({ history, t }: { history: HealthHistoryPoint[]; t: Transla
       <figcaption style={s.hint}>{t('healthRecallOverTime')}</figcaption>
       <svg data-testid="knowledge-health-recall" viewBox={`0 0 ${W} ${H}`} width="100%" height={H} role="img" aria-label={t('healthRecallOverTime')}>
         <polyline fill="none" stroke={palette.accent} strokeWidth={2} points={points.map((p, k) => `${x(k)},${y(p.recallAt5)}`).join(' ')} />
-        {points.map((p, k) => <circle key={p.at} cx={x(k)} cy={y(p.recallAt5)} r={3} fill={palette.accent}><title>{`${p.at.slice(0, 16)}: ${p.recallAt5.toFixed(3)}`}</title></circle>)}
+        {points.map((p, k) => (
+          <circle key={p.at} cx={x(k)} cy={y(p.recallAt5)} r={3} fill={palette.accent}>
+            <title>{`${p.at.slice(0, 16)}: ${p.recallAt5.toFixed(3)}`}</title>
+          </circle>
+        ))}
       </svg>
     </figure>
   )

@@ -31,30 +31,52 @@ export function KnowledgeSection(props: KnowledgeSectionProps) {
 }
 
 function SectionBody({ host }: { host: KnowledgeHost }) {
-  const lang = useSyncExternalStore((l) => host.locale.subscribe(l), () => host.locale.get())
+  const lang = useSyncExternalStore(
+    (l) => host.locale.subscribe(l),
+    () => host.locale.get(),
+  )
   const t = useMemo(() => translator(lang), [lang])
   const [tab, setTab] = useState<TabId>('documents')
   // A tab mounts when first shown, then stays mounted while hidden so its search and drafts survive switching.
   const [visited, setVisited] = useState<ReadonlySet<TabId>>(() => new Set<TabId>(['documents']))
-  const select = (id: TabId) => { setTab(id); setVisited((prev) => (prev.has(id) ? prev : new Set([...prev, id]))) }
-  const tabs: Array<[TabId, string]> = [['documents', t('tabDocuments')], ['sources', t('tabSources')], ['health', t('tabHealth')], ['config', t('tabConfig')]]
+  const select = (id: TabId) => {
+    setTab(id)
+    setVisited((prev) => (prev.has(id) ? prev : new Set([...prev, id])))
+  }
+  const tabs: Array<[TabId, string]> = [
+    ['documents', t('tabDocuments')],
+    ['sources', t('tabSources')],
+    ['health', t('tabHealth')],
+    ['config', t('tabConfig')],
+  ]
 
   return (
     <div data-testid="knowledge-page" lang={lang === 'zh' ? 'zh-CN' : 'en'} style={s.section}>
       <h2 style={s.heading}>{t('title')}</h2>
       {/* One line (the whole text on hover): the chrome above the list stays small in the settings dialog. */}
-      <p data-testid="knowledge-intro" title={t('intro')} style={{ ...s.intro, whiteSpace: 'nowrap', overflow: 'hidden', textOverflow: 'ellipsis' }}>{t('intro')}</p>
+      <p data-testid="knowledge-intro" title={t('intro')} style={{ ...s.intro, whiteSpace: 'nowrap', overflow: 'hidden', textOverflow: 'ellipsis' }}>
+        {t('intro')}
+      </p>
       <MaskingWarning host={host} t={t} />
       <div role="tablist" aria-label={t('tabs')} style={s.tabs}>
         {tabs.map(([id, label]) => (
-          <button key={id} id={`knowledge-tab-${id}`} type="button" role="tab" aria-selected={tab === id} aria-controls={`knowledge-panel-${id}`}
-            tabIndex={tab === id ? 0 : -1} style={s.tab(tab === id)} onClick={() => select(id)}
+          <button
+            key={id}
+            id={`knowledge-tab-${id}`}
+            type="button"
+            role="tab"
+            aria-selected={tab === id}
+            aria-controls={`knowledge-panel-${id}`}
+            tabIndex={tab === id ? 0 : -1}
+            style={s.tab(tab === id)}
+            onClick={() => select(id)}
             onKeyDown={(e) => {
               if (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft') return
               e.preventDefault()
               const order = tabs.map(([tabId]) => tabId)
               select(order[(order.indexOf(id) + (e.key === 'ArrowRight' ? 1 : order.length - 1)) % order.length])
-            }}>
+            }}
+          >
             {label}
           </button>
         ))}
@@ -96,7 +118,11 @@ class SectionBoundary extends Component<{ host: KnowledgeHost; children: ReactNo
       return (
         <div role="alert" style={{ ...s.section, gap: 8 }}>
           <p style={s.error}>{this.props.host.locale.t('crashed', { message: this.state.error.message })}</p>
-          <div><button type="button" style={s.button} onClick={() => this.setState({ error: undefined })}>{this.props.host.locale.t('refresh')}</button></div>
+          <div>
+            <button type="button" style={s.button} onClick={() => this.setState({ error: undefined })}>
+              {this.props.host.locale.t('refresh')}
+            </button>
+          </div>
         </div>
       )
     }

@@ -38,8 +38,7 @@ export function MaskingWarning({ host, t }: { host: KnowledgeHost; t: Translate 
     setError(result.ok ? undefined : result.message)
   }
   return (
-    <div role="alert" data-testid="knowledge-masking-off"
-      style={{ ...s.card, borderColor: palette.error, color: palette.error, display: 'flex', flexDirection: 'column', gap: 6, fontSize: 12.5 }}>
+    <div role="alert" data-testid="knowledge-masking-off" style={{ ...s.card, borderColor: palette.error, color: palette.error, display: 'flex', flexDirection: 'column', gap: 6, fontSize: 12.5 }}>
       <strong>{t('maskingOff')}</strong>
       {ready && (
         <div>

@@ -32,14 +32,32 @@ export function RoundsChart({ api, t, active, refresh }: { api: KnowledgeApi; t:
   useEffect(() => {
     if (!active) return
     const abort = new AbortController()
-    api.rounds(abort.signal).then((next) => { setData(next); setError(undefined) }, (e: Error) => { if (e.name !== 'AbortError') setError(e.message) })
+    api.rounds(abort.signal).then(
+      (next) => {
+        setData(next)
+        setError(undefined)
+      },
+      (e: Error) => {
+        if (e.name !== 'AbortError') setError(e.message)
+      },
+    )
     return () => abort.abort()
   }, [api, active, refresh])
 
-  if (error) return <p role="alert" style={s.error}>{t('unreachable', { message: error })}</p>
+  if (error)
+    return (
+      <p role="alert" style={s.error}>
+        {t('unreachable', { message: error })}
+      </p>
+    )
   if (!data) return null
   const rounds = data.rounds.filter((r) => Number.isFinite(r.score))
-  if (!rounds.length) return <p data-testid="knowledge-rounds" style={s.hint}>{t('roundsNone')}</p>
+  if (!rounds.length)
+    return (
+      <p data-testid="knowledge-rounds" style={s.hint}>
+        {t('roundsNone')}
+      </p>
+    )
 
   const bar = data.minScore
   const tried = trial.trim() === '' ? undefined : Number(trial)
@@ -51,22 +69,44 @@ export function RoundsChart({ api, t, active, refresh }: { api: KnowledgeApi; t:
   const y = (score: number) => PAD.top + (1 - (score - bottom) / (top - bottom)) * (H - PAD.top - PAD.bottom)
   const keptNow = rounds.filter((r) => r.kept).length
   const wouldKeep = trying === undefined ? undefined : rounds.filter((r) => passes(r.score, trying)).length
-  const dropped = rounds.filter((r) => !r.kept).slice(-DROPPED_SHOWN).reverse()
+  const dropped = rounds
+    .filter((r) => !r.kept)
+    .slice(-DROPPED_SHOWN)
+    .reverse()
 
   return (
     <div data-testid="knowledge-rounds" style={{ display: 'flex', flexDirection: 'column', gap: 6 }}>
       <div style={{ fontWeight: 600 }}>{t('roundsTitle')}</div>
       <p style={{ ...s.hint, margin: 0 }}>{t('roundsHint', { count: rounds.length, kept: keptNow, dropped: rounds.length - keptNow })}</p>
-      <svg data-testid="knowledge-rounds-chart" viewBox={`0 0 ${W} ${H}`} width="100%" role="img" style={{ maxWidth: W, display: 'block' }}
-        aria-label={t('roundsAria', { count: rounds.length, kept: keptNow, bar: bar ?? '?' })}>
+      <svg
+        data-testid="knowledge-rounds-chart"
+        viewBox={`0 0 ${W} ${H}`}
+        width="100%"
+        role="img"
+        style={{ maxWidth: W, display: 'block' }}
+        aria-label={t('roundsAria', { count: rounds.length, kept: keptNow, bar: bar ?? '?' })}
+      >
         <line x1={PAD.left} x2={PAD.left} y1={PAD.top} y2={H - PAD.bottom} stroke={palette.border} />
         <line x1={PAD.left} x2={W - PAD.right} y1={H - PAD.bottom} y2={H - PAD.bottom} stroke={palette.border} />
-        <text x={PAD.left - 4} y={H - PAD.bottom} textAnchor="end" fontSize={9} fill={palette.tertiary}>{Math.round(bottom)}</text>
+        <text x={PAD.left - 4} y={H - PAD.bottom} textAnchor="end" fontSize={9} fill={palette.tertiary}>
+          {Math.round(bottom)}
+        </text>
         {bottom < 0 && <line x1={PAD.left} x2={W - PAD.right} y1={y(0)} y2={y(0)} stroke={palette.border} strokeDasharray="1 3" />}
-        <text x={PAD.left - 4} y={PAD.top + 8} textAnchor="end" fontSize={9} fill={palette.tertiary}>{Math.round(top)}</text>
+        <text x={PAD.left - 4} y={PAD.top + 8} textAnchor="end" fontSize={9} fill={palette.tertiary}>
+          {Math.round(top)}
+        </text>
         {rounds.map((r, k) => (
-          <circle key={k} data-testid="knowledge-round-dot" data-kept={String(r.kept)} cx={x(k)} cy={y(r.score)} r={3.5}
-            fill={r.kept ? palette.success : 'transparent'} stroke={r.kept ? palette.success : palette.warn} strokeWidth={1.5}>
+          <circle
+            key={k}
+            data-testid="knowledge-round-dot"
+            data-kept={String(r.kept)}
+            cx={x(k)}
+            cy={y(r.score)}
+            r={3.5}
+            fill={r.kept ? palette.success : 'transparent'}
+            stroke={r.kept ? palette.success : palette.warn}
+            strokeWidth={1.5}
+          >
             <title>{`${r.title || '—'} · ${t('salienceScore', { score: r.score })}${r.reason ? ` · ${reasonLabel(r.reason, t)}` : ''}`}</title>
           </circle>
         ))}
@@ -79,15 +119,23 @@ export function RoundsChart({ api, t, active, refresh }: { api: KnowledgeApi; t:
         {trying !== undefined && (
           <g data-testid="knowledge-rounds-trial" data-value={trying}>
             <line x1={PAD.left} x2={W - PAD.right} y1={y(trying)} y2={y(trying)} stroke={palette.text} strokeDasharray="4 3" />
-            <text x={PAD.left + 4} y={y(trying) - 3} fontSize={10} fill={palette.text}>{t('roundsTrialLine', { bar: trying })}</text>
+            <text x={PAD.left + 4} y={y(trying) - 3} fontSize={10} fill={palette.text}>
+              {t('roundsTrialLine', { bar: trying })}
+            </text>
           </g>
         )}
       </svg>
       <div style={{ ...s.row, gap: 8 }}>
         <label style={{ display: 'inline-flex', gap: 6, alignItems: 'center' }}>
           {t('roundsTry')}
-          <input type="number" data-testid="knowledge-rounds-try" value={trial} onChange={(e) => setTrial(e.target.value)}
-            placeholder={bar === null ? '' : String(bar)} style={{ ...s.input, width: 80 }} />
+          <input
+            type="number"
+            data-testid="knowledge-rounds-try"
+            value={trial}
+            onChange={(e) => setTrial(e.target.value)}
+            placeholder={bar === null ? '' : String(bar)}
+            style={{ ...s.input, width: 80 }}
+          />
         </label>
         <span data-testid="knowledge-rounds-would" aria-live="polite" style={s.muted}>
           {wouldKeep === undefined ? t('roundsNow', { kept: keptNow, count: rounds.length }) : t('roundsWouldKeep', { kept: wouldKeep, count: rounds.length, bar: trying, now: keptNow })}
@@ -101,7 +149,11 @@ export function RoundsChart({ api, t, active, refresh }: { api: KnowledgeApi; t:
               <li key={k} data-testid="knowledge-dropped-round">
                 <span>{r.title || '—'}</span>
                 <span style={{ ...s.muted, marginLeft: 8 }}>{t('salienceScore', { score: r.score })}</span>
-                {r.reason && <span title={r.reason} style={{ marginLeft: 8, color: palette.warn }}>{reasonLabel(r.reason, t)}</span>}
+                {r.reason && (
+                  <span title={r.reason} style={{ marginLeft: 8, color: palette.warn }}>
+                    {reasonLabel(r.reason, t)}
+                  </span>
+                )}
               </li>
             ))}
           </ul>

@@ -21,7 +21,11 @@ const when = (iso: string | undefined) => (iso ? new Date(iso).toLocaleString() 
 function summary(report: SyncReport): string {
   const counts: Record<string, number> = {}
   for (const r of report.results) counts[r.status] = (counts[r.status] ?? 0) + 1
-  return Object.entries(counts).map(([k, n]) => `${n} ${k}`).join(', ') || '0'
+  return (
+    Object.entries(counts)
+      .map(([k, n]) => `${n} ${k}`)
+      .join(', ') || '0'
+  )
 }
 
 /** The Sources tab. */
@@ -36,38 +40,69 @@ export function SourcesTab({ api, t, active }: SourcesTabProps) {
   useEffect(() => {
     if (!active) return
     const abort = new AbortController()
-    api.sources(abort.signal).then((next) => { setView(next); setError(undefined) }, (e: Error) => { if (e.name !== 'AbortError') setError(e.message) })
+    api.sources(abort.signal).then(
+      (next) => {
+        setView(next)
+        setError(undefined)
+      },
+      (e: Error) => {
+        if (e.name !== 'AbortError') setError(e.message)
+      },
+    )
     return () => abort.abort()
   }, [api, active, tick])
 
-  const run = useCallback(async (dryRun: boolean) => {
-    setBusy(true)
-    setOutcome(undefined)
-    try {
-      const report = await api.sync(dryRun)
-      if (dryRun) setPreview(report)
-      else setPreview(undefined)
-      setOutcome(t('syncDone', { summary: summary(report) }))
-    } catch (e) {
-      setOutcome(t('syncFailed', { message: (e as Error).message }))
-    } finally {
-      setBusy(false)
-      setTick((n) => n + 1)
-    }
-  }, [api, t])
+  const run = useCallback(
+    async (dryRun: boolean) => {
+      setBusy(true)
+      setOutcome(undefined)
+      try {
+        const report = await api.sync(dryRun)
+        if (dryRun) setPreview(report)
+        else setPreview(undefined)
+        setOutcome(t('syncDone', { summary: summary(report) }))
+      } catch (e) {
+        setOutcome(t('syncFailed', { message: (e as Error).message }))
+      } finally {
+        setBusy(false)
+        setTick((n) => n + 1)
+      }
+    },
+    [api, t],
+  )
 
-  if (error) return <p role="alert" style={s.error}>{t('sourcesUnreachable', { message: error })}</p>
+  if (error)
+    return (
+      <p role="alert" style={s.error}>
+        {t('sourcesUnreachable', { message: error })}
+      </p>
+    )
   if (!view) return <p style={s.muted}>{t('loading')}</p>
-  if (!view.available) return <p data-testid="knowledge-sources-off" style={{ ...s.hint, color: palette.warn }}>{t('sourcesOff')}</p>
+  if (!view.available)
+    return (
+      <p data-testid="knowledge-sources-off" style={{ ...s.hint, color: palette.warn }}>
+        {t('sourcesOff')}
+      </p>
+    )
 
   return (
     <div data-testid="knowledge-sources" style={{ display: 'flex', flexDirection: 'column', gap: 12 }}>
       <p style={s.hint}>{t('sourcesIntro', { file: view.file })}</p>
-      {view.error && <p role="alert" style={s.error}>{t('sourcesError', { message: view.error })}</p>}
+      {view.error && (
+        <p role="alert" style={s.error}>
+          {t('sourcesError', { message: view.error })}
+        </p>
+      )}
       <div style={s.row}>
-        <button type="button" style={s.button} disabled={busy} onClick={() => void run(true)} data-testid="knowledge-sources-dry-run">{t('dryRun')}</button>
-        <button type="button" style={{ ...s.button, borderColor: palette.accent, color: palette.accent }} disabled={busy} onClick={() => void run(false)} data-testid="knowledge-sources-sync">{t('syncNow')}</button>
-        <span role="status" style={s.muted}>{busy ? t('syncing') : outcome ?? (view.lastRun ? t('sourcesLastRun', { time: when(view.lastRun) }) : '')}</span>
+        <button type="button" style={s.button} disabled={busy} onClick={() => void run(true)} data-testid="knowledge-sources-dry-run">
+          {t('dryRun')}
+        </button>
+        <button type="button" style={{ ...s.button, borderColor: palette.accent, color: palette.accent }} disabled={busy} onClick={() => void run(false)} data-testid="knowledge-sources-sync">
+          {t('syncNow')}
+        </button>
+        <span role="status" style={s.muted}>
+          {busy ? t('syncing') : (outcome ?? (view.lastRun ? t('sourcesLastRun', { time: when(view.lastRun) }) : ''))}
+        </span>
       </div>
       {!view.sources.length && <p style={s.muted}>{t('sourcesNone', { file: view.file })}</p>}
       <ul style={s.list}>
@@ -82,8 +117,8 @@ export function SourcesTab({ api, t, active }: SourcesTabProps) {
 function SourceItem({ row, t, diff }: { row: SourceRow; t: Translate; diff: SyncReport['results'][number] | undefined }) {
   const status = row.last?.status
   const tone = status === undefined ? palette.tertiary : GOOD.has(status) ? palette.success : palette.error
-  const cache = row.type === 'local' ? t('cacheLocal')
-    : row.cache ? t(row.cache.fresh ? 'cacheFresh' : 'cacheStale', { time: when(row.cache.fetchedAt) }) : row.origin === 'invalid' ? '' : t('cacheNone')
+  const cache =
+    row.type === 'local' ? t('cacheLocal') : row.cache ? t(row.cache.fresh ? 'cacheFresh' : 'cacheStale', { time: when(row.cache.fetchedAt) }) : row.origin === 'invalid' ? '' : t('cacheNone')
   return (
     <li data-testid="knowledge-source" data-status={status ?? 'never'} style={s.item}>
       <div style={{ ...s.row, justifyContent: 'space-between' }}>
@@ -93,18 +128,50 @@ function SourceItem({ row, t, diff }: { row: SourceRow; t: Translate; diff: Sync
       <div style={{ ...s.row, ...s.muted }}>
         {row.origin === 'decision' && <span style={s.badge('kind')}>{t('originDecision')}</span>}
         {row.origin === 'invalid' && <span style={s.badge('off')}>{t('originInvalid')}</span>}
-        {row.source && <span style={s.mono} title={t('colSource')}>{row.source}</span>}
-        {row.target && <span title={t('colTarget')}>→ <span style={s.mono}>{row.target.file}#{row.target.section}</span></span>}
+        {row.source && (
+          <span style={s.mono} title={t('colSource')}>
+            {row.source}
+          </span>
+        )}
+        {row.target && (
+          <span title={t('colTarget')}>
+            →{' '}
+            <span style={s.mono}>
+              {row.target.file}#{row.target.section}
+            </span>
+          </span>
+        )}
       </div>
-      {row.last && <p style={s.muted}>{row.last.reason}{row.last.at ? ` · ${when(row.last.at)}` : ''}{row.last.from_cache ? ` · ${t('fromCache')}` : ''}</p>}
-      {cache && <p style={s.muted}>{t('colCache')}: {cache}</p>}
-      {diff && (diff.diff
-        ? <pre data-testid="knowledge-source-diff" style={{ margin: 0, padding: 8, borderRadius: 8, background: palette.codeBg, fontFamily: font.mono, fontSize: 11.5, overflowX: 'auto', maxHeight: 320 }}>
-          {diff.diff.split('\n').map((line, k) => (
-            <span key={k} style={{ display: 'block', color: line.startsWith('+') && !line.startsWith('+++') ? palette.success : line.startsWith('-') && !line.startsWith('---') ? palette.error : undefined }}>{line || ' '}</span>
-          ))}
-        </pre>
-        : <p style={s.muted}>{diff.status === 'unchanged' ? t('noDiff') : `${diff.status}: ${diff.reason}`}</p>)}
+      {row.last && (
+        <p style={s.muted}>
+          {row.last.reason}
+          {row.last.at ? ` · ${when(row.last.at)}` : ''}
+          {row.last.from_cache ? ` · ${t('fromCache')}` : ''}
+        </p>
+      )}
+      {cache && (
+        <p style={s.muted}>
+          {t('colCache')}: {cache}
+        </p>
+      )}
+      {diff &&
+        (diff.diff ? (
+          <pre
+            data-testid="knowledge-source-diff"
+            style={{ margin: 0, padding: 8, borderRadius: 8, background: palette.codeBg, fontFamily: font.mono, fontSize: 11.5, overflowX: 'auto', maxHeight: 320 }}
+          >
+            {diff.diff.split('\n').map((line, k) => (
+              <span
+                key={k}
+                style={{ display: 'block', color: line.startsWith('+') && !line.startsWith('+++') ? palette.success : line.startsWith('-') && !line.startsWith('---') ? palette.error : undefined }}
+              >
+                {line || ' '}
+              </span>
+            ))}
+          </pre>
+        ) : (
+          <p style={s.muted}>{diff.status === 'unchanged' ? t('noDiff') : `${diff.status}: ${diff.reason}`}</p>
+        ))}
     </li>
   )
 }

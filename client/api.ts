@@ -14,7 +14,10 @@ export type { SourceRow, SourcesView, SyncReport, SyncResult, SyncStatus } from 
 
 /** A refusal of the routes, or a transport failure. */
 export class ApiError extends Error {
-  constructor(message: string, readonly status: number) {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
     super(message)
     this.name = 'ApiError'
   }
@@ -107,7 +110,9 @@ export class KnowledgeApi {
       let response: Response
       try {
         response = await fetch(`${this.prefix}${path}`, {
-          method: 'POST', credentials: 'same-origin', body: JSON.stringify(body),
+          method: 'POST',
+          credentials: 'same-origin',
+          body: JSON.stringify(body),
           headers: { accept: 'application/json', 'content-type': 'application/json', 'x-knowledge-token': token },
         })
       } catch (error) {
@@ -116,7 +121,10 @@ export class KnowledgeApi {
       const type = response.headers.get('content-type') ?? ''
       if (!type.includes('application/json')) throw new ApiError(`${this.prefix}${path} answered ${response.status}, not JSON`, response.status)
       const answer = (await response.json()) as T & { error?: string }
-      if (response.status === 403 && attempt === 0 && /token/.test(answer.error ?? '')) { this.token = undefined; continue }
+      if (response.status === 403 && attempt === 0 && /token/.test(answer.error ?? '')) {
+        this.token = undefined
+        continue
+      }
       if (!response.ok) throw new ApiError(answer.error ?? `HTTP ${response.status}`, response.status)
       return answer
     }

@@ -86,7 +86,12 @@ export function parseDraft(spec: FieldSpec, text: string): { value: unknown } | 
       return { value }
     }
     case 'lines':
-      return { value: text.split('\n').map((line) => line.trim()).filter((line) => line.length > 0) }
+      return {
+        value: text
+          .split('\n')
+          .map((line) => line.trim())
+          .filter((line) => line.length > 0),
+      }
     case 'boolean':
       return { value: text === 'true' }
     default:

@@ -97,7 +97,7 @@ export interface LocaleService {
 export interface ClientContext {
   slots: SlotsService
   inject(deps: string[], callback: (ctx: ClientContext) => void): unknown
-  effect(execute: () => Dispose | void, label?: string): unknown
+  effect(execute: () => Dispose | undefined, label?: string): unknown
   get(name: string): unknown
   settingsScope?: SettingsScopeBinder
   locale?: LocaleService

@@ -55,7 +55,9 @@ export class KnowledgeHost {
   /** Observe settings state changes. */
   subscribeSettings = (listener: () => void): (() => void) => {
     this.listeners.add(listener)
-    return () => { this.listeners.delete(listener) }
+    return () => {
+      this.listeners.delete(listener)
+    }
   }
 
   /** A bound scope arrived; returns its detach. */
@@ -85,7 +87,11 @@ export class KnowledgeHost {
       next = { phase: this.expired ? 'unavailable' : 'waiting', user: undefined, revision: undefined }
     } else {
       let snapshot
-      try { snapshot = attached.scope.getSnapshot() } catch { snapshot = undefined }
+      try {
+        snapshot = attached.scope.getSnapshot()
+      } catch {
+        snapshot = undefined
+      }
       if (!snapshot || snapshot.status === 'unavailable' || (snapshot.status === 'loading' && this.expired)) {
         next = { phase: 'unavailable', user: undefined, revision: undefined }
       } else if (snapshot.status === 'loading') {

@@ -73,7 +73,9 @@ export class LocaleSource {
     try {
       const lang = langOf(this.read?.())
       if (lang) return lang
-    } catch { /* a failing locale service reads as absent */ }
+    } catch {
+      /* a failing locale service reads as absent */
+    }
     return this.fallback
   }
 
@@ -99,7 +101,9 @@ export class LocaleSource {
   /** Observe language changes. */
   subscribe(listener: () => void): () => void {
     this.listeners.add(listener)
-    return () => { this.listeners.delete(listener) }
+    return () => {
+      this.listeners.delete(listener)
+    }
   }
 
   /** Translate in the active language (for labels read outside React, like the nav row). */

@@ -31,7 +31,10 @@ export function apply(ctx: ClientContext): void {
       scoped.effect(() => {
         const detach = host.locale.follow(() => locale.getLocale().active)
         const off = locale.subscribe(() => host.locale.changed())
-        return () => { off(); detach() }
+        return () => {
+          off()
+          detach()
+        }
       }, 'knowledge page: follow the dsh locale')
     })
 
@@ -40,7 +43,11 @@ export function apply(ctx: ClientContext): void {
       if (!binder) return
       const scope = binder.bind<unknown>({ namespace: SETTINGS_NAMESPACE })
       let describe
-      try { describe = binder.describe() } catch { describe = undefined }
+      try {
+        describe = binder.describe()
+      } catch {
+        describe = undefined
+      }
       const connection = scoped.get('connection') as ConnectionHandle | undefined
       scoped.effect(() => host.attach(scope, describe, connection), 'knowledge page: settings scope')
     })
@@ -51,14 +58,19 @@ export function apply(ctx: ClientContext): void {
       return () => clearTimeout(timer)
     }, 'knowledge page: settings timeout')
 
-    ctx.slots.inject('settings.section', () => ctx.slots.register({
-      name: 'settings.section',
-      id: SECTION_ID,
-      order: SECTION_ORDER,
-      // A thunk: the shell re-reads it whenever dsh's locale moves.
-      label: () => host.locale.t('nav'),
-      inject: () => ({ host }),
-    }, KnowledgeSection))
+    ctx.slots.inject('settings.section', () =>
+      ctx.slots.register(
+        {
+          name: 'settings.section',
+          id: SECTION_ID,
+          order: SECTION_ORDER,
+          // A thunk: the shell re-reads it whenever dsh's locale moves.
+          label: () => host.locale.t('nav'),
+          inject: () => ({ host }),
+        },
+        KnowledgeSection,
+      ),
+    )
   } catch (error) {
     console.error('dsh-knowledge-sync: the Knowledge page could not be registered', error)
   }

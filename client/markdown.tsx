@@ -56,7 +56,10 @@ function parseLines(lines: string[], depth: number): Block[] {
   let i = 0
   while (i < lines.length) {
     const line = lines[i]
-    if (isBlank(line)) { i++; continue }
+    if (isBlank(line)) {
+      i++
+      continue
+    }
     if (depth >= MAX_DEPTH) {
       // Too deep to structure further: the rest is one paragraph of text.
       blocks.push({ type: 'paragraph', text: lines.slice(i).join('\n').trim() })
@@ -89,7 +92,8 @@ function parseLines(lines: string[], depth: number): Block[] {
       while (i < lines.length && !isBlank(lines[i])) {
         const quoted = QUOTE.exec(lines[i])
         if (quoted) inner.push(quoted[1])
-        else if (inner.length && !startsBlock(lines[i])) inner.push(lines[i]) // lazy continuation
+        else if (inner.length && !startsBlock(lines[i]))
+          inner.push(lines[i]) // lazy continuation
         else break
         i++
       }
@@ -113,10 +117,18 @@ function parseLines(lines: string[], depth: number): Block[] {
           if (isBlank(next)) {
             // A blank line continues the item only if indented content follows.
             const after = lines[i + 1]
-            if (after !== undefined && !isBlank(after) && leadingSpaces(after) >= indent) { content.push(''); i++; continue }
+            if (after !== undefined && !isBlank(after) && leadingSpaces(after) >= indent) {
+              content.push('')
+              i++
+              continue
+            }
             break
           }
-          if (leadingSpaces(next) >= indent) { content.push(next.slice(indent)); i++; continue }
+          if (leadingSpaces(next) >= indent) {
+            content.push(next.slice(indent))
+            i++
+            continue
+          }
           if (ITEM.test(next) || startsBlock(next)) break
           content.push(next.trim()) // lazy continuation of the item's paragraph
           i++
@@ -179,7 +191,10 @@ function closingBracket(text: string, open: number): number {
   const end = Math.min(text.length, open + LINK_TEXT_MAX)
   for (let k = open; k < end; k++) {
     const c = text[k]
-    if (c === '\\') { k++; continue }
+    if (c === '\\') {
+      k++
+      continue
+    }
     if (c === '\n' && level > 0 && text[k + 1] === '\n') return -1
     if (c === '[') level++
     else if (c === ']' && --level === 0) return k
@@ -192,7 +207,10 @@ function closingParen(text: string, open: number): number {
   let level = 0
   for (let k = open; k < text.length; k++) {
     const c = text[k]
-    if (c === '\\') { k++; continue }
+    if (c === '\\') {
+      k++
+      continue
+    }
     if (c === '\n') return -1
     if (c === '(') level++
     else if (c === ')' && --level === 0) return k
@@ -204,7 +222,12 @@ function closingParen(text: string, open: number): number {
 export function parseInline(text: string, depth = 0): Inline[] {
   const out: Inline[] = []
   let buffer = ''
-  const flush = () => { if (buffer) { out.push({ type: 'text', text: buffer }); buffer = '' } }
+  const flush = () => {
+    if (buffer) {
+      out.push({ type: 'text', text: buffer })
+      buffer = ''
+    }
+  }
   // A delimiter with no closer after some position has none after any later one either: remember, stay linear.
   const noCloser = new Set<string>()
   const find = (delimiter: string, from: number): number => {
@@ -228,7 +251,11 @@ export function parseInline(text: string, depth = 0): Inline[] {
       let close = find(ticks, i + run)
       // The closing run must be exactly as long.
       while (close >= 0 && text[close + run] === '`') close = text.indexOf(ticks, close + run + 1)
-      if (close < 0) { buffer += ticks; i += run; continue }
+      if (close < 0) {
+        buffer += ticks
+        i += run
+        continue
+      }
       flush()
       const inner = text.slice(i + run, close).replace(/\n/g, ' ')
       out.push({ type: 'code', text: /^ .*[^ ] $/.test(inner) ? inner.slice(1, -1) : inner })
@@ -240,7 +267,11 @@ export function parseInline(text: string, depth = 0): Inline[] {
       if (close > i && text[close + 1] === '(') {
         const end = closingParen(text, close + 1)
         if (end > close) {
-          const target = text.slice(close + 2, end).trim().replace(/\s+"[^"]*"$/, '').replace(/^<(.*)>$/, '$1')
+          const target = text
+            .slice(close + 2, end)
+            .trim()
+            .replace(/\s+"[^"]*"$/, '')
+            .replace(/^<(.*)>$/, '$1')
           const href = safeHref(target)
           if (href) {
             flush()
@@ -309,23 +340,47 @@ export function parseInline(text: string, depth = 0): Inline[] {
 }
 
 const codeStyle: CSSProperties = {
-  fontFamily: font.mono, fontSize: '0.9em', padding: '1px 5px', borderRadius: 4, background: palette.codeBg,
+  fontFamily: font.mono,
+  fontSize: '0.9em',
+  padding: '1px 5px',
+  borderRadius: 4,
+  background: palette.codeBg,
 }
 const preStyle: CSSProperties = {
-  fontFamily: font.mono, fontSize: 12.5, lineHeight: 1.5, padding: '10px 12px', margin: '8px 0', borderRadius: 8,
-  background: palette.codeBg, border: `1px solid ${palette.border}`, overflowX: 'auto', whiteSpace: 'pre',
+  fontFamily: font.mono,
+  fontSize: 12.5,
+  lineHeight: 1.5,
+  padding: '10px 12px',
+  margin: '8px 0',
+  borderRadius: 8,
+  background: palette.codeBg,
+  border: `1px solid ${palette.border}`,
+  overflowX: 'auto',
+  whiteSpace: 'pre',
 }
 const headingSizes = [0, 20, 17, 15, 14, 13, 13]
 
 function renderInline(spans: Inline[]): ReactNode[] {
   return spans.map((span, k) => {
     switch (span.type) {
-      case 'text': return <Fragment key={k}>{span.text}</Fragment>
-      case 'code': return <code key={k} style={codeStyle}>{span.text}</code>
-      case 'strong': return <strong key={k}>{renderInline(span.children)}</strong>
-      case 'em': return <em key={k}>{renderInline(span.children)}</em>
+      case 'text':
+        return <Fragment key={k}>{span.text}</Fragment>
+      case 'code':
+        return (
+          <code key={k} style={codeStyle}>
+            {span.text}
+          </code>
+        )
+      case 'strong':
+        return <strong key={k}>{renderInline(span.children)}</strong>
+      case 'em':
+        return <em key={k}>{renderInline(span.children)}</em>
       case 'link':
-        return <a key={k} href={span.href} target="_blank" rel="noopener noreferrer" style={{ color: palette.link }}>{renderInline(span.children)}</a>
+        return (
+          <a key={k} href={span.href} target="_blank" rel="noopener noreferrer" style={{ color: palette.link }}>
+            {renderInline(span.children)}
+          </a>
+        )
     }
   })
 }
@@ -335,31 +390,63 @@ function renderBlocks(blocks: Block[], tight = false): ReactNode[] {
     switch (block.type) {
       case 'heading': {
         const Tag = `h${block.level}` as 'h1'
-        return <Tag key={k} style={{ fontSize: headingSizes[block.level], fontWeight: 600, margin: '14px 0 6px', lineHeight: 1.35 }}>{renderInline(parseInline(block.text))}</Tag>
+        return (
+          <Tag key={k} style={{ fontSize: headingSizes[block.level], fontWeight: 600, margin: '14px 0 6px', lineHeight: 1.35 }}>
+            {renderInline(parseInline(block.text))}
+          </Tag>
+        )
       }
       case 'code':
-        return <pre key={k} style={preStyle} data-lang={block.lang || undefined}><code>{block.text}</code></pre>
+        return (
+          <pre key={k} style={preStyle} data-lang={block.lang || undefined}>
+            <code>{block.text}</code>
+          </pre>
+        )
       case 'rule':
         return <hr key={k} style={{ border: 0, borderTop: `1px solid ${palette.border}`, margin: '12px 0' }} />
       case 'quote':
-        return <blockquote key={k} style={{ margin: '8px 0', padding: '2px 12px', borderLeft: `3px solid ${palette.border}`, color: palette.secondary }}>{renderBlocks(block.blocks)}</blockquote>
+        return (
+          <blockquote key={k} style={{ margin: '8px 0', padding: '2px 12px', borderLeft: `3px solid ${palette.border}`, color: palette.secondary }}>
+            {renderBlocks(block.blocks)}
+          </blockquote>
+        )
       case 'list': {
         const items = block.items.map((item, n) => {
           const single = item.length === 1 && item[0].type === 'paragraph'
-          return <li key={n} style={{ margin: '2px 0' }}>{single ? renderInline(parseInline((item[0] as { text: string }).text)) : renderBlocks(item, true)}</li>
+          return (
+            <li key={n} style={{ margin: '2px 0' }}>
+              {single ? renderInline(parseInline((item[0] as { text: string }).text)) : renderBlocks(item, true)}
+            </li>
+          )
         })
         const style: CSSProperties = { margin: '6px 0', paddingLeft: 22 }
-        return block.ordered ? <ol key={k} start={block.start} style={style}>{items}</ol> : <ul key={k} style={style}>{items}</ul>
+        return block.ordered ? (
+          <ol key={k} start={block.start} style={style}>
+            {items}
+          </ol>
+        ) : (
+          <ul key={k} style={style}>
+            {items}
+          </ul>
+        )
       }
       case 'paragraph':
-        return <p key={k} style={{ margin: tight ? '2px 0' : '6px 0', whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>{renderInline(parseInline(block.text))}</p>
+        return (
+          <p key={k} style={{ margin: tight ? '2px 0' : '6px 0', whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
+            {renderInline(parseInline(block.text))}
+          </p>
+        )
     }
   })
 }
 
 /** Renders Markdown source as React elements (never as HTML). */
 export function Markdown({ source }: { source: string }) {
-  return <div data-testid="knowledge-markdown" style={{ fontSize: 13.5, lineHeight: 1.6, color: palette.text, overflowWrap: 'anywhere' }}>{renderBlocks(parseBlocks(source))}</div>
+  return (
+    <div data-testid="knowledge-markdown" style={{ fontSize: 13.5, lineHeight: 1.6, color: palette.text, overflowWrap: 'anywhere' }}>
+      {renderBlocks(parseBlocks(source))}
+    </div>
+  )
 }
 
 /** Renders one line of inline Markdown (a search snippet with its `**` marks) as React elements. */

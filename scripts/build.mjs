@@ -25,21 +25,43 @@ chmodSync(join(root, 'lib/cli/bin.js'), 0o755)
 
 // The browser module: a lazy CJS factory for dsh's module loader (harness guide §10). Only the modules the web
 // client shares may stay external; everything else is bundled.
-const SHARED = ['react', 'react/jsx-runtime', 'react-dom', 'react-dom/client', '@deepseek-ai/cordis',
-  '@deepseek-ai/dsh-client-ui-slots', '@deepseek-ai/dsh-client-ui-primitives', '@deepseek-ai/dsh-client-runtime/client']
+const SHARED = [
+  'react',
+  'react/jsx-runtime',
+  'react-dom',
+  'react-dom/client',
+  '@deepseek-ai/cordis',
+  '@deepseek-ai/dsh-client-ui-slots',
+  '@deepseek-ai/dsh-client-ui-primitives',
+  '@deepseek-ai/dsh-client-runtime/client',
+]
 const { build } = await import('esbuild')
 await build({
-  entryPoints: [join(root, 'client/index.tsx')], outfile: join(root, 'lib/client.js'), bundle: true, format: 'cjs',
-  platform: 'browser', target: 'es2020', jsx: 'automatic', external: SHARED, minify: false, logLevel: 'warning',
+  entryPoints: [join(root, 'client/index.tsx')],
+  outfile: join(root, 'lib/client.js'),
+  bundle: true,
+  format: 'cjs',
+  platform: 'browser',
+  target: 'es2020',
+  jsx: 'automatic',
+  external: SHARED,
+  minify: false,
+  logLevel: 'warning',
   banner: { js: `window.__ModuleLoader__.load({ id: ${JSON.stringify(pkg.name)}, factory: (require) => {\nvar module = { exports: {} }; var exports = module.exports;` },
   footer: { js: 'return module.exports; } });' },
 })
 
 // Pack. The hash covers everything that goes into the tarball.
 const hash = createHash('sha256')
-const walk = (dir) => { for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-  const p = join(dir, e.name); if (e.isDirectory()) walk(p); else hash.update(p.slice(root.length)).update(readFileSync(p)) } }
-walk(join(root, 'lib')); for (const f of ['package.json', 'cordis.patch.yml']) hash.update(readFileSync(join(root, f)))
+const walk = (dir) => {
+  for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    const p = join(dir, e.name)
+    if (e.isDirectory()) walk(p)
+    else hash.update(p.slice(root.length)).update(readFileSync(p))
+  }
+}
+walk(join(root, 'lib'))
+for (const f of ['package.json', 'cordis.patch.yml']) hash.update(readFileSync(join(root, f)))
 const dest = join(root, '.tools/pack', hash.digest('hex').slice(0, 12))
 if (!existsSync(join(dest, `${pkg.name}-${pkg.version}.tgz`))) {
   mkdirSync(dest, { recursive: true })

@@ -22,7 +22,9 @@ const bootRange = deps['@deepseek-ai/dsh-app-boot']
 const bootVersions = view('@deepseek-ai/dsh-app-boot', 'versions') ?? []
 const rc8 = view('@deepseek-ai/dsh@0.1.0-rc.8', 'version')
 const latestInstallable = bootRange ? satisfiable(bootRange, bootVersions) : true
-console.log(`@deepseek-ai/dsh latest: ${latest}; its @deepseek-ai/dsh-app-boot range ${bootRange ?? '(none)'} ${latestInstallable ? 'is' : 'is NOT'} satisfiable; 0.1.0-rc.8 ${rc8 ? 'is published' : 'is MISSING'}`)
+console.log(
+  `@deepseek-ai/dsh latest: ${latest}; its @deepseek-ai/dsh-app-boot range ${bootRange ?? '(none)'} ${latestInstallable ? 'is' : 'is NOT'} satisfiable; 0.1.0-rc.8 ${rc8 ? 'is published' : 'is MISSING'}`,
+)
 if (latestInstallable || !rc8) {
   console.log('The READMEs\' "Which dsh" paragraph no longer holds: update it (and scripts/dsh/package.json if a newer dsh works).')
   process.exit(1)

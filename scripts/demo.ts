@@ -17,28 +17,37 @@ import { byPrompt, startModelServer, systemText } from '../test/harness/model-se
 const bold = (s: string) => `\x1b[1m${s}\x1b[0m`
 const dim = (s: string) => `\x1b[2m${s}\x1b[0m`
 const step = (s: string) => console.log(`\n${bold('▶ ' + s)}`)
-const fail = (s: string): never => { console.error(`\n\x1b[31mdemo failed: ${s}\x1b[0m`); process.exit(1) }
+const fail = (s: string): never => {
+  console.error(`\n\x1b[31mdemo failed: ${s}\x1b[0m`)
+  process.exit(1)
+}
 
 const FAKE_TOKEN = 'ghp_' + 'Demo0Token1Abc2Def3Ghi4Jkl5Mno6Pqr7Stu8'
-const FINDING = 'The cause was the pnpm store: `pnpm install` failed with ERR_PNPM_EACCES because /root/.local/share/pnpm belonged to another user. '
-  + 'Fixed by setting `store-dir=/tmp/pnpm-store` in .npmrc; chose that over chown because the CI image is read-only.'
+const FINDING =
+  'The cause was the pnpm store: `pnpm install` failed with ERR_PNPM_EACCES because /root/.local/share/pnpm belonged to another user. ' +
+  'Fixed by setting `store-dir=/tmp/pnpm-store` in .npmrc; chose that over chown because the CI image is read-only.'
 
 const workspace = mkdtempSync(join(tmpdir(), 'dsh-knowledge-demo-'))
 mkdirSync(join(workspace, '.git'))
 let documentId = ''
 const server = await startModelServer(byPrompt({}, { title: 'Demo session' }))
-server.setScript((request) => byPrompt({
-  'pnpm install fail': [
-    { reasoning: 'Let me look at the install log.', toolCalls: [{ name: 'bash', arguments: { command: `GITHUB_TOKEN=${FAKE_TOKEN} pnpm install --reporter=ndjson 2>&1 | tail -5` } }] },
-    { text: FINDING },
-  ],
-  'run the tests': [{ text: '12 passed' }],
-  'install is broken again': [
-    { toolCalls: [{ name: 'knowledge_search', arguments: { query: 'pnpm install ERR_PNPM_EACCES' } }] },
-    { toolCalls: [{ name: 'knowledge_read', arguments: { id: documentId } }] },
-    { text: 'This was solved before: set store-dir=/tmp/pnpm-store in .npmrc (the store belonged to another user).' },
-  ],
-}, { title: 'Demo session' })(request))
+server.setScript((request) =>
+  byPrompt(
+    {
+      'pnpm install fail': [
+        { reasoning: 'Let me look at the install log.', toolCalls: [{ name: 'bash', arguments: { command: `GITHUB_TOKEN=${FAKE_TOKEN} pnpm install --reporter=ndjson 2>&1 | tail -5` } }] },
+        { text: FINDING },
+      ],
+      'run the tests': [{ text: '12 passed' }],
+      'install is broken again': [
+        { toolCalls: [{ name: 'knowledge_search', arguments: { query: 'pnpm install ERR_PNPM_EACCES' } }] },
+        { toolCalls: [{ name: 'knowledge_read', arguments: { id: documentId } }] },
+        { text: 'This was solved before: set store-dir=/tmp/pnpm-store in .npmrc (the store belonged to another user).' },
+      ],
+    },
+    { title: 'Demo session' },
+  )(request),
+)
 
 try {
   step('Installing the packed bundle into a scratch dsh profile with `dsh plugin --profile headless add <tarball>`')
@@ -63,7 +72,14 @@ try {
   console.log(`  documents written: ${docs.length} → ${relative(home.knowledgeRoot, join(home.knowledgeRoot, doc.path))}`)
   console.log(`  rounds dropped by the salience bar: ${dropped.length} (top reason: ${dropped[0]?.reasons?.[0] ?? '-'})`)
   console.log(`  the GitHub token reached the file: ${doc.text.includes(FAKE_TOKEN) ? 'YES — BUG' : 'no (redacted)'}`)
-  console.log(dim(doc.text.split('\n').map((l) => `  │ ${l}`).join('\n')))
+  console.log(
+    dim(
+      doc.text
+        .split('\n')
+        .map((l) => `  │ ${l}`)
+        .join('\n'),
+    ),
+  )
   if (doc.text.includes(FAKE_TOKEN)) fail('a secret reached the document')
 
   step('Session 2, same workspace: "The install is broken again — seen this before?"')
@@ -74,7 +90,15 @@ try {
   const pointer = /Knowledge base:[^\n]*/.exec(systemText(chat[0].body))?.[0] ?? fail('no pointer in the system prompt')
   console.log(`  pointer in the system prompt:\n${dim('  │ ' + pointer)}`)
   const toolText = (k: number) => String(chat[k]?.body.messages.filter((m) => m.role === 'tool').at(-1)?.content ?? '')
-  console.log(`  the model called knowledge_search → first hit:\n${dim(toolText(1).split('\n').slice(0, 5).map((l) => '  │ ' + l).join('\n'))}`)
+  console.log(
+    `  the model called knowledge_search → first hit:\n${dim(
+      toolText(1)
+        .split('\n')
+        .slice(0, 5)
+        .map((l) => '  │ ' + l)
+        .join('\n'),
+    )}`,
+  )
   if (!toolText(1).includes(documentId)) fail('knowledge_search did not return the captured document')
   console.log(`  the model called knowledge_read(${documentId}) → ${toolText(2).includes('store-dir=/tmp/pnpm-store') ? 'got the finding' : 'MISSING'}`)
   console.log(`  dsh answered: ${bold(r3.stdout.trim())}`)

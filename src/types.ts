@@ -158,4 +158,8 @@ export interface SearchHit {
 }
 
 /** The part of a dsh session the tool rows read (its id, workspace and events), from a tool call's or prompt's agent. */
-export interface SessionLike { id: string; header?: { cwd?: string }; events?: ReadonlyArray<{ type: string; data?: unknown }> }
+export interface SessionLike {
+  id: string
+  header?: { cwd?: string }
+  events?: ReadonlyArray<{ type: string; data?: unknown }>
+}

@@ -199,8 +199,20 @@ export interface HealthView {
 }
 
 /** Per-source results of knowledge sync (`dsh-knowledge sync`, the Sources tab). */
-export const SYNC_STATUSES = ['unchanged', 'changed', 'would-change', 'source-missing', 'fetch-error', 'too-large', 'missing-section',
-  'target-missing', 'invalid-target', 'marker-error', 'write-error', 'conflict-suppressed'] as const
+export const SYNC_STATUSES = [
+  'unchanged',
+  'changed',
+  'would-change',
+  'source-missing',
+  'fetch-error',
+  'too-large',
+  'missing-section',
+  'target-missing',
+  'invalid-target',
+  'marker-error',
+  'write-error',
+  'conflict-suppressed',
+] as const
 export type SyncStatus = (typeof SYNC_STATUSES)[number]
 
 /** What happened to one source in one run. */
@@ -221,7 +233,11 @@ export interface SyncResult {
 }
 
 /** `dry-run` or `sync` over the routes, and the CLI's `--json`. */
-export interface SyncReport { at: string; dryRun: boolean; results: SyncResult[] }
+export interface SyncReport {
+  at: string
+  dryRun: boolean
+  results: SyncResult[]
+}
 
 /** One row of the Sources tab. */
 export interface SourceRow {
@@ -236,7 +252,14 @@ export interface SourceRow {
 }
 
 /** `GET <prefix>/sources`. */
-export interface SourcesView { available: boolean; file: string; exists: boolean; error?: string; lastRun?: string; sources: SourceRow[] }
+export interface SourcesView {
+  available: boolean
+  file: string
+  exists: boolean
+  error?: string
+  lastRun?: string
+  sources: SourceRow[]
+}
 
 /** `GET <prefix>/rounds`: the recent rounds' salience, for the page's chart of what the bar keeps. */
 export interface RecentRounds {

@@ -54,7 +54,11 @@ export function turnsOf(events: readonly TurnEvent[]): TurnEvent[][] {
   const turns: TurnEvent[][] = []
   let open: TurnEvent[] | undefined
   for (const event of events) {
-    if (event.type === 'turn/start') { open = [event]; turns.push(open); continue }
+    if (event.type === 'turn/start') {
+      open = [event]
+      turns.push(open)
+      continue
+    }
     if (!open) continue
     open.push(event)
     if (event.type === 'turn/end') open = undefined
@@ -69,13 +73,20 @@ export async function backfillSession(store: KnowledgeStore, session: StoredSess
     const round = foldRound(events, { session: session.id, cwd: session.cwd })
     summary.rounds++
     const key = roundKey(round.session, round.turn)
-    if (options.seen.has(key)) { summary.skipped++; continue }
+    if (options.seen.has(key)) {
+      summary.skipped++
+      continue
+    }
     // A turn with no `turn/end` in a finished log was interrupted: live capture records it the same way at shutdown.
     const result = await captureRound(store, round, { minScore: options.minScore, keepFailedResults: options.keepFailedResults, dryRun: options.dryRun })
     if (!options.dryRun) options.seen.add(key)
-    if (result.error) { summary.failed++; summary.failures.push(`${session.id} t${round.turn}: ${result.error}`) }
-    else if (result.kept) { summary.kept++; summary.redacted += result.redacted ?? 0 }
-    else if (result.outcome !== 'completed') summary.unanswered++
+    if (result.error) {
+      summary.failed++
+      summary.failures.push(`${session.id} t${round.turn}: ${result.error}`)
+    } else if (result.kept) {
+      summary.kept++
+      summary.redacted += result.redacted ?? 0
+    } else if (result.outcome !== 'completed') summary.unanswered++
     else {
       summary.dropped++
       const reason = dropReason({ score: result.score, reasons: result.reasons })

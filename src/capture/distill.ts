@@ -31,7 +31,10 @@ export const DISTILL_SYSTEM = [
   'Never include credentials or secrets, even if the round contains them.',
 ].join('\n')
 
-export interface DistillRoute { provider: string; model: string }
+export interface DistillRoute {
+  provider: string
+  model: string
+}
 
 export interface DistillSettings {
   maxTokens: number
@@ -62,10 +65,7 @@ export function distillCallConfig(route: DistillRoute, maxTokens: number, modelR
   return modelReasons ? { provider: route.provider, model: route.model, maxTokens, reasoningEffort: 'off' as ReasoningEffortId } : { provider: route.provider, model: route.model, maxTokens }
 }
 
-export type DistillOutcome =
-  | { status: 'distilled'; tokensIn: number; tokensOut: number }
-  | { status: 'skipped'; reason: string }
-  | { status: 'failed'; error: string }
+export type DistillOutcome = { status: 'distilled'; tokensIn: number; tokensOut: number } | { status: 'skipped'; reason: string } | { status: 'failed'; error: string }
 
 const MAX_ROUND_CHARS = 24_000
 /** Bounds of the round's parts in the request; each is cut only after redaction. */
@@ -107,7 +107,8 @@ export function distillPrompt(round: Round, mask = ''): string {
 export function parseDistillReply(text: string): { summary: string; finding: string } | undefined {
   const match = /^\s*##\s*Summary\s*\n([\s\S]+?)\n##\s*Finding\s*\n([\s\S]+?)\s*$/i.exec(text.trim())
   if (!match) return undefined
-  const summary = match[1].trim(), finding = match[2].trim()
+  const summary = match[1].trim(),
+    finding = match[2].trim()
   if (!summary || !finding || /^#/m.test(summary) || /^##\s/m.test(finding)) return undefined
   return { summary, finding }
 }
@@ -143,7 +144,10 @@ export async function distillRound(job: DistillJob): Promise<DistillOutcome> {
   }
   const timeout = AbortSignal.timeout(settings.timeoutMs)
   const signal = job.signal ? AbortSignal.any([timeout, job.signal]) : timeout
-  let text = '', tokensIn = 0, tokensOut = 0, failure: string | undefined
+  let text = '',
+    tokensIn = 0,
+    tokensOut = 0,
+    failure: string | undefined
   try {
     const { BlockAssembler, createUserMessage } = await import('@deepseek-ai/dsh-llm')
     // Redacted before anything is sent: the request leaves the machine like a document reaches the disk.
@@ -155,7 +159,10 @@ export async function distillRound(job: DistillJob): Promise<DistillOutcome> {
     const stream = job.prepared ? (await job.prepared).stream(options) : job.llm!.stream(options)
     const assembler = new BlockAssembler()
     for await (const chunk of stream) assembler.push(chunk)
-    text = assembler.blocks().map((block) => (block.type === 'text' ? block.text : '')).join('')
+    text = assembler
+      .blocks()
+      .map((block) => (block.type === 'text' ? block.text : ''))
+      .join('')
     tokensIn = assembler.usage?.inputTokens ?? 0
     tokensOut = assembler.usage?.outputTokens ?? 0
     const finish = assembler.finish
@@ -198,10 +205,19 @@ export interface DistillConfig {
 }
 
 /** A call bound to its adapter when the turn ended, with the route and bound it was prepared for. */
-interface PreparedDistill { route: DistillRoute; maxTokens: number; call: Promise<{ call: PreparedLlmCall; reasons: boolean }> }
+interface PreparedDistill {
+  route: DistillRoute
+  maxTokens: number
+  call: Promise<{ call: PreparedLlmCall; reasons: boolean }>
+}
 
 /** A kept round waiting for its distill call. */
-export interface DistillItem { round: Round; salience: Salience; id: string; turn: OpenTurn }
+export interface DistillItem {
+  round: Round
+  salience: Salience
+  id: string
+  turn: OpenTurn
+}
 
 type Logger = ReturnType<Context['logger']>
 
@@ -216,8 +232,16 @@ export class Distiller {
   private readonly queue: CaptureQueue<DistillItem>
   private budgetWarnedOn = ''
 
-  constructor(private readonly ctx: Context, private readonly store: KnowledgeStore, private readonly config: () => DistillConfig, private readonly logger: Logger) {
-    this.queue = new CaptureQueue<DistillItem>((item) => this.run(item), (error) => logger.error('distill failed: %s', (error as Error).stack ?? error))
+  constructor(
+    private readonly ctx: Context,
+    private readonly store: KnowledgeStore,
+    private readonly config: () => DistillConfig,
+    private readonly logger: Logger,
+  ) {
+    this.queue = new CaptureQueue<DistillItem>(
+      (item) => this.run(item),
+      (error) => logger.error('distill failed: %s', (error as Error).stack ?? error),
+    )
   }
 
   /**
@@ -235,7 +259,8 @@ export class Distiller {
     const withOff = llm.prepareCall(distillCallConfig(route, maxTokens, true))
     const withoutEffort = llm.prepareCall(distillCallConfig(route, maxTokens, false))
     const reasons = modelReasons(llm, route)
-    withOff.catch(() => {}); withoutEffort.catch(() => {})
+    withOff.catch(() => {})
+    withoutEffort.catch(() => {})
     // A model that declares no reasoning refuses 'off' and has no thinking to turn off: it goes without an effort.
     // A model that reasons but cannot turn it off is refused (distillation never runs with thinking on).
     const call = reasons.then((r) => (r ? withOff : withoutEffort).then((c) => ({ call: c, reasons: r })))
@@ -284,7 +309,13 @@ export class Distiller {
     }
     const settings = bound ? { ...current.distill, maxTokens: bound.maxTokens } : current.distill
     const outcome = await distillRound({
-      store: this.store, llm, round, salience, id, route, settings,
+      store: this.store,
+      llm,
+      round,
+      salience,
+      id,
+      route,
+      settings,
       prepared: bound?.call.then((b) => b.call),
       modelReasons: bound ? (await bound.call.catch(() => undefined))?.reasons : undefined,
       keepFailedResults: current.keepFailedResults,

@@ -67,7 +67,10 @@ export function apply(ctx: Context, config: Config): void {
   const open = new Map<string, OpenTurn>()
   const settings = liveSettings(ctx, config, logger)
   const distiller = new Distiller(ctx, store, settings, logger)
-  const queue = new CaptureQueue((turn) => keepTurn(store, turn, settings(), distiller, logger), (error) => logger.error('capture failed: %s', (error as Error).stack ?? error))
+  const queue = new CaptureQueue(
+    (turn) => keepTurn(store, turn, settings(), distiller, logger),
+    (error) => logger.error('capture failed: %s', (error as Error).stack ?? error),
+  )
 
   // Hot path: constant work per event. No folding, no I/O, no allocation beyond the array slot.
   ctx.on('session/event', (session, event) => {
@@ -89,10 +92,21 @@ export function apply(ctx: Context, config: Config): void {
 
   // dsh disposes all rows at once on exit: the store stays open until this row's shutdown work below is done.
   let released!: () => void
-  store.hold(new Promise<void>((resolve) => { released = resolve }))
-  ctx.effect(() => async () => {
-    try { await shutdownWork() } finally { released() }
-  }, 'knowledge-capture queue')
+  store.hold(
+    new Promise<void>((resolve) => {
+      released = resolve
+    }),
+  )
+  ctx.effect(
+    () => async () => {
+      try {
+        await shutdownWork()
+      } finally {
+        released()
+      }
+    },
+    'knowledge-capture queue',
+  )
 
   async function shutdownWork(): Promise<void> {
     // Headless SIGINT/SIGTERM disposes before `turn/end`: such turns are counted as interrupted, not written.
@@ -116,11 +130,15 @@ function liveSettings(ctx: Context, config: Config, logger: Logger): () => Confi
   const store = ctx.knowledge
   let current = store.settings.effective('capture', config)
   ctx.effect(() => store.settings.publish('capture', () => config), 'knowledge-capture settings')
-  ctx.effect(() => store.settings.onChange(() => {
-    const next = store.settings.effective('capture', config)
-    if (next.enabled !== current.enabled) logger.info('capture %s by live settings', next.enabled ? 'enabled' : 'disabled')
-    current = next
-  }), 'knowledge-capture settings watcher')
+  ctx.effect(
+    () =>
+      store.settings.onChange(() => {
+        const next = store.settings.effective('capture', config)
+        if (next.enabled !== current.enabled) logger.info('capture %s by live settings', next.enabled ? 'enabled' : 'disabled')
+        current = next
+      }),
+    'knowledge-capture settings watcher',
+  )
   if (!current.enabled) logger.info('capture is disabled (enabled: false)')
   return () => current
 }
@@ -151,6 +169,5 @@ async function keepTurn(store: KnowledgeStore, turn: OpenTurn, current: Config, 
   else if (result.kept) {
     logger.debug('kept %s (score %d): %s', result.id, result.score, result.path)
     if (result.id) distiller.push({ round, salience: { score: result.score, reasons: result.reasons }, id: result.id, turn })
-  }
-  else logger.debug('%s t%d not written: %s', round.session, round.turn, result.reasons.slice(0, 3).join(' '))
+  } else logger.debug('%s t%d not written: %s', round.session, round.turn, result.reasons.slice(0, 3).join(' '))
 }

@@ -70,7 +70,14 @@ export async function captureRound(store: KnowledgeStore, round: Round, options:
     const reason = isKept(salience, DEFAULT_MIN_SCORE) ? BELOW_BAR : dropReason(salience)
     if (!options.dryRun) {
       const title = await store.redactLine(titleFrom(round.question || round.answer))
-      await store.ledger.record({ type: 'dropped', session: round.session, turn: round.turn, score: salience.score, reasons: [reason, ...salience.reasons.filter((r) => r !== reason)].slice(0, 4), title })
+      await store.ledger.record({
+        type: 'dropped',
+        session: round.session,
+        turn: round.turn,
+        score: salience.score,
+        reasons: [reason, ...salience.reasons.filter((r) => r !== reason)].slice(0, 4),
+        title,
+      })
     }
     return { kept: false, outcome: round.outcome, score: salience.score, reasons: salience.reasons }
   }

@@ -19,22 +19,34 @@ export class CaptureQueue<T = OpenTurn> {
   private running?: Promise<void>
   private scheduled = false
 
-  constructor(private readonly work: (item: T) => Promise<void>, private readonly onError: (error: unknown) => void) {}
+  constructor(
+    private readonly work: (item: T) => Promise<void>,
+    private readonly onError: (error: unknown) => void,
+  ) {}
 
-  get size(): number { return this.items.length + (this.running ? 1 : 0) }
+  get size(): number {
+    return this.items.length + (this.running ? 1 : 0)
+  }
 
   push(item: T): void {
     this.items.push(item)
     if (!this.scheduled && !this.running) {
       this.scheduled = true
-      setImmediate(() => { this.scheduled = false; this.running ??= this.run() })
+      setImmediate(() => {
+        this.scheduled = false
+        this.running ??= this.run()
+      })
     }
   }
 
   private async run(): Promise<void> {
     try {
       for (let item = this.items.shift(); item !== undefined; item = this.items.shift()) {
-        try { await this.work(item) } catch (error) { this.onError(error) }
+        try {
+          await this.work(item)
+        } catch (error) {
+          this.onError(error)
+        }
       }
     } finally {
       this.running = undefined
@@ -51,7 +63,9 @@ export class CaptureQueue<T = OpenTurn> {
       let timer: NodeJS.Timeout | undefined
       const timedOut = await Promise.race([
         this.running.then(() => false),
-        new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(true), left) }),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(true), left)
+        }),
       ])
       clearTimeout(timer)
       if (timedOut) return false

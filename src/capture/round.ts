@@ -16,7 +16,13 @@ export interface TurnEvent {
   data?: any
 }
 
-interface Block { type?: string; text?: unknown; content?: unknown; toolCallId?: unknown; isError?: unknown }
+interface Block {
+  type?: string
+  text?: unknown
+  content?: unknown
+  toolCallId?: unknown
+  isError?: unknown
+}
 
 /** Text of a content value: a string, or the `text` blocks of a block list. Reasoning and tool-call blocks are skipped. */
 export function textOf(content: unknown): string {
@@ -39,12 +45,18 @@ function resultText(block: Block): string {
 /** How a turn ended, from `turn/end`'s reason and whether the last assistant message had text. */
 export function outcomeOf(reason: { kind?: string } | undefined, hasAnswer: boolean): Outcome {
   switch (reason?.kind) {
-    case 'completed': return hasAnswer ? 'completed' : 'no-answer'
-    case 'aborted': return 'aborted'
-    case 'error': return 'errored'
-    case 'blocked': return 'blocked'
-    case 'max-tokens': return 'max-tokens'
-    default: return 'interrupted'
+    case 'completed':
+      return hasAnswer ? 'completed' : 'no-answer'
+    case 'aborted':
+      return 'aborted'
+    case 'error':
+      return 'errored'
+    case 'blocked':
+      return 'blocked'
+    case 'max-tokens':
+      return 'max-tokens'
+    default:
+      return 'interrupted'
   }
 }
 
@@ -94,7 +106,10 @@ export function foldRound(events: readonly TurnEvent[], context: FoldContext): R
       case 'tool/result': {
         const block = (data.message?.content?.[0] ?? {}) as Block
         const call = calls.get(String(block.toolCallId))
-        if (call) { call.result = resultText(block); call.isError = Boolean(block.isError) }
+        if (call) {
+          call.result = resultText(block)
+          call.isError = Boolean(block.isError)
+        }
         break
       }
       case 'turn/end':
@@ -121,7 +136,11 @@ export function foldRound(events: readonly TurnEvent[], context: FoldContext): R
  * token whose context was cut away, or the start of one. The cut never splits `mask`.
  */
 export function titleFrom(question: string, max = 80, mask = ''): string {
-  const line = question.split('\n', 200).map((l) => l.replace(/^[#>*\-\s]+/, '').trim()).find((l) => l.length > 0) ?? ''
+  const line =
+    question
+      .split('\n', 200)
+      .map((l) => l.replace(/^[#>*\-\s]+/, '').trim())
+      .find((l) => l.length > 0) ?? ''
   const flat = line.replace(/\s+/g, ' ')
   if (flat.length <= max) return flat || 'Untitled round'
   let end = max

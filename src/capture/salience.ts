@@ -20,18 +20,7 @@ export const TOOL_SCAN_LIMIT = 65_536
 export const NO_ANSWER = '-no-answer'
 
 /** Names of the knowledge signals, in their fixed tie-break order. */
-export type SignalName =
-  | 'cause'
-  | 'decision'
-  | 'workaround'
-  | 'correction'
-  | 'error-code'
-  | 'command'
-  | 'config'
-  | 'version'
-  | 'fix'
-  | 'rule'
-  | 'path'
+export type SignalName = 'cause' | 'decision' | 'workaround' | 'correction' | 'error-code' | 'command' | 'config' | 'version' | 'fix' | 'rule' | 'path'
 
 /** Weight of each signal and penalty; a reason is `+name` or `-name`. Order here is the tie-break order of reasons. */
 export const WEIGHTS = {
@@ -115,7 +104,8 @@ const CONFIG = [
 ]
 /** A code span that reads as a setting: `key: value`, `key=value`, `a.b.c` setting path or an ENV_NAME. */
 const CONFIG_SPAN = /^(?:[\w.@/-]{1,60}\s?[:=]\s?\S|[a-z][\w-]{0,40}(?:\.[A-Za-z][\w-]{0,40}){1,4}|[A-Z][A-Z0-9]{0,30}(?:_[A-Z0-9]{1,30}){1,8}_?)$/
-const SHELL_PROGRAM = /^(?:\$\s)?(?:sudo\s)?(?:git|npm|npx|pnpm|pnpx|yarn|docker|docker-compose|kubectl|helm|pip3?|python3?|node|deno|bun|cargo|rustup|go|make|curl|wget|psql|mysql|redis-cli|gh|brew|apt(?:-get)?|terraform|uv|poetry|tsc|vitest|jest|pytest|eslint|prettier|ssh|scp|rsync|chmod|chown|tar|sed|awk|grep|rg|find|xargs|openssl|systemctl|journalctl)\s+\S/
+const SHELL_PROGRAM =
+  /^(?:\$\s)?(?:sudo\s)?(?:git|npm|npx|pnpm|pnpx|yarn|docker|docker-compose|kubectl|helm|pip3?|python3?|node|deno|bun|cargo|rustup|go|make|curl|wget|psql|mysql|redis-cli|gh|brew|apt(?:-get)?|terraform|uv|poetry|tsc|vitest|jest|pytest|eslint|prettier|ssh|scp|rsync|chmod|chown|tar|sed|awk|grep|rg|find|xargs|openssl|systemctl|journalctl)\s+\S/
 const SHELL_WITH_FLAG = /^(?:\$\s)?[a-z][\w./@+-]{0,60}\s(?:[^\s`]{1,200}\s){0,20}--?[A-Za-z]/
 const SHELL_FENCE = /```(?:bash|sh|shell|console|zsh|fish|powershell|ps1|cmd)\b/
 /** A correction by contrast: "the service name, not localhost", "是预发环境，不是生产环境". */
@@ -162,12 +152,7 @@ function any(patterns: readonly RegExp[], text: string): boolean {
 
 /** Whether a code point is CJK (Han, kana, Hangul): those scripts have no spaces, so each counts toward length alone. */
 function isCjk(c: number): boolean {
-  return (
-    (c >= 0x3400 && c <= 0x9fff) ||
-    (c >= 0xf900 && c <= 0xfaff) ||
-    (c >= 0x3040 && c <= 0x30ff) ||
-    (c >= 0xac00 && c <= 0xd7af)
-  )
+  return (c >= 0x3400 && c <= 0x9fff) || (c >= 0xf900 && c <= 0xfaff) || (c >= 0x3040 && c <= 0x30ff) || (c >= 0xac00 && c <= 0xd7af)
 }
 
 /** How many CJK characters count as one word: a sentence takes ~1.6 Han characters per English word. */
@@ -313,10 +298,7 @@ export function scoreRound(round: Pick<Round, 'question' | 'answer' | 'tools'>):
   for (const s of signals) fired.set(s, WEIGHTS[s])
   if (code.fenced) fired.set('code-block', WEIGHTS['code-block'])
   const words = measureWords(text)
-  const lengthScore = Math.min(
-    WEIGHTS.length,
-    Math.max(0, ((words - LENGTH_FROM_WORDS) / (LENGTH_FULL_WORDS - LENGTH_FROM_WORDS)) * WEIGHTS.length),
-  )
+  const lengthScore = Math.min(WEIGHTS.length, Math.max(0, ((words - LENGTH_FROM_WORDS) / (LENGTH_FULL_WORDS - LENGTH_FROM_WORDS)) * WEIGHTS.length))
   if (lengthScore > 0) fired.set('length', Math.round(lengthScore * 10) / 10)
 
   const strong = signals.some((s) => STRONG.has(s))

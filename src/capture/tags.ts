@@ -30,7 +30,10 @@ const TOPIC_RULES: ReadonlyArray<readonly [string, readonly RegExp[]]> = [
   ['cpp', [/\b[\w-]{1,60}\.(?:cpp|cc|cxx|hpp|hh)\b/, /\b(?:cmake|clang\+\+|g\+\+)\b|\bc\+\+/i]],
   ['swift', [/\b[\w-]{1,60}\.swift\b/, /\b(?:swift|xcode|swiftui)\b/i]],
   ['shell', [/\b[\w-]{1,60}\.(?:sh|bash|zsh)\b/, /\b(?:shell script|bash script|shebang|bad interpreter)\b|```(?:bash|sh|shell)\b/i]],
-  ['sql', [/\b[\w-]{1,60}\.sql\b/, /\b(?:select\s[^;]{1,200}?\sfrom|create (?:unique )?index|create table|alter table|insert into|explain analyze|postgres(?:ql)?|mysql|sqlite|psql|sql)\b/i, /\bEXPLAIN\b/]],
+  [
+    'sql',
+    [/\b[\w-]{1,60}\.sql\b/, /\b(?:select\s[^;]{1,200}?\sfrom|create (?:unique )?index|create table|alter table|insert into|explain analyze|postgres(?:ql)?|mysql|sqlite|psql|sql)\b/i, /\bEXPLAIN\b/],
+  ],
   ['mongodb', [/\b(?:mongo(?:db|ose|sh)?|E11000)\b/i]],
   ['redis', [/\bredis\b/i]],
   ['docker', [/\b(?:docker(?:file)?|docker-compose|compose\.ya?ml|dockerignore)\b/i]],
@@ -90,9 +93,7 @@ const TOOL_TAGS: Readonly<Record<string, readonly string[]>> = {
 }
 
 const TOPIC_TAGS = TOPIC_RULES.map(([tag]) => tag)
-const PROGRAM_ONLY_TAGS = [...new Set(Object.values(PROGRAM_TAGS).flat())].filter(
-  (t) => !TOPIC_TAGS.includes(t) && !(KIND_TAGS as readonly string[]).includes(t),
-)
+const PROGRAM_ONLY_TAGS = [...new Set(Object.values(PROGRAM_TAGS).flat())].filter((t) => !TOPIC_TAGS.includes(t) && !(KIND_TAGS as readonly string[]).includes(t))
 const TOOL_ONLY_TAGS = [...new Set(Object.values(TOOL_TAGS).flat())]
 
 /** Every tag deriveTags can emit from its fixed vocabulary, in output order (MCP server tags come on top of these). */
@@ -126,7 +127,8 @@ const ASSIGNMENT_SPAN_RE = /`[\w.@/-]{1,60}\s?[:=]\s?[^`\s][^`\n]{0,200}`/
  * The `config` tag needs more than the salience signal (any `KEY_NAME` or `a.b` code span gives that): the round must
  * also speak of configuration, or name a configuration file.
  */
-const CONFIG_TAG_RE = /\b(?:config(?:uration|ured|ure)?|settings?|env(?:ironment)? var(?:iable)?s?|tsconfig|pyproject)\b|(?:\.env|\.npmrc|\.nvmrc)\b|\b[\w-]{1,30}\.(?:ya?ml|toml|ini|conf|cfg)\b|配置|设置|环境变量/i
+const CONFIG_TAG_RE =
+  /\b(?:config(?:uration|ured|ure)?|settings?|env(?:ironment)? var(?:iable)?s?|tsconfig|pyproject)\b|(?:\.env|\.npmrc|\.nvmrc)\b|\b[\w-]{1,30}\.(?:ya?ml|toml|ini|conf|cfg)\b|配置|设置|环境变量/i
 
 /** The `command` string of a tool call's raw JSON arguments, or '' when it has none. */
 function commandOf(tool: ToolCall): string {
@@ -147,7 +149,10 @@ function commandOf(tool: ToolCall): string {
 /** Program names a shell command runs: the first word of every `&&`/`||`/`;`/`|` segment, past env assignments. */
 export function programsOf(command: string): string[] {
   const out: string[] = []
-  for (const segment of command.slice(0, 4096).split(/&&|\|\||[;|\n]/).slice(0, 32)) {
+  for (const segment of command
+    .slice(0, 4096)
+    .split(/&&|\|\||[;|\n]/)
+    .slice(0, 32)) {
     const words = segment.trim().split(/\s+/)
     let i = 0
     while (i < words.length && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]) || /^(?:sudo|env|time|exec|nohup|\()$/.test(words[i]))) i++

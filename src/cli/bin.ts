@@ -70,28 +70,64 @@ round.json: {"session","turn","cwd","created"?,"question","answer","outcome","to
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv
-  if (!name || name === '--help' || name === '-h' || name === 'help') { process.stdout.write(USAGE); return name ? 0 : 2 }
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(USAGE)
+    return name ? 0 : 2
+  }
   const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined
   if (!load) throw new UsageError(`unknown command ${JSON.stringify(name)}`)
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
     options: {
-      root: { type: 'string' }, cwd: { type: 'string' }, json: { type: 'boolean' }, 'dry-run': { type: 'boolean' },
-      'min-score': { type: 'string' }, kind: { type: 'string' }, tag: { type: 'string' }, tool: { type: 'string' },
-      limit: { type: 'string' }, 'dsh-home': { type: 'string' }, git: { type: 'boolean' }, sample: { type: 'string' }, since: { type: 'string' }, session: { type: 'string' }, mask: { type: 'string' }, pattern: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' },
-      title: { type: 'string' }, finding: { type: 'string' }, evidence: { type: 'string' }, scope: { type: 'string' }, tags: { type: 'string' },
-      quote: { type: 'string' }, link: { type: 'string', multiple: true }, supersedes: { type: 'string', multiple: true }, by: { type: 'string' },
-      reason: { type: 'string' }, status: { type: 'string' },
-      source: { type: 'string' }, url: { type: 'string' }, file: { type: 'string' }, section: { type: 'string' },
+      root: { type: 'string' },
+      cwd: { type: 'string' },
+      json: { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
+      'min-score': { type: 'string' },
+      kind: { type: 'string' },
+      tag: { type: 'string' },
+      tool: { type: 'string' },
+      limit: { type: 'string' },
+      'dsh-home': { type: 'string' },
+      git: { type: 'boolean' },
+      sample: { type: 'string' },
+      since: { type: 'string' },
+      session: { type: 'string' },
+      mask: { type: 'string' },
+      pattern: { type: 'string', multiple: true },
+      help: { type: 'boolean', short: 'h' },
+      title: { type: 'string' },
+      finding: { type: 'string' },
+      evidence: { type: 'string' },
+      scope: { type: 'string' },
+      tags: { type: 'string' },
+      quote: { type: 'string' },
+      link: { type: 'string', multiple: true },
+      supersedes: { type: 'string', multiple: true },
+      by: { type: 'string' },
+      reason: { type: 'string' },
+      status: { type: 'string' },
+      source: { type: 'string' },
+      url: { type: 'string' },
+      file: { type: 'string' },
+      section: { type: 'string' },
     },
   })
-  if (values.help) { process.stdout.write(USAGE); return 0 }
+  if (values.help) {
+    process.stdout.write(USAGE)
+    return 0
+  }
   return (await load())({ values, positionals })
 }
 
-main(process.argv.slice(2)).then((code) => { process.exitCode = code }, (error: unknown) => {
-  const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
-  process.stderr.write(`dsh-knowledge: ${(error as Error).message}\n${usage ? 'Run `dsh-knowledge --help` for usage.\n' : ''}`)
-  process.exitCode = usage ? 2 : 1
-})
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code
+  },
+  (error: unknown) => {
+    const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+    process.stderr.write(`dsh-knowledge: ${(error as Error).message}\n${usage ? 'Run `dsh-knowledge --help` for usage.\n' : ''}`)
+    process.exitCode = usage ? 2 : 1
+  },
+)

@@ -14,7 +14,11 @@ export const capture: Command = async (invocation) => {
   if (!Number.isFinite(minScore) || minScore < 0) throw new UsageError('--min-score must be a number >= 0')
   let input: unknown
   const text = await readStdin()
-  try { input = JSON.parse(text) } catch (error) { throw new UsageError(`round.json is not valid JSON: ${(error as Error).message}`) }
+  try {
+    input = JSON.parse(text)
+  } catch (error) {
+    throw new UsageError(`round.json is not valid JSON: ${(error as Error).message}`)
+  }
   const round = parseRound(input)
   const store = await openStore(invocation, { index: !values['dry-run'] })
   try {
@@ -23,7 +27,8 @@ export const capture: Command = async (invocation) => {
       printJson({ kept: result.kept, score: result.score, reasons: result.reasons, path: result.path ?? null, document: result.document ?? null })
       return 0
     }
-    if (values.json) printJson({ kept: result.kept, score: result.score, reasons: result.reasons, id: result.id ?? null, path: result.path ?? null, redacted: result.redacted ?? 0, error: result.error ?? null })
+    if (values.json)
+      printJson({ kept: result.kept, score: result.score, reasons: result.reasons, id: result.id ?? null, path: result.path ?? null, redacted: result.redacted ?? 0, error: result.error ?? null })
     else if (result.error) print(`not written: ${result.error}`)
     else if (result.kept) print(`kept ${result.id} (score ${result.score}): ${store.root}/${result.path}`)
     else print(`not kept (score ${result.score}): ${result.reasons.join(' ')}`)

@@ -9,11 +9,39 @@ import { resolveRoot } from '../knowledge/paths.js'
 export class UsageError extends Error {}
 
 export interface Invocation {
-  values: { root?: string; cwd?: string; json?: boolean; 'dry-run'?: boolean; 'min-score'?: string; kind?: string; tag?: string;
-    tool?: string; limit?: string; mask?: string; pattern?: string[]; 'dsh-home'?: string; since?: string; session?: string; git?: boolean; sample?: string
-    title?: string; finding?: string; evidence?: string; scope?: string; tags?: string; quote?: string; link?: string[]; supersedes?: string[]
-    by?: string; reason?: string; status?: string
-    source?: string; url?: string; file?: string; section?: string }
+  values: {
+    root?: string
+    cwd?: string
+    json?: boolean
+    'dry-run'?: boolean
+    'min-score'?: string
+    kind?: string
+    tag?: string
+    tool?: string
+    limit?: string
+    mask?: string
+    pattern?: string[]
+    'dsh-home'?: string
+    since?: string
+    session?: string
+    git?: boolean
+    sample?: string
+    title?: string
+    finding?: string
+    evidence?: string
+    scope?: string
+    tags?: string
+    quote?: string
+    link?: string[]
+    supersedes?: string[]
+    by?: string
+    reason?: string
+    status?: string
+    source?: string
+    url?: string
+    file?: string
+    section?: string
+  }
   positionals: string[]
 }
 

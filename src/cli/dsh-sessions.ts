@@ -20,7 +20,10 @@ export interface SessionHeaderLike {
   origin?: string
 }
 
-export interface Unreadable { session: string; error: string }
+export interface Unreadable {
+  session: string
+  error: string
+}
 
 export interface SessionLogReader {
   /** Every readable session's header, and the session folders that could not be read. */
@@ -47,9 +50,7 @@ export async function openSessionLogs(home: string): Promise<SessionLogReader> {
   if (!existsSync(root)) throw new Error(`no dsh session logs at ${root} (is --dsh-home right?)`)
   let cordis, sessionStore, jsonl
   try {
-    ;[cordis, sessionStore, jsonl] = await Promise.all([
-      import('@deepseek-ai/cordis'), import('@deepseek-ai/dsh-session'), import('@deepseek-ai/dsh-session-persistence-jsonl'),
-    ])
+    ;[cordis, sessionStore, jsonl] = await Promise.all([import('@deepseek-ai/cordis'), import('@deepseek-ai/dsh-session'), import('@deepseek-ai/dsh-session-persistence-jsonl')])
   } catch (error) {
     throw new Error(`import reads dsh's session logs with dsh's own reader, which is not installed here (${firstLine(error)}). Run the command from the dsh profile, as the README shows.`)
   }
@@ -71,7 +72,11 @@ export async function openSessionLogs(home: string): Promise<SessionLogReader> {
     const view = mkdtempSync(join(tmpdir(), 'dsh-ks-import-'))
     scratch.push(view)
     mkdirSync(join(view, project, folder), { recursive: true })
-    try { linkSync(join(root, project, folder, log), join(view, project, folder, log)) } catch { copyFileSync(join(root, project, folder, log), join(view, project, folder, log)) }
+    try {
+      linkSync(join(root, project, folder, log), join(view, project, folder, log))
+    } catch {
+      copyFileSync(join(root, project, folder, log), join(view, project, folder, log))
+    }
     const persistence = await mount(view, log.endsWith('.zstd') ? 'zstd' : 'none')
     const [header] = await persistence.list()
     if (!header) throw new Error('the log has no session header')
@@ -91,7 +96,11 @@ export async function openSessionLogs(home: string): Promise<SessionLogReader> {
         const unreadable: Unreadable[] = []
         for (const project of readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory())) {
           for (const folder of readdirSync(join(root, project.name), { withFileTypes: true }).filter((e) => e.isDirectory())) {
-            try { sessions.push(await isolated(project.name, folder.name)) } catch (error) { unreadable.push({ session: folder.name, error: firstLine(error) }) }
+            try {
+              sessions.push(await isolated(project.name, folder.name))
+            } catch (error) {
+              unreadable.push({ session: folder.name, error: firstLine(error) })
+            }
           }
         }
         return { sessions, unreadable }

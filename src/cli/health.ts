@@ -14,17 +14,22 @@ export const health: Command = async (invocation) => {
   const store = await openStore(invocation)
   try {
     const report = await probeHealth(store, { scope: scopeOf(store, invocation), sample })
-    if (values.json) { printJson(report); return 0 }
+    if (values.json) {
+      printJson(report)
+      return 0
+    }
     const last = report.growth.slice(-7)
-    print([
-      `${report.probed} of ${report.documents} document(s) probed in ${report.ms} ms${report.scope ? ` (visible: ${report.scope})` : ''}`,
-      `found by their own words: recall@5 ${report.recallAt5.toFixed(3)}, MRR ${report.mrr.toFixed(3)}`,
-      report.unfindable.length ? `not found by their own words (${report.unfindable.length}):` : 'every probed document is found by its own words',
-      ...report.unfindable.slice(0, 10).map((u) => `  ${u.id} — ${u.title}`),
-      report.nearDuplicates.length ? `near-duplicates (${report.nearDuplicates.length}; supersede one with the other):` : 'no near-duplicates',
-      ...report.nearDuplicates.slice(0, 10).map((d) => `  ${d.a} ≈ ${d.b} (${Math.round(d.similarity * 100)}% of words shared)`),
-      `last ${last.length} day(s): ${last.map((g) => `${g.day} +${g.kept}/-${g.dropped}`).join(', ') || 'no rounds yet'}`,
-    ].join('\n'))
+    print(
+      [
+        `${report.probed} of ${report.documents} document(s) probed in ${report.ms} ms${report.scope ? ` (visible: ${report.scope})` : ''}`,
+        `found by their own words: recall@5 ${report.recallAt5.toFixed(3)}, MRR ${report.mrr.toFixed(3)}`,
+        report.unfindable.length ? `not found by their own words (${report.unfindable.length}):` : 'every probed document is found by its own words',
+        ...report.unfindable.slice(0, 10).map((u) => `  ${u.id} — ${u.title}`),
+        report.nearDuplicates.length ? `near-duplicates (${report.nearDuplicates.length}; supersede one with the other):` : 'no near-duplicates',
+        ...report.nearDuplicates.slice(0, 10).map((d) => `  ${d.a} ≈ ${d.b} (${Math.round(d.similarity * 100)}% of words shared)`),
+        `last ${last.length} day(s): ${last.map((g) => `${g.day} +${g.kept}/-${g.dropped}`).join(', ') || 'no rounds yet'}`,
+      ].join('\n'),
+    )
     return 0
   } finally {
     await store.close()

@@ -57,14 +57,22 @@ export const importSessions: Command = async (invocation) => {
     await logs.close()
   }
   const result = { ...summary, unreadable, dryRun: Boolean(values['dry-run']) }
-  if (values.json) { printJson(result); return summary.failed ? 1 : 0 }
-  const reasons = Object.entries(summary.droppedByReason).sort((a, b) => b[1] - a[1]).map(([r, n]) => `${r} ×${n}`).join(', ')
-  print([
-    `${values['dry-run'] ? 'would import' : 'imported'}: ${summary.sessions} session(s), ${summary.rounds} round(s)`,
-    `kept ${summary.kept}, dropped ${summary.dropped}${reasons ? ` (${reasons})` : ''}, unanswered ${summary.unanswered}, already known ${summary.skipped}`,
-    `values redacted: ${summary.redacted}; failed: ${summary.failed}${summary.failures[0] ? ` (first: ${summary.failures[0]})` : ''}`,
-    ...(unreadable.length ? [`unreadable session log(s): ${unreadable.length}`, ...unreadable.slice(0, 10).map((u) => `  ${u.session}: ${u.error}`)] : []),
-  ].join('\n'))
+  if (values.json) {
+    printJson(result)
+    return summary.failed ? 1 : 0
+  }
+  const reasons = Object.entries(summary.droppedByReason)
+    .sort((a, b) => b[1] - a[1])
+    .map(([r, n]) => `${r} ×${n}`)
+    .join(', ')
+  print(
+    [
+      `${values['dry-run'] ? 'would import' : 'imported'}: ${summary.sessions} session(s), ${summary.rounds} round(s)`,
+      `kept ${summary.kept}, dropped ${summary.dropped}${reasons ? ` (${reasons})` : ''}, unanswered ${summary.unanswered}, already known ${summary.skipped}`,
+      `values redacted: ${summary.redacted}; failed: ${summary.failed}${summary.failures[0] ? ` (first: ${summary.failures[0]})` : ''}`,
+      ...(unreadable.length ? [`unreadable session log(s): ${unreadable.length}`, ...unreadable.slice(0, 10).map((u) => `  ${u.session}: ${u.error}`)] : []),
+    ].join('\n'),
+  )
   return summary.failed ? 1 : 0
 }
 

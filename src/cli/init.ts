@@ -42,12 +42,14 @@ export const init: Command = async ({ values }) => {
   const result = { root, gitInitialized: created, gitattributesAdded: attributes, gitignoreAdded: ignored }
   if (values.json) printJson(result)
   else {
-    print([
-      created ? `initialized a git repository in ${root}` : `${root} is already a git repository`,
-      attributes.length ? `.gitattributes: added ${attributes.join(', ')}` : '.gitattributes: already set',
-      ignored.length ? `.gitignore: added ${ignored.join(', ')}` : '.gitignore: already set',
-      'Next: commit, add a remote, push; teammates clone it and point DSH_KNOWLEDGE_ROOT at their clone.',
-    ].join('\n'))
+    print(
+      [
+        created ? `initialized a git repository in ${root}` : `${root} is already a git repository`,
+        attributes.length ? `.gitattributes: added ${attributes.join(', ')}` : '.gitattributes: already set',
+        ignored.length ? `.gitignore: added ${ignored.join(', ')}` : '.gitignore: already set',
+        'Next: commit, add a remote, push; teammates clone it and point DSH_KNOWLEDGE_ROOT at their clone.',
+      ].join('\n'),
+    )
   }
   return 0
 }

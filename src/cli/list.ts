@@ -13,9 +13,18 @@ export const list: Command = async (invocation) => {
   try {
     const scope = scopeOf(store, invocation)
     const page = store.list({ scope, kind: values.kind as DocKind | undefined, tag: values.tag, tool: values.tool, status, limit: 100_000 })
-    if (values.json) { printJson(page.items); return 0 }
-    if (!page.items.length) { print(`no documents${scope ? ` visible in ${scope}` : ''} under ${store.root}`); return 0 }
-    for (const m of page.items) print(`${m.id}${m.version ? ` (v:${m.version})` : ''}\t${m.kind}\t${String(m.created).slice(0, 10)}\t${m.title}${m.status ? `\t(${m.status}${m.supersededBy ? ` by ${m.supersededBy}` : ''})` : ''}${m.tags.length ? `\t[${m.tags.join(', ')}]` : ''}`)
+    if (values.json) {
+      printJson(page.items)
+      return 0
+    }
+    if (!page.items.length) {
+      print(`no documents${scope ? ` visible in ${scope}` : ''} under ${store.root}`)
+      return 0
+    }
+    for (const m of page.items)
+      print(
+        `${m.id}${m.version ? ` (v:${m.version})` : ''}\t${m.kind}\t${String(m.created).slice(0, 10)}\t${m.title}${m.status ? `\t(${m.status}${m.supersededBy ? ` by ${m.supersededBy}` : ''})` : ''}${m.tags.length ? `\t[${m.tags.join(', ')}]` : ''}`,
+      )
     print(`${page.total} document(s)${scope ? ` visible in ${scope}` : ''} under ${store.root}`)
     return 0
   } finally {

@@ -9,15 +9,25 @@ import { parseNoteArgs } from '../note/note-args.js'
 import { writeNote } from '../note/write.js'
 import { type Command, type Invocation, openStore, print, printJson, UsageError } from './common.js'
 
-const list = (values: string[] | undefined): string[] | undefined => values?.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)
+const list = (values: string[] | undefined): string[] | undefined =>
+  values
+    ?.flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean)
 
 export const note: Command = async (invocation: Invocation) => {
   const { values } = invocation
   if (!values.title || !values.finding) throw new UsageError('note needs --title and --finding')
   const kind = values.kind ?? 'note'
   const args = parseNoteArgs({
-    title: values.title, finding: values.finding, evidence: values.evidence, scope: values.scope, kind,
-    tags: list(values.tags ? [values.tags] : undefined), links: list(values.link), supersedes: list(values.supersedes),
+    title: values.title,
+    finding: values.finding,
+    evidence: values.evidence,
+    scope: values.scope,
+    kind,
+    tags: list(values.tags ? [values.tags] : undefined),
+    links: list(values.link),
+    supersedes: list(values.supersedes),
     ...(kind === 'preference' ? { quote: values.quote ?? values.finding } : {}),
   })
   const cwd = resolve(values.cwd ?? process.cwd())

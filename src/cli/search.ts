@@ -15,7 +15,24 @@ export const search: Command = async (invocation) => {
   try {
     const scope = scopeOf(store, invocation)
     const hits = store.search(args.query, { kind: args.kind, tag: args.tag, tool: args.tool, limit: args.limit, scope, status: args.status })
-    if (values.json) printJson(hits.map((h) => ({ id: h.id, title: h.title, kind: h.kind, score: h.score, snippet: h.snippet, path: h.path, cwd: h.cwd, tags: h.tags, tools: h.tools, created: h.created, version: h.version, ...(h.status ? { status: h.status } : {}), ...(h.supersededBy ? { supersededBy: h.supersededBy } : {}) })))
+    if (values.json)
+      printJson(
+        hits.map((h) => ({
+          id: h.id,
+          title: h.title,
+          kind: h.kind,
+          score: h.score,
+          snippet: h.snippet,
+          path: h.path,
+          cwd: h.cwd,
+          tags: h.tags,
+          tools: h.tools,
+          created: h.created,
+          version: h.version,
+          ...(h.status ? { status: h.status } : {}),
+          ...(h.supersededBy ? { supersededBy: h.supersededBy } : {}),
+        })),
+      )
     else print(renderHits(args.query, hits, scope))
     return 0
   } finally {

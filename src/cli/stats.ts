@@ -10,10 +10,17 @@ export const stats: Command = async (invocation) => {
   const store = await openStore(invocation, { write: false })
   try {
     const s = await collectStats(store, scopeOf(store, invocation))
-    if (invocation.values.json) { printJson(s); return 0 }
+    if (invocation.values.json) {
+      printJson(s)
+      return 0
+    }
     const lines = [
       `root: ${s.root}${s.scope ? ` (visible: ${s.scope})` : ''}`,
-      `documents: ${s.documents} (${Object.entries(s.byKind).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'})`,
+      `documents: ${s.documents} (${
+        Object.entries(s.byKind)
+          .map(([k, n]) => `${k} ${n}`)
+          .join(', ') || 'none'
+      })`,
       `rounds: kept ${s.rounds.kept}, dropped ${s.rounds.dropped}, unanswered ${Object.values(s.rounds.unanswered).reduce((a, b) => a + b, 0)}, failed ${s.rounds.failed}`,
       `top drop reasons: ${s.rounds.dropReasons.map((r) => `${r.reason} ×${r.count}`).join(', ') || 'none'}`,
       `notes: ${s.rounds.notes}; values redacted: ${s.rounds.redacted}${s.redactionEnabled ? '' : ' (redaction is DISABLED)'}`,

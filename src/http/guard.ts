@@ -42,7 +42,11 @@ export function refusal(req: IncomingMessage, trustedHosts: readonly string[]): 
   const target = req.url ?? '/'
   if (!target.startsWith('/')) {
     let url: URL
-    try { url = new URL(target) } catch { return 'the request target is not a path' }
+    try {
+      url = new URL(target)
+    } catch {
+      return 'the request target is not a path'
+    }
     if (url.host.toLowerCase() !== `${parsed.host}${parsed.port ? `:${parsed.port}` : ''}`) return `the request target names another host (${url.host})`
   }
   return undefined
@@ -51,7 +55,10 @@ export function refusal(req: IncomingMessage, trustedHosts: readonly string[]): 
 /** Tokens handed to pages: a bounded set, each valid for a day. */
 export class PageTokens {
   private readonly tokens = new Map<string, number>()
-  constructor(private readonly max = 64, private readonly ttlMs = 24 * 60 * 60 * 1000) {}
+  constructor(
+    private readonly max = 64,
+    private readonly ttlMs = 24 * 60 * 60 * 1000,
+  ) {}
 
   /** A new token for one page load. */
   issue(now = Date.now()): string {
@@ -64,7 +71,10 @@ export class PageTokens {
   valid(token: unknown, now = Date.now()): boolean {
     if (typeof token !== 'string' || token.length !== 32) return false
     for (const [known, expires] of this.tokens) {
-      if (expires < now) { this.tokens.delete(known); continue }
+      if (expires < now) {
+        this.tokens.delete(known)
+        continue
+      }
       if (timingSafeEqual(Buffer.from(known), Buffer.from(token))) return true
     }
     return false
@@ -86,7 +96,12 @@ export function mutationRefusal(req: IncomingMessage, trustedHosts: readonly str
   if (origin.toLowerCase() !== `http://${host}`) return `origin ${JSON.stringify(origin.slice(0, 100))} is not this page's origin`
   const fetchSite = req.headers['sec-fetch-site']
   if (fetchSite !== undefined && fetchSite !== 'same-origin') return `a ${fetchSite} request cannot change state`
-  if (!String(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) return 'a state change must send application/json'
+  if (
+    !String(req.headers['content-type'] ?? '')
+      .toLowerCase()
+      .startsWith('application/json')
+  )
+    return 'a state change must send application/json'
   if (!tokens.valid(req.headers[TOKEN_HEADER])) return 'missing or expired page token; reload the page'
   return undefined
 }

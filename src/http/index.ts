@@ -35,7 +35,11 @@ export interface Config {
 }
 
 export const Config: z<Config> = z.object({
-  path: z.string().pattern(/^\/[A-Za-z0-9._~\/-]*[A-Za-z0-9._~-]$/).default('/knowledge').description('URL prefix of the routes.'),
+  path: z
+    .string()
+    .pattern(/^\/[A-Za-z0-9._~/-]*[A-Za-z0-9._~-]$/)
+    .default('/knowledge')
+    .description('URL prefix of the routes.'),
   trustedHosts: z.array(z.string()).default([]).description('Host names besides loopback allowed in the Host header.'),
   pageSize: z.natural().min(1).max(200).default(50).description('Default page size of the document list.'),
 }) as z<Config>
@@ -45,7 +49,15 @@ export function apply(ctx: Context, config: Config): void {
   const store = ctx.knowledge
   // The Sources routes answer when the knowledge-sync row runs (rows never import each other: it is a service).
   let sync: KnowledgeSync | undefined
-  ctx.inject(['knowledgeSync'], (c) => { sync = c.knowledgeSync; c.effect(() => () => { sync = undefined }, 'knowledge-http sources') })
+  ctx.inject(['knowledgeSync'], (c) => {
+    sync = c.knowledgeSync
+    c.effect(
+      () => () => {
+        sync = undefined
+      },
+      'knowledge-http sources',
+    )
+  })
   const sources = sourceRoutes(() => sync)
   const mutations = [
     ...statusMutations(store),

@@ -9,7 +9,7 @@ import { restore, retire } from '../knowledge/correct.js'
 import type { StatusResult } from '../wire.js'
 import type { Mutation } from './routes.js'
 
-const body = (value: unknown): Record<string, unknown> => (value && typeof value === 'object' && !Array.isArray(value) ? value as Record<string, unknown> : {})
+const body = (value: unknown): Record<string, unknown> => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {})
 
 /** `POST <prefix>/documents/<id>/retire` `{reason}` and `POST <prefix>/documents/<id>/restore`. */
 export function statusMutations(store: KnowledgeStore): Mutation[] {

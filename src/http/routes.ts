@@ -66,7 +66,9 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Rou
   const tokens = new PageTokens()
   // Bumped on every document written or removed (here or on disk): the page polls it to stay live cheaply.
   let revision = 0
-  store.onChange(() => { revision++ })
+  store.onChange(() => {
+    revision++
+  })
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const refused = refusal(req, options.trustedHosts)
     if (refused) return send(res, 403, { error: `forbidden: ${refused}` })
@@ -95,7 +97,10 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Rou
       if (sub === '/documents') {
         const limit = Math.min(Math.max(Number(q.get('limit')) || options.pageSize, 1), 200)
         const offset = Math.max(Number(q.get('offset')) || 0, 0)
-        const args = parseSearchArgs({ query: q.get('q') ?? '', kind: q.get('kind') || undefined, tag: q.get('tag') || undefined, tool: q.get('tool') || undefined, status: q.get('status') || undefined }, limit)
+        const args = parseSearchArgs(
+          { query: q.get('q') ?? '', kind: q.get('kind') || undefined, tag: q.get('tag') || undefined, tool: q.get('tool') || undefined, status: q.get('status') || undefined },
+          limit,
+        )
         const filter = { kind: args.kind, tag: args.tag, tool: args.tool, scope, status: args.status }
         if (args.query.trim()) {
           // Ranked hits cost a score each, so the page reads ahead one page: the total is exact when the ranking ends
@@ -126,7 +131,19 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Rou
       if (sub === '/health') return send(res, 200, await healthSummary(store, scope))
       const read = options.reads && Object.hasOwn(options.reads, sub) ? options.reads[sub] : undefined
       if (read) return send(res, 200, await read())
-      return send(res, 404, { error: `no route ${url.pathname}`, routes: [`${options.path}/documents`, `${options.path}/documents/<id>`, `${options.path}/stats`, `${options.path}/config`, `${options.path}/token`, `${options.path}/revision`, `${options.path}/rounds`, `${options.path}/health`] })
+      return send(res, 404, {
+        error: `no route ${url.pathname}`,
+        routes: [
+          `${options.path}/documents`,
+          `${options.path}/documents/<id>`,
+          `${options.path}/stats`,
+          `${options.path}/config`,
+          `${options.path}/token`,
+          `${options.path}/revision`,
+          `${options.path}/rounds`,
+          `${options.path}/health`,
+        ],
+      })
     } catch (error) {
       return send(res, 400, { error: (error as Error).message })
     }

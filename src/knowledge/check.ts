@@ -31,7 +31,10 @@ const MAX_POSTING = 50
 /** Runs every check over the documents visible from `scope` (undefined: the whole root). */
 export function checkKnowledge(store: KnowledgeStore, scope: string | undefined): Problem[] {
   const problems: Problem[] = []
-  const visible = (id: string): boolean => { const m = store.get(id); return !!m && isVisible(m.cwd, scope) }
+  const visible = (id: string): boolean => {
+    const m = store.get(id)
+    return !!m && isVisible(m.cwd, scope)
+  }
   for (const [id, node] of store.relations.entries()) {
     if (!visible(id)) continue
     for (const key of node.links) {
@@ -86,7 +89,13 @@ function nearDuplicates(store: KnowledgeStore, scope: string | undefined): Probl
     if (ids.length < 2) continue
     const sets = ids.map((id) => shingles(`${store.get(id)?.title ?? ''}\n${stripNotice(store.text(id) ?? '').replace(/^## (Finding|Evidence|Scope|Quote|Summary)$/gm, '')}`))
     const postings = new Map<string, number[]>()
-    sets.forEach((set, k) => { for (const s of set) { const p = postings.get(s) ?? []; p.push(k); postings.set(s, p) } })
+    sets.forEach((set, k) => {
+      for (const s of set) {
+        const p = postings.get(s) ?? []
+        p.push(k)
+        postings.set(s, p)
+      }
+    })
     const shared = new Map<number, number>()
     for (let a = 0; a < sets.length; a++) {
       shared.clear()
@@ -100,7 +109,11 @@ function nearDuplicates(store: KnowledgeStore, scope: string | undefined): Probl
         if (similarity >= DUPLICATE_THRESHOLD) {
           // Older first: the usual fix is to supersede the older one by the newer.
           const [older, newer] = (store.get(ids[a])?.created ?? '') <= (store.get(ids[b])?.created ?? '') ? [ids[a], ids[b]] : [ids[b], ids[a]]
-          problems.push({ type: 'near-duplicate', ids: [older, newer], detail: `${older} and ${newer} say nearly the same (similarity ${similarity.toFixed(2)}); consider superseding ${older} by ${newer}` })
+          problems.push({
+            type: 'near-duplicate',
+            ids: [older, newer],
+            detail: `${older} and ${newer} say nearly the same (similarity ${similarity.toFixed(2)}); consider superseding ${older} by ${newer}`,
+          })
         }
       }
     }

@@ -65,7 +65,12 @@ export function successorChain(store: KnowledgeStore, id: string): string[] {
  * superseded, directly or through a chain, by `old`). Writes both: `old` gets status and notice, `by` lists `old` in
  * `supersedes`.
  */
-export async function supersede(store: KnowledgeStore, args: { id: unknown; by: unknown; reason?: unknown }, scope: string | undefined, actor: Actor): Promise<{ id: string; by: string; status: DocStatus }> {
+export async function supersede(
+  store: KnowledgeStore,
+  args: { id: unknown; by: unknown; reason?: unknown },
+  scope: string | undefined,
+  actor: Actor,
+): Promise<{ id: string; by: string; status: DocStatus }> {
   const id = visibleId(store, args.id, scope, 'id')
   const by = visibleId(store, args.by, scope, 'by')
   const reason = reasonOf(args.reason, false)
@@ -73,7 +78,8 @@ export async function supersede(store: KnowledgeStore, args: { id: unknown; by: 
   const successor = store.get(by)!
   if (successor.status === 'retired') throw new Error(`"by": document ${by} is retired; supersede with an active document (or restore it first)`)
   // A preference is the person's word: only another preference (which needs their quote) can replace it.
-  if (store.get(id)!.kind === 'preference' && successor.kind !== 'preference') throw new Error(`${id} is a preference of the person; only a newer preference (knowledge_note with kind "preference" and their quote) can supersede it`)
+  if (store.get(id)!.kind === 'preference' && successor.kind !== 'preference')
+    throw new Error(`${id} is a preference of the person; only a newer preference (knowledge_note with kind "preference" and their quote) can supersede it`)
   if (successorChain(store, by).includes(id)) throw new Error(`superseding ${id} by ${by} would make a cycle: ${successorChain(store, by).join(' → ')}`)
   const result = await store.setStatus(id, { to: 'superseded', by, byPath: successor.path, byTitle: successor.title, reason }, actor)
   await store.addSupersedes(by, [id])
@@ -97,7 +103,11 @@ export async function restore(store: KnowledgeStore, args: { id: unknown }, scop
 }
 
 /** A related document as tools and the page show it. */
-export interface RelatedDoc { id: string; title: string; status?: DocStatus }
+export interface RelatedDoc {
+  id: string
+  title: string
+  status?: DocStatus
+}
 
 /** The computed relations of a document that are visible from `scope`: who links here, its successor, what it replaces. */
 export function relationsView(store: KnowledgeStore, id: string, scope: string | undefined): { linkedFrom: RelatedDoc[]; supersededBy?: RelatedDoc; supersedes: RelatedDoc[] } {
@@ -109,9 +119,15 @@ export function relationsView(store: KnowledgeStore, id: string, scope: string |
   const by = store.relations.get(id)?.supersededBy
   const successor = by ? view(by) : undefined
   return {
-    linkedFrom: store.linkedFrom(id).map(view).filter((d): d is RelatedDoc => !!d),
+    linkedFrom: store
+      .linkedFrom(id)
+      .map(view)
+      .filter((d): d is RelatedDoc => !!d),
     ...(successor ? { supersededBy: successor } : {}),
-    supersedes: store.supersededOnes(id).map(view).filter((d): d is RelatedDoc => !!d),
+    supersedes: store
+      .supersededOnes(id)
+      .map(view)
+      .filter((d): d is RelatedDoc => !!d),
   }
 }
 

@@ -18,7 +18,10 @@ import { DOC_KINDS } from '../wire.js'
 
 /** A document that cannot be read; the message names the file and what is wrong with it. */
 export class DocumentError extends Error {
-  constructor(readonly path: string, reason: string) {
+  constructor(
+    readonly path: string,
+    reason: string,
+  ) {
     super(`${path}: ${reason}`)
     this.name = 'DocumentError'
   }
@@ -52,7 +55,11 @@ function formatValue(value: unknown): string {
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null'
   if (typeof value === 'boolean' || value === null) return String(value)
   if (Array.isArray(value)) return `[${value.map((v) => JSON.stringify(v ?? null)).join(', ')}]`
-  if (typeof value === 'object') return `{${Object.entries(value as object).filter(([, v]) => v !== undefined).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(', ')}}`
+  if (typeof value === 'object')
+    return `{${Object.entries(value as object)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`)
+      .join(', ')}}`
   return JSON.stringify(String(value))
 }
 
@@ -83,7 +90,11 @@ export function readSimpleFrontMatter(yaml: string): Record<string, unknown> | u
     const raw = line.slice(colon + 2)
     const first = raw.charCodeAt(0)
     if (first === 34 /* " */ || first === 91 /* [ */ || first === 123 /* { */) {
-      try { out[key] = JSON.parse(raw) } catch { return undefined }
+      try {
+        out[key] = JSON.parse(raw)
+      } catch {
+        return undefined
+      }
     } else if (raw === 'true' || raw === 'false') out[key] = raw === 'true'
     else if (raw === 'null') out[key] = null
     else if (/^-?(?:0|[1-9]\d{0,14})(?:\.\d+)?$/.test(raw)) out[key] = Number(raw)
@@ -122,8 +133,17 @@ export function boundLine(text: string, max: number): string {
 }
 
 const asStringList = (value: unknown, count: number, each: number): string[] => {
-  const list = Array.isArray(value) ? value.slice(0, count * 4).filter((v) => v !== null && v !== undefined && typeof v !== 'object').map(String)
-    : typeof value === 'string' && value.trim() ? value.slice(0, count * (each + 2) * 4).split(',').map((s) => s.trim()) : []
+  const list = Array.isArray(value)
+    ? value
+        .slice(0, count * 4)
+        .filter((v) => v !== null && v !== undefined && typeof v !== 'object')
+        .map(String)
+    : typeof value === 'string' && value.trim()
+      ? value
+          .slice(0, count * (each + 2) * 4)
+          .split(',')
+          .map((s) => s.trim())
+      : []
   return [...new Set(list.map((v) => boundLine(v, each)).filter(Boolean))].slice(0, count)
 }
 
@@ -147,11 +167,15 @@ export function parseDocument(text: string, path: string, fallbackId: string, mt
   const id = raw.id === undefined || raw.id === null ? fallbackId : String(raw.id)
   if (!isValidId(id)) throw new DocumentError(path, `invalid id ${JSON.stringify(id).slice(0, 80)} (letters, digits, '-', '_' and inner dots only)`)
   const kind = KINDS.includes(raw.kind as DocKind) ? (raw.kind as DocKind) : 'manual'
-  const created = raw.created instanceof Date && !Number.isNaN(raw.created.getTime()) ? raw.created.toISOString()
-    : typeof raw.created === 'string' && raw.created.length <= PARSE_LIMITS.created && !Number.isNaN(Date.parse(raw.created)) ? raw.created : new Date(mtimeMs).toISOString()
+  const created =
+    raw.created instanceof Date && !Number.isNaN(raw.created.getTime())
+      ? raw.created.toISOString()
+      : typeof raw.created === 'string' && raw.created.length <= PARSE_LIMITS.created && !Number.isNaN(Date.parse(raw.created))
+        ? raw.created
+        : new Date(mtimeMs).toISOString()
   // A workspace path is a scope: cutting it would move the document to another workspace, so an impossible one is an error.
   if (typeof raw.cwd === 'string' && raw.cwd.length > PARSE_LIMITS.cwd) throw new DocumentError(path, `cwd is ${raw.cwd.length} characters long; a path has at most ${PARSE_LIMITS.cwd}`)
-  const title = typeof raw.title === 'string' && raw.title.trim() ? raw.title : firstHeading(parts.body.slice(0, 64 * 1024)) ?? id
+  const title = typeof raw.title === 'string' && raw.title.trim() ? raw.title : (firstHeading(parts.body.slice(0, 64 * 1024)) ?? id)
   const meta: FrontMatter = {
     ...raw,
     id,

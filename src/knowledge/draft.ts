@@ -100,7 +100,21 @@ export async function redactDraft(draft: DocumentDraft, redactor: Redactor): Pro
   const redactedTags = tags.map(() => texts[i++])
   const toolNames = tools.map(() => texts[i++].replace(/[^\w.:-]/g, '_'))
   const maskOrJunk = /\[REDACTED\]|[^\w-]/g
-  const cleanTags = [...new Set(redactedTags.map((t) => t.split(mask || '\u0000').join('-').toLowerCase().replace(maskOrJunk, '-').replace(/-+/g, '-').replace(/^-|-$/g, '')).filter(Boolean))]
+  const cleanTags = [
+    ...new Set(
+      redactedTags
+        .map((t) =>
+          t
+            .split(mask || '\u0000')
+            .join('-')
+            .toLowerCase()
+            .replace(maskOrJunk, '-')
+            .replace(/-+/g, '-')
+            .replace(/^-|-$/g, ''),
+        )
+        .filter(Boolean),
+    ),
+  ]
   return {
     title,
     sections,
@@ -130,8 +144,11 @@ export function renderDraft(draft: DocumentDraft, redacted: RedactedDraft, id: s
     body.push('')
   }
   const meta: FrontMatter = {
-    id, title: redacted.title, kind: draft.kind,
-    session: draft.session, turn: draft.turn,
+    id,
+    title: redacted.title,
+    kind: draft.kind,
+    session: draft.session,
+    turn: draft.turn,
     created: draft.created ?? new Date().toISOString(),
     outcome: draft.outcome,
     cwd: draft.cwd,

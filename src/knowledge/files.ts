@@ -113,7 +113,11 @@ export class DocumentFiles {
     const dir = dirname(rel)
     if (dir === '.' || !existsSync(this.root)) return
     let real: string
-    try { real = realpathSync.native(join(this.root, dir)) } catch { return /* created by the write */ }
+    try {
+      real = realpathSync.native(join(this.root, dir))
+    } catch {
+      return /* created by the write */
+    }
     if (real !== join(this.realRoot(), dir)) throw Object.assign(new Error(`cannot write ${rel}: its folder is a symbolic link; links are never followed`), { path: rel })
   }
 
@@ -163,8 +167,15 @@ export class DocumentFiles {
           const before = prior?.get(full)
           const doc = this.readDocument(full, dirs)
           this.scanned.read++
-          if (before && doc?.stamp?.hash === before.hash && doc.id === before.id) { this.sink.restamp(doc); this.scanned.restamped++; continue }
-          if (before && !doc) { this.drop(before); this.scanned.dropped++ }
+          if (before && doc?.stamp?.hash === before.hash && doc.id === before.id) {
+            this.sink.restamp(doc)
+            this.scanned.restamped++
+            continue
+          }
+          if (before && !doc) {
+            this.drop(before)
+            this.scanned.dropped++
+          }
           if (doc && this.admit(doc, claimed)) batch.push(doc)
         }
         // A file that lost its id to a later one in the same slice (the product's own file wins) is not indexed.
@@ -213,14 +224,20 @@ export class DocumentFiles {
     const rel = toRelative(this.root, full)
     let text: string, mtimeMs: number, size: number, ctimeMs: number
     try {
-      ({ text, mtimeMs, size, ctimeMs } = readRootFile(this.realRoot(), rel, full, dirCache))
+      ;({ text, mtimeMs, size, ctimeMs } = readRootFile(this.realRoot(), rel, full, dirCache))
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') { this.forget(rel); return undefined }
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        this.forget(rel)
+        return undefined
+      }
       this.invalid.set(rel, (error as Error).message)
       return undefined
     }
     try {
-      const fallbackId = basename(full, '.md').replace(/[^A-Za-z0-9_.-]/g, '-').replace(/^[-.]+/, '') || 'doc'
+      const fallbackId =
+        basename(full, '.md')
+          .replace(/[^A-Za-z0-9_.-]/g, '-')
+          .replace(/^[-.]+/, '') || 'doc'
       const { meta, body } = parseDocument(text, rel, fallbackId, mtimeMs)
       return { id: meta.id, path: rel, meta, body, mtimeMs, hash: contentHash(text), stamp: stampOf({ size, ctimeMs }, text) }
     } catch (error) {
@@ -281,7 +298,11 @@ export class DocumentFiles {
       return true
     }
     const displaced = this.readDocument(insideRoot(this.root, path))
-    if (this.idPaths.get(doc.id) === path) { this.idPaths.delete(doc.id); this.byPath.delete(path); this.sink.remove(doc.id) }
+    if (this.idPaths.get(doc.id) === path) {
+      this.idPaths.delete(doc.id)
+      this.byPath.delete(path)
+      this.sink.remove(doc.id)
+    }
     if (displaced && typeof displaced.meta.session === 'string') {
       displaced.id = longerId(displaced.id, displaced.meta.session, taken)
       displaced.meta = { ...displaced.meta, id: displaced.id }
@@ -298,7 +319,11 @@ export class DocumentFiles {
     const known = this.byPath.get(rel)
     let mtimeMs: number | undefined
     // lstat: a file replaced by a link gets the link's own mtime, so it is never mistaken for the indexed file.
-    try { mtimeMs = lstatSync(full).mtimeMs } catch { /* gone: readDocument forgets it */ }
+    try {
+      mtimeMs = lstatSync(full).mtimeMs
+    } catch {
+      /* gone: readDocument forgets it */
+    }
     if (known && mtimeMs !== undefined && this.sink.indexedMtime(known) === mtimeMs && !lstatSafe(full)?.isSymbolicLink()) return
     const doc = this.readDocument(full)
     if (!doc) {
@@ -309,7 +334,10 @@ export class DocumentFiles {
       }
       return
     }
-    if (!this.admit(doc)) { this.logger.warn('%s', this.invalid.get(rel)); return }
+    if (!this.admit(doc)) {
+      this.logger.warn('%s', this.invalid.get(rel))
+      return
+    }
     this.sink.upsert(doc)
     this.noteWritten(doc)
     this.sink.written(doc)
@@ -336,7 +364,9 @@ export class DocumentFiles {
   watch(): void {
     if (this.closed || this.watcher) return
     if (!existsSync(this.root)) {
-      this.rootPoll ??= setInterval(() => { if (existsSync(this.root)) this.watch() }, ROOT_POLL_MS).unref()
+      this.rootPoll ??= setInterval(() => {
+        if (existsSync(this.root)) this.watch()
+      }, ROOT_POLL_MS).unref()
       return
     }
     // Waiting for the root, and it is here now (seen by the poll, or made by this process's own first write): what
@@ -346,20 +376,27 @@ export class DocumentFiles {
     this.rootPoll = undefined
     if (appeared) queueMicrotask(() => this.rootAppeared())
     try {
-      const watcher = new TreeWatcher(this.root, (rel) => {
-        // The root itself was removed (no error is raised on Linux): look for it again.
-        if (!existsSync(this.root)) return this.lostRoot()
-        if (rel.split('/').some((part) => part.startsWith('.')) || !rel.endsWith('.md')) return
-        // Trigger: a file changed on disk. Why debounce: editors write in several steps. Outcome: one re-parse.
-        clearTimeout(this.pending.get(rel))
-        this.pending.set(rel, setTimeout(() => {
-          this.pending.delete(rel)
-          this.loadFile(join(this.root, rel))
-        }, 30))
-      }, (error) => {
-        this.logger.warn('watching %s failed: %s', this.root, error.message)
-        if (!existsSync(this.root)) this.lostRoot()
-      })
+      const watcher = new TreeWatcher(
+        this.root,
+        (rel) => {
+          // The root itself was removed (no error is raised on Linux): look for it again.
+          if (!existsSync(this.root)) return this.lostRoot()
+          if (rel.split('/').some((part) => part.startsWith('.')) || !rel.endsWith('.md')) return
+          // Trigger: a file changed on disk. Why debounce: editors write in several steps. Outcome: one re-parse.
+          clearTimeout(this.pending.get(rel))
+          this.pending.set(
+            rel,
+            setTimeout(() => {
+              this.pending.delete(rel)
+              this.loadFile(join(this.root, rel))
+            }, 30),
+          )
+        },
+        (error) => {
+          this.logger.warn('watching %s failed: %s', this.root, error.message)
+          if (!existsSync(this.root)) this.lostRoot()
+        },
+      )
       watcher.start()
       this.watcher = watcher
     } catch (error) {

@@ -41,7 +41,11 @@ export function findingOf(body: string): string {
 export function probeQuery(title: string, body: string): string {
   const seen = new Set<string>()
   const out: string[] = []
-  for (const w of [...words(title), ...words(findingOf(body)).slice(0, FINDING_WORDS)]) if (!seen.has(w)) { seen.add(w); out.push(w) }
+  for (const w of [...words(title), ...words(findingOf(body)).slice(0, FINDING_WORDS)])
+    if (!seen.has(w)) {
+      seen.add(w)
+      out.push(w)
+    }
   return out.join(' ')
 }
 
@@ -61,7 +65,11 @@ export function growthOf(entries: ReadonlyArray<LedgerEntry & { t?: string }>): 
     const g = days.get(day) ?? { day, kept: 0, dropped: 0, notes: 0, reasons: {} }
     if (entry.type === 'kept') g.kept++
     else if (entry.type === 'note') g.notes++
-    else { g.dropped++; const r = entry.reasons?.[0] ?? '-weak-signal'; g.reasons[r] = (g.reasons[r] ?? 0) + 1 }
+    else {
+      g.dropped++
+      const r = entry.reasons?.[0] ?? '-weak-signal'
+      g.reasons[r] = (g.reasons[r] ?? 0) + 1
+    }
     days.set(day, g)
   }
   return [...days.values()].sort((x, y) => x.day.localeCompare(y.day))
@@ -89,7 +97,8 @@ export async function probeHealth(store: KnowledgeStore, options: ProbeOptions =
   }
   const step = options.sample && all.length > options.sample ? all.length / options.sample : 1
   const docs = step === 1 ? all : Array.from({ length: options.sample! }, (_, k) => all[Math.floor(k * step)])
-  let found = 0, reciprocal = 0
+  let found = 0,
+    reciprocal = 0
   const unfindable: HealthReport['unfindable'] = []
   const duplicates: HealthReport['nearDuplicates'] = []
   const pairSeen = new Set<string>()
@@ -109,8 +118,10 @@ export async function probeHealth(store: KnowledgeStore, options: ProbeOptions =
     const query = probeQuery(meta.title, doc.body)
     const hits = query ? store.search(query, { limit: 5, scope: meta.cwd || undefined }) : []
     const rank = hits.findIndex((h) => h.id === meta.id)
-    if (rank >= 0) { found++; reciprocal += 1 / (rank + 1) }
-    else if (unfindable.length < LIST_LIMIT) unfindable.push({ id: meta.id, title: meta.title, query })
+    if (rank >= 0) {
+      found++
+      reciprocal += 1 / (rank + 1)
+    } else if (unfindable.length < LIST_LIMIT) unfindable.push({ id: meta.id, title: meta.title, query })
     const own = await docWords(meta.id)
     for (const hit of hits) {
       if (hit.id === meta.id || (hit.cwd || '') !== (meta.cwd || '')) continue
@@ -149,14 +160,20 @@ async function recordHealth(root: string, report: HealthReport): Promise<void> {
 /** Earlier probe results for one scope, oldest first (at most the last 365). */
 export async function healthHistory(root: string, scope: string | undefined): Promise<HealthHistoryPoint[]> {
   let text = ''
-  try { text = await readFile(join(root, LEDGER_DIR, HEALTH_FILE), 'utf8') } catch { return [] }
+  try {
+    text = await readFile(join(root, LEDGER_DIR, HEALTH_FILE), 'utf8')
+  } catch {
+    return []
+  }
   const points: HealthHistoryPoint[] = []
   for (const line of text.split('\n')) {
     if (!line.trim()) continue
     try {
       const point = JSON.parse(line) as HealthHistoryPoint
       if ((point.scope ?? null) === (scope ?? null)) points.push(point)
-    } catch { /* a torn line */ }
+    } catch {
+      /* a torn line */
+    }
   }
   return points.slice(-365)
 }

@@ -33,18 +33,23 @@ export async function withRoundLock<T>(root: string, round: { session?: string; 
   let held = false
   try {
     if (!(await lstat(join(root, LEDGER_DIR)).catch(() => undefined))?.isSymbolicLink()) await mkdir(dir, { recursive: true })
-    for (const deadline = Date.now() + LOCK_WAIT_MS; !held && Date.now() < deadline;) {
+    for (const deadline = Date.now() + LOCK_WAIT_MS; !held && Date.now() < deadline; ) {
       try {
         await mkdir(lock)
         held = true
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') break
-        const since = await stat(lock).then((info) => Date.now() - info.mtimeMs, () => 0)
+        const since = await stat(lock).then(
+          (info) => Date.now() - info.mtimeMs,
+          () => 0,
+        )
         if (since > LOCK_STALE_MS) await rmdir(lock).catch(() => {})
         else await new Promise((resolve) => setTimeout(resolve, 10))
       }
     }
-  } catch { /* no lock can be made here (unwritable root): the write reports its own error */ }
+  } catch {
+    /* no lock can be made here (unwritable root): the write reports its own error */
+  }
   try {
     return await write()
   } finally {
@@ -61,15 +66,23 @@ export async function withRoundLock<T>(root: string, round: { session?: string; 
  */
 export async function roundFiles(root: string, sessionDir: string, id: string): Promise<string[]> {
   let names: string[]
-  try { names = await readdir(join(root, sessionDir)) } catch { return [] }
+  try {
+    names = await readdir(join(root, sessionDir))
+  } catch {
+    return []
+  }
   const candidates = names.filter((name) => name.startsWith(`${id}-`) && name.endsWith('.md') && !name.startsWith('.')).sort()
   // Only files that really hold this id: a hand-written file that merely has a similar name is never overwritten.
-  return candidates.map((name) => `${sessionDir}/${name}`).filter((rel) => {
-    try {
-      const { text } = readRootFile(realpathSync.native(root), rel, join(root, rel))
-      return parseDocument(text, rel, '', 0).meta.id === id
-    } catch { return false }
-  })
+  return candidates
+    .map((name) => `${sessionDir}/${name}`)
+    .filter((rel) => {
+      try {
+        const { text } = readRootFile(realpathSync.native(root), rel, join(root, rel))
+        return parseDocument(text, rel, '', 0).meta.id === id
+      } catch {
+        return false
+      }
+    })
 }
 
 export class IdClaims {

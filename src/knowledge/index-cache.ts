@@ -65,7 +65,12 @@ export interface OpenedIndex {
 function alive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false
   if (pid === process.pid) return true
-  try { process.kill(pid, 0); return true } catch (error) { return (error as NodeJS.ErrnoException).code === 'EPERM' }
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
 }
 
 /** Takes the cache lock; false when a live process holds it. A lock left by a dead process is taken over. */
@@ -73,13 +78,22 @@ function lock(path: string): boolean {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(path, 'wx')
-      try { writeSync(fd, String(process.pid)) } finally { closeSync(fd) }
+      try {
+        writeSync(fd, String(process.pid))
+      } finally {
+        closeSync(fd)
+      }
       return true
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
       let text = ''
       let age = 0
-      try { text = readFileSync(path, 'utf8').trim(); age = Date.now() - statSync(path).mtimeMs } catch { continue }
+      try {
+        text = readFileSync(path, 'utf8').trim()
+        age = Date.now() - statSync(path).mtimeMs
+      } catch {
+        continue
+      }
       // An empty lock is being written this instant, unless it is old (its writer died between create and write).
       if (text ? alive(Number(text)) : age < 10_000) return false
       rmSync(path, { force: true })
@@ -111,11 +125,19 @@ export function openIndexCache(root: string, options: SearchIndexOptions | undef
     return memory()
   }
   let owned = false
-  try { owned = lock(lockFile) } catch (error) { logger.debug('index cache lock failed: %s', (error as Error).message) }
+  try {
+    owned = lock(lockFile)
+  } catch (error) {
+    logger.debug('index cache lock failed: %s', (error as Error).message)
+  }
   if (!owned) {
     // A reader (a CLI search while dsh runs) can use the owner's file as it is, read-only.
     if (readOnly && existsSync(file)) {
-      try { return { index: new SearchIndex(options, openIndexFile(file, { readOnly: true })), mode: 'shared', release() {} } } catch { /* fall through */ }
+      try {
+        return { index: new SearchIndex(options, openIndexFile(file, { readOnly: true })), mode: 'shared', release() {} }
+      } catch {
+        /* fall through */
+      }
     }
     logger.debug('index cache %s is in use by another process; indexing in memory', file)
     return memory()
@@ -124,7 +146,11 @@ export function openIndexCache(root: string, options: SearchIndexOptions | undef
   const release = (): void => {
     if (released) return
     released = true
-    try { if (readFileSync(lockFile, 'utf8').trim() === String(process.pid)) rmSync(lockFile, { force: true }) } catch { /* gone */ }
+    try {
+      if (readFileSync(lockFile, 'utf8').trim() === String(process.pid)) rmSync(lockFile, { force: true })
+    } catch {
+      /* gone */
+    }
   }
   let why = 'missing'
   if (existsSync(file)) {

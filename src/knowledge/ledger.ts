@@ -30,14 +30,15 @@ export type LedgerEntry =
 export type LedgerStats = RoundStats
 
 function emptyStats(): LedgerStats {
-  return { kept: 0, dropped: 0, dropReasons: [], unanswered: {}, failed: 0, notes: 0, redacted: 0,
-    distill: { calls: 0, failed: 0, skipped: {}, tokensIn: 0, tokensOut: 0, perDay: {} } }
+  return { kept: 0, dropped: 0, dropReasons: [], unanswered: {}, failed: 0, notes: 0, redacted: 0, distill: { calls: 0, failed: 0, skipped: {}, tokensIn: 0, tokensOut: 0, perDay: {} } }
 }
 
 /** The key of one round in {@link Ledger.roundsSeen}. */
 export const roundKey = (session: string, turn: number): string => `${session}#${turn}`
 
-const bump = (map: Record<string, number>, key: string, by = 1) => { map[key] = (map[key] ?? 0) + by }
+const bump = (map: Record<string, number>, key: string, by = 1) => {
+  map[key] = (map[key] ?? 0) + by
+}
 
 /** Append-only ledger with incremental folding (only new bytes are read on each `stats()`). */
 export class Ledger {
@@ -69,11 +70,19 @@ export class Ledger {
   /** Every entry on disk (and any whose append failed), oldest first. A torn or hand-edited line is skipped. */
   async entries(): Promise<Array<LedgerEntry & { t?: string }>> {
     let text = ''
-    try { text = await readFile(this.path, 'utf8') } catch { /* no ledger yet */ }
+    try {
+      text = await readFile(this.path, 'utf8')
+    } catch {
+      /* no ledger yet */
+    }
     const out: Array<LedgerEntry & { t?: string }> = []
     for (const line of text.split('\n')) {
       if (!line.trim()) continue
-      try { out.push(JSON.parse(line)) } catch { /* skip */ }
+      try {
+        out.push(JSON.parse(line))
+      } catch {
+        /* skip */
+      }
     }
     return [...out, ...this.unwritten]
   }
@@ -100,17 +109,28 @@ export class Ledger {
     const result = structuredClone(this.folded)
     const reasons = { ...this.reasons }
     for (const entry of this.unwritten) this.fold(result, reasons, entry)
-    result.dropReasons = Object.entries(reasons).map(([reason, count]) => ({ reason, count }))
-      .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason)).slice(0, 10)
+    result.dropReasons = Object.entries(reasons)
+      .map(([reason, count]) => ({ reason, count }))
+      .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason))
+      .slice(0, 10)
     return result
   }
 
   private async catchUp(): Promise<void> {
     let handle
-    try { handle = await open(this.path, constants.O_RDONLY | NOFOLLOW) } catch { return }
+    try {
+      handle = await open(this.path, constants.O_RDONLY | NOFOLLOW)
+    } catch {
+      return
+    }
     try {
       const size = (await handle.stat()).size
-      if (size < this.offset) { this.offset = 0; this.carry = ''; this.folded = emptyStats(); this.reasons = {} }
+      if (size < this.offset) {
+        this.offset = 0
+        this.carry = ''
+        this.folded = emptyStats()
+        this.reasons = {}
+      }
       if (size === this.offset) return
       const buffer = Buffer.alloc(size - this.offset)
       await handle.read(buffer, 0, buffer.length, this.offset)
@@ -120,7 +140,11 @@ export class Ledger {
       this.carry = lines.pop() ?? ''
       for (const line of lines) {
         if (!line.trim()) continue
-        try { this.fold(this.folded, this.reasons, JSON.parse(line)) } catch { /* a torn or hand-edited line: skip it */ }
+        try {
+          this.fold(this.folded, this.reasons, JSON.parse(line))
+        } catch {
+          /* a torn or hand-edited line: skip it */
+        }
       }
     } finally {
       await handle.close()
@@ -129,18 +153,42 @@ export class Ledger {
 
   private fold(stats: LedgerStats, reasons: Record<string, number>, entry: LedgerEntry & { t?: string }): void {
     switch (entry.type) {
-      case 'kept': stats.kept++; stats.redacted += entry.redacted ?? 0; break
-      case 'dropped': stats.dropped++; if (entry.reasons?.[0]) bump(reasons, entry.reasons[0]); break
-      case 'unanswered': bump(stats.unanswered, entry.outcome ?? 'unknown'); break
-      case 'failed': stats.failed++; stats.lastFailure = entry.error; break
-      case 'note': stats.notes++; stats.redacted += entry.redacted ?? 0; break
+      case 'kept':
+        stats.kept++
+        stats.redacted += entry.redacted ?? 0
+        break
+      case 'dropped':
+        stats.dropped++
+        if (entry.reasons?.[0]) bump(reasons, entry.reasons[0])
+        break
+      case 'unanswered':
+        bump(stats.unanswered, entry.outcome ?? 'unknown')
+        break
+      case 'failed':
+        stats.failed++
+        stats.lastFailure = entry.error
+        break
+      case 'note':
+        stats.notes++
+        stats.redacted += entry.redacted ?? 0
+        break
       case 'distilled':
-        stats.distill.calls++; stats.distill.tokensIn += entry.tokensIn ?? 0; stats.distill.tokensOut += entry.tokensOut ?? 0
-        bump(stats.distill.perDay, (entry.t ?? new Date().toISOString()).slice(0, 10)); break
+        stats.distill.calls++
+        stats.distill.tokensIn += entry.tokensIn ?? 0
+        stats.distill.tokensOut += entry.tokensOut ?? 0
+        bump(stats.distill.perDay, (entry.t ?? new Date().toISOString()).slice(0, 10))
+        break
       // A failed call may still have cost tokens, so it counts against the daily budget too.
-      case 'distill-failed': stats.distill.failed++; bump(stats.distill.perDay, (entry.t ?? new Date().toISOString()).slice(0, 10)); break
-      case 'distill-skipped': bump(stats.distill.skipped, entry.reason); break
-      case 'synced': stats.redacted += entry.redacted ?? 0; break
+      case 'distill-failed':
+        stats.distill.failed++
+        bump(stats.distill.perDay, (entry.t ?? new Date().toISOString()).slice(0, 10))
+        break
+      case 'distill-skipped':
+        bump(stats.distill.skipped, entry.reason)
+        break
+      case 'synced':
+        stats.redacted += entry.redacted ?? 0
+        break
     }
   }
 }

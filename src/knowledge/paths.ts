@@ -23,14 +23,20 @@ export function resolveRoot(explicit: string | undefined, env: NodeJS.ProcessEnv
  * reduced to `[a-z0-9]`. A session id with no usable characters gets a stable hash instead.
  */
 export function sessionShortId(sessionId: string, length = 8): string {
-  const bare = sessionId.replace(/^session-/, '').toLowerCase().replace(/[^a-z0-9]/g, '')
+  const bare = sessionId
+    .replace(/^session-/, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '')
   const source = bare.length >= length ? bare : bare + createHash('sha256').update(sessionId).digest('hex')
   return source.slice(0, length)
 }
 
 /** A session id as a folder name: safe characters only, bounded, never `.`/`..`. */
 export function sessionFolder(sessionId: string): string {
-  const safe = sessionId.replace(/[^A-Za-z0-9_-]/g, '_').replace(/^[_-]+/, '').slice(0, 80)
+  const safe = sessionId
+    .replace(/[^A-Za-z0-9_-]/g, '_')
+    .replace(/^[_-]+/, '')
+    .slice(0, 80)
   return safe || `session-${createHash('sha256').update(sessionId).digest('hex').slice(0, 12)}`
 }
 
@@ -39,12 +45,18 @@ export function sessionFolder(sessionId: string): string {
  * Titles with no ASCII letters or digits (Chinese, emoji) get `round-<hash>` so the slug is never empty.
  */
 export function slugify(title: string, fallbackPrefix = 'round'): string {
-  const ascii = title.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase()
+  const ascii = title
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
   const words = ascii.match(/[a-z0-9]+/g) ?? []
   let slug = ''
   for (const word of words) {
     const next = slug ? `${slug}-${word}` : word
-    if (next.length > MAX_SLUG_LENGTH) { if (!slug) slug = word.slice(0, MAX_SLUG_LENGTH); break }
+    if (next.length > MAX_SLUG_LENGTH) {
+      if (!slug) slug = word.slice(0, MAX_SLUG_LENGTH)
+      break
+    }
     slug = next
   }
   return slug || `${fallbackPrefix}-${createHash('sha256').update(title).digest('hex').slice(0, 8)}`
@@ -68,4 +80,3 @@ export function insideRoot(root: string, relativePath: string): string {
 export function toRelative(root: string, full: string): string {
   return relative(root, full).split(sep).join('/')
 }
-

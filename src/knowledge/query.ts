@@ -10,7 +10,14 @@ import { isValidId } from './document.js'
 export const MAX_QUERY_LENGTH = 10_000
 export const MAX_LIMIT = 50
 
-export interface SearchArgs { query: string; kind?: DocKind; tag?: string; tool?: string; limit?: number; status?: DocStatus | 'all' }
+export interface SearchArgs {
+  query: string
+  kind?: DocKind
+  tag?: string
+  tool?: string
+  limit?: number
+  status?: DocStatus | 'all'
+}
 
 /** The values of a `status` filter: one standing, or `all`. */
 export const STATUS_FILTERS = [...DOC_STATUSES, 'all'] as const

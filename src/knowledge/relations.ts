@@ -31,7 +31,11 @@ export function linkTarget(raw: string, fromPath: string): LinkTarget | undefine
   if (!target || SCHEME.test(target) || target.startsWith('/')) return undefined
   if (target.toLowerCase().endsWith('.md')) {
     let decoded = target
-    try { decoded = decodeURIComponent(target) } catch { /* keep it as written */ }
+    try {
+      decoded = decodeURIComponent(target)
+    } catch {
+      /* keep it as written */
+    }
     const joined = posix.normalize(posix.join(posix.dirname(fromPath), decoded))
     return { kind: 'path', path: joined, outside: joined === '..' || joined.startsWith('../') }
   }
@@ -83,8 +87,13 @@ export function pathsToIds(body: string, fromPath: string, idOf: (path: string) 
 
 /** The ids a body links to by id that `known` does not accept, for a refusal with the reason. */
 export function unresolvedIds(body: string, known: (id: string) => boolean): string[] {
-  return [...new Set(parseLinks(body, 'x/x.md').filter((l) => l.target.kind === 'id' && !known((l.target as { id: string }).id))
-    .map((l) => (l.target as { id: string }).id))]
+  return [
+    ...new Set(
+      parseLinks(body, 'x/x.md')
+        .filter((l) => l.target.kind === 'id' && !known((l.target as { id: string }).id))
+        .map((l) => (l.target as { id: string }).id),
+    ),
+  ]
 }
 
 /** A body without its status notice (the round's own text, exactly as it was written). */
@@ -111,10 +120,7 @@ export function withNotice(body: string, notice: string | undefined): string {
 }
 
 /** A status change, as the store applies it. */
-export type StatusChange =
-  | { to: 'superseded'; by: string; byPath: string; byTitle: string; reason?: string }
-  | { to: 'retired'; reason: string }
-  | { to: 'restored' }
+export type StatusChange = { to: 'superseded'; by: string; byPath: string; byTitle: string; reason?: string } | { to: 'retired'; reason: string } | { to: 'restored' }
 
 /** The standing a front matter declares (absent or unknown = active). */
 export function statusOf(meta: Pick<FrontMatter, 'status'>): DocStatus {
@@ -195,7 +201,9 @@ export class RelationGraph {
   set(doc: Pick<KnowledgeDoc, 'id' | 'path' | 'meta' | 'body'>): string | undefined {
     this.remove(doc.id)
     // The status notice's link to a successor is not a link of the document (it is `superseded_by`, shown apart).
-    const links = !doc.body.includes('](') ? [] : [...new Set(parseLinks(stripNotice(doc.body), doc.path).map((l) => (l.target.kind === 'id' ? `id:${l.target.id}` : `path:${l.target.path}`)))].map(own)
+    const links = !doc.body.includes('](')
+      ? []
+      : [...new Set(parseLinks(stripNotice(doc.body), doc.path).map((l) => (l.target.kind === 'id' ? `id:${l.target.id}` : `path:${l.target.path}`)))].map(own)
     const supersedes = Array.isArray(doc.meta.supersedes) ? doc.meta.supersedes.filter((x): x is string => typeof x === 'string').map(own) : []
     const by = typeof doc.meta.superseded_by === 'string' && doc.meta.superseded_by ? own(doc.meta.superseded_by) : undefined
     const status = statusOf(doc.meta)
@@ -208,7 +216,11 @@ export class RelationGraph {
   /** Restores a document's relations from the record {@link set} returned; a record that is not one is ignored. */
   restore(id: string, record: string): void {
     let node: Node
-    try { node = JSON.parse(record) as Node } catch { return }
+    try {
+      node = JSON.parse(record) as Node
+    } catch {
+      return
+    }
     const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string')
     if (typeof node?.path !== 'string' || !strings(node.links) || !strings(node.supersedes)) return
     if (node.supersededBy !== undefined && typeof node.supersededBy !== 'string') return
@@ -232,10 +244,14 @@ export class RelationGraph {
   }
 
   /** The id of the document at a root-relative path. */
-  idOfPath(path: string): string | undefined { return this.lookup.idAt(path) }
+  idOfPath(path: string): string | undefined {
+    return this.lookup.idAt(path)
+  }
 
   /** One document's relations; undefined for a document without any (active, no links, no supersedes). */
-  get(id: string): Readonly<Node> | undefined { return this.nodes.get(id) }
+  get(id: string): Readonly<Node> | undefined {
+    return this.nodes.get(id)
+  }
 
   /** Ids of documents that link to `id` (by id or by path), sorted. */
   linkedFrom(id: string): string[] {
@@ -255,7 +271,9 @@ export class RelationGraph {
   }
 
   /** Every document with relations (for the check). */
-  entries(): IterableIterator<[string, Readonly<Node>]> { return this.nodes.entries() }
+  entries(): IterableIterator<[string, Readonly<Node>]> {
+    return this.nodes.entries()
+  }
 
   /** The resolved target of one link key: an id, or undefined when it names no document. */
   resolve(key: string): string | undefined {
@@ -264,7 +282,9 @@ export class RelationGraph {
   }
 
   /** How many documents have relations. */
-  get size(): number { return this.nodes.size }
+  get size(): number {
+    return this.nodes.size
+  }
 }
 
 function add(map: Map<string, Set<string>>, key: string, value: string): void {
@@ -306,7 +326,10 @@ const STATUS_KEYS = ['status', 'superseded_by', 'supersedes', 'retired'] as cons
 export function carryStatus(previous: Pick<KnowledgeDoc, 'meta' | 'body'>, meta: FrontMatter, body: string): { meta: FrontMatter; body: string } {
   const out: Record<string, unknown> = { ...meta }
   for (const key of STATUS_KEYS) if (previous.meta[key] !== undefined && out[key] === undefined) out[key] = previous.meta[key]
-  const line = previous.body.split('\n').slice(0, 4).find((l) => l.endsWith(NOTICE_MARK))
+  const line = previous.body
+    .split('\n')
+    .slice(0, 4)
+    .find((l) => l.endsWith(NOTICE_MARK))
   const notice = line?.replace(/^> /, '').slice(0, -NOTICE_MARK.length).trim()
   return { meta: out as FrontMatter, body: notice ? withNotice(body, notice) : body }
 }

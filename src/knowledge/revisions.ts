@@ -40,9 +40,14 @@ export function contentHash(text: string): string {
   return createHash('sha256').update(normalized).digest('hex').slice(0, 16)
 }
 
-interface Entry { n: number; last: string }
+interface Entry {
+  n: number
+  last: string
+}
 
-export interface RevisionLogger { warn(format: string, ...args: unknown[]): void }
+export interface RevisionLogger {
+  warn(format: string, ...args: unknown[]): void
+}
 
 /** The revision log of one root, folded in memory and kept current by reading its tail before every decision. */
 export class Revisions {
@@ -60,7 +65,10 @@ export class Revisions {
   private readonly indexed = new Map<string, number>()
   private refreshed = 0
 
-  constructor(root: string, private readonly logger?: RevisionLogger) {
+  constructor(
+    root: string,
+    private readonly logger?: RevisionLogger,
+  ) {
     this.dir = join(root, LEDGER_DIR)
     this.file = join(this.dir, REVISIONS_FILE)
     this.lock = join(this.dir, LOCK_FILE)
@@ -73,7 +81,10 @@ export class Revisions {
 
   /** The newest revision of `id` (the log's tail is read at most every 20 ms); undefined for an unknown id. */
   current(id: string): number | undefined {
-    if (Date.now() - this.refreshed > 20) { this.refresh(); this.refreshed = Date.now() }
+    if (Date.now() - this.refreshed > 20) {
+      this.refresh()
+      this.refreshed = Date.now()
+    }
     return this.get(id) || undefined
   }
 
@@ -98,10 +109,17 @@ export class Revisions {
   /** Folds lines other processes appended since the last look. Cheap when nothing changed (one fstat). */
   refresh(): void {
     let fd: number
-    try { fd = openSync(this.file, 'r') } catch { return }
+    try {
+      fd = openSync(this.file, 'r')
+    } catch {
+      return
+    }
     try {
       const size = fstatSync(fd).size
-      if (size < this.offset) { this.entries.clear(); this.offset = 0 } // replaced or truncated: fold it again
+      if (size < this.offset) {
+        this.entries.clear()
+        this.offset = 0
+      } // replaced or truncated: fold it again
       if (size === this.offset) return
       const buffer = Buffer.alloc(size - this.offset)
       let read = 0
@@ -126,7 +144,10 @@ export class Revisions {
     const [, id, hash] = match
     const entry = this.entries.get(id)
     if (!entry) this.entries.set(id, { n: 1, last: hash })
-    else if (entry.last !== hash) { entry.n++; entry.last = hash }
+    else if (entry.last !== hash) {
+      entry.n++
+      entry.last = hash
+    }
   }
 
   /** Records that `id` now has the text hashed as `hash`; returns its revision. */
@@ -190,8 +211,13 @@ export class Revisions {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
       }
       try {
-        if (Date.now() - statSync(this.lock).mtimeMs > STALE_LOCK_MS) { rmSync(this.lock, { force: true }); continue }
-      } catch { continue }
+        if (Date.now() - statSync(this.lock).mtimeMs > STALE_LOCK_MS) {
+          rmSync(this.lock, { force: true })
+          continue
+        }
+      } catch {
+        continue
+      }
       if (Date.now() > deadline) {
         this.logger?.warn('revision lock %s held for over %d ms; appending without it', this.lock, LOCK_WAIT_MS)
         return () => {}
@@ -203,6 +229,10 @@ export class Revisions {
   /** Git keeps both sides' lines when two branches appended revisions (the log only grows; order does not matter). */
   private writeGitAttributes(): void {
     const attributes = join(this.dir, '.gitattributes')
-    try { writeFileSync(attributes, `${REVISIONS_FILE} merge=union\n`, { flag: 'wx' }) } catch { /* present already, or raced */ }
+    try {
+      writeFileSync(attributes, `${REVISIONS_FILE} merge=union\n`, { flag: 'wx' })
+    } catch {
+      /* present already, or raced */
+    }
   }
 }

@@ -50,6 +50,9 @@ export function readRootFile(realRoot: string, rel: string, full: string, dirCac
 
 /** `lstat`, or undefined when the path is gone. */
 export function lstatSafe(full: string) {
-  try { return lstatSync(full) } catch { return undefined }
+  try {
+    return lstatSync(full)
+  } catch {
+    return undefined
+  }
 }
-

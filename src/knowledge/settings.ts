@@ -26,11 +26,20 @@ export interface KnowledgeSettings {
 export function fieldSchema(field: FieldDecl, withDefault: boolean): z<any> {
   let schema: z<any>
   switch (field.type) {
-    case 'boolean': schema = z.boolean(); break
-    case 'lines': schema = z.array(z.string()); break
-    case 'integer': schema = z.natural(); break
-    case 'number': schema = z.number(); break
-    default: schema = z.string()
+    case 'boolean':
+      schema = z.boolean()
+      break
+    case 'lines':
+      schema = z.array(z.string())
+      break
+    case 'integer':
+      schema = z.natural()
+      break
+    case 'number':
+      schema = z.number()
+      break
+    default:
+      schema = z.string()
   }
   if (field.min !== undefined) schema = schema.min(field.min)
   if (field.max !== undefined) schema = schema.max(field.max)
@@ -68,9 +77,7 @@ function structuredCloneShape(shape: Shape): Shape {
   return out
 }
 
-export const KnowledgeSettings: z<KnowledgeSettings> = z.object(Object.fromEntries(
-  SECTION_DECLS.map((s) => [s.name, sectionSchema(s.name, false).description(s.label.en)]),
-)) as z<KnowledgeSettings>
+export const KnowledgeSettings: z<KnowledgeSettings> = z.object(Object.fromEntries(SECTION_DECLS.map((s) => [s.name, sectionSchema(s.name, false).description(s.label.en)]))) as z<KnowledgeSettings>
 
 /** Refuses what the schema cannot: a custom pattern that is invalid, or that the linear-time engine cannot run or runs too slowly (named in the error). */
 export function validateSettings(value: KnowledgeSettings): void {
@@ -106,7 +113,11 @@ export class LiveSettings {
 
   /** The user overrides of one section (may be empty). */
   overrides<S extends SettingsSection>(section: S): NonNullable<KnowledgeSettings[S]> {
-    try { return (this.source()?.[section] ?? {}) as NonNullable<KnowledgeSettings[S]> } catch { return {} as NonNullable<KnowledgeSettings[S]> }
+    try {
+      return (this.source()?.[section] ?? {}) as NonNullable<KnowledgeSettings[S]>
+    } catch {
+      return {} as NonNullable<KnowledgeSettings[S]>
+    }
   }
 
   /**
@@ -126,7 +137,9 @@ export class LiveSettings {
   /** A row announces its own config (for the page's inherited values); returns a disposer. */
   publish(section: SettingsSection, current: () => unknown): () => void {
     this.rows.set(section, current)
-    return () => { if (this.rows.get(section) === current) this.rows.delete(section) }
+    return () => {
+      if (this.rows.get(section) === current) this.rows.delete(section)
+    }
   }
 
   /** Inherited (row) and effective values of every published section, for the page. */
@@ -146,6 +159,12 @@ export class LiveSettings {
 
   /** Announces a committed change (or an attach/detach) to every row. */
   changed(): void {
-    for (const listener of this.listeners) { try { listener() } catch { /* a row's reaction must not stop the others */ } }
+    for (const listener of this.listeners) {
+      try {
+        listener()
+      } catch {
+        /* a row's reaction must not stop the others */
+      }
+    }
   }
 }

@@ -59,26 +59,39 @@ export class StoreIndex {
 
   private openFiles(): DocumentFiles {
     const { ids, revisions } = this.host
-    return new DocumentFiles(this.host.root, {
-      upsertMany: (docs) => {
-        for (const doc of docs) this.relate(doc)
-        this.index.upsertMany(docs)
-        for (const doc of docs) ids.noteIndexed(doc.id, doc.meta.session)
-        revisions.index(docs)
+    return new DocumentFiles(
+      this.host.root,
+      {
+        upsertMany: (docs) => {
+          for (const doc of docs) this.relate(doc)
+          this.index.upsertMany(docs)
+          for (const doc of docs) ids.noteIndexed(doc.id, doc.meta.session)
+          revisions.index(docs)
+        },
+        upsert: (doc) => {
+          this.relate(doc)
+          this.index.upsert(doc)
+          ids.noteIndexed(doc.id, doc.meta.session)
+          revisions.index([doc])
+        },
+        remove: (id) => {
+          this.index.remove(id)
+          this.graph.remove(id)
+          revisions.unindex(id)
+        },
+        indexedMtime: (id) => this.index.get(id)?.mtimeMs,
+        holdMerges: () => this.index.holdMerges(),
+        known: (id, session) => ids.noteIndexed(id, session),
+        restamp: (doc) => {
+          if (doc.stamp) this.index.restamp(doc.id, doc.mtimeMs, doc.stamp)
+          ids.noteIndexed(doc.id, doc.meta.session)
+          revisions.index([doc])
+        },
+        written: (doc) => this.host.emit({ type: 'written', id: doc.id, path: doc.path, kind: doc.meta.kind, cwd: doc.meta.cwd }),
+        removed: (id, path) => this.host.emit({ type: 'removed', id, path }),
       },
-      upsert: (doc) => { this.relate(doc); this.index.upsert(doc); ids.noteIndexed(doc.id, doc.meta.session); revisions.index([doc]) },
-      remove: (id) => { this.index.remove(id); this.graph.remove(id); revisions.unindex(id) },
-      indexedMtime: (id) => this.index.get(id)?.mtimeMs,
-      holdMerges: () => this.index.holdMerges(),
-      known: (id, session) => ids.noteIndexed(id, session),
-      restamp: (doc) => {
-        if (doc.stamp) this.index.restamp(doc.id, doc.mtimeMs, doc.stamp)
-        ids.noteIndexed(doc.id, doc.meta.session)
-        revisions.index([doc])
-      },
-      written: (doc) => this.host.emit({ type: 'written', id: doc.id, path: doc.path, kind: doc.meta.kind, cwd: doc.meta.cwd }),
-      removed: (id, path) => this.host.emit({ type: 'removed', id, path }),
-    }, this.host.logger)
+      this.host.logger,
+    )
   }
 
   /** The relations the persisted index holds, into the graph (before the scan, which replaces what it reads again). */
@@ -126,8 +139,17 @@ export class StoreIndex {
     }
     if (mode === 'rebuild' && !closed()) this.index.setState('complete')
     const { kept, read, restamped, dropped } = this.files.scanned
-    this.host.logger.debug('indexed %d document(s) under %s in %d ms (index %s: kept %d, read %d, restamped %d, dropped %d)',
-      this.index.size, this.host.root, Date.now() - started, mode, kept, read, restamped, dropped)
+    this.host.logger.debug(
+      'indexed %d document(s) under %s in %d ms (index %s: kept %d, read %d, restamped %d, dropped %d)',
+      this.index.size,
+      this.host.root,
+      Date.now() - started,
+      mode,
+      kept,
+      read,
+      restamped,
+      dropped,
+    )
   }
 
   /**

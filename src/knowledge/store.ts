@@ -78,26 +78,42 @@ export class KnowledgeStore {
     this.indexed = new StoreIndex({ root: this.root, logger: this.logger, indexOptions: options.index, ids: this.ids, revisions: this.revisions, emit: (change) => this.emit(change) })
   }
 
-  private get index(): SearchIndex { return this.indexed.index }
-  private get files(): DocumentFiles { return this.indexed.files }
+  private get index(): SearchIndex {
+    return this.indexed.index
+  }
+  private get files(): DocumentFiles {
+    return this.indexed.files
+  }
 
   /**
    * Redacts texts that leave the process other than as a document (a distill request) exactly as a document's fields
    * are: windowed, every masked value masked in all of them, then cut. Uses the live redactor.
    */
-  redactFields(fields: FieldInput[]): Promise<RedactedFields> { return redactFields(this.redactor, fields) }
+  redactFields(fields: FieldInput[]): Promise<RedactedFields> {
+    return redactFields(this.redactor, fields)
+  }
 
   /** Replaces the redactor (live settings). Later writes use it. */
-  setRedactor(redactor: Redactor): void { this.redactor = redactor }
-  get redactionEnabled(): boolean { return this.redactor.enabled }
+  setRedactor(redactor: Redactor): void {
+    this.redactor = redactor
+  }
+  get redactionEnabled(): boolean {
+    return this.redactor.enabled
+  }
   /** The text that replaces a masked value ('' when redaction is off). */
-  get redactionMask(): string { return this.redactor.enabled ? this.redactor.mask : '' }
+  get redactionMask(): string {
+    return this.redactor.enabled ? this.redactor.mask : ''
+  }
 
   /** Files that could not be read as documents, with why. */
-  get invalid(): ReadonlyMap<string, string> { return this.files.invalid }
+  get invalid(): ReadonlyMap<string, string> {
+    return this.files.invalid
+  }
 
   /** Number of indexed documents. */
-  get size(): number { return this.index.size }
+  get size(): number {
+    return this.index.size
+  }
 
   /** Subscribes to documents written or removed (by this process or on disk). */
   onChange(listener: (change: StoreChange) => void): () => void {
@@ -107,7 +123,11 @@ export class KnowledgeStore {
 
   private emit(change: StoreChange): void {
     for (const listener of this.listeners) {
-      try { listener(change) } catch (error) { this.logger.warn('change listener failed: %s', (error as Error).message) }
+      try {
+        listener(change)
+      } catch (error) {
+        this.logger.warn('change listener failed: %s', (error as Error).message)
+      }
     }
   }
 
@@ -132,7 +152,10 @@ export class KnowledgeStore {
    */
   hold(done: Promise<unknown>): void {
     this.holds.add(done)
-    void done.then(() => this.holds.delete(done), () => this.holds.delete(done))
+    void done.then(
+      () => this.holds.delete(done),
+      () => this.holds.delete(done),
+    )
   }
 
   /** Waits for holds (bounded) and pending writes, stops watching, frees the index. */
@@ -141,7 +164,12 @@ export class KnowledgeStore {
     this.closing = (async () => {
       if (this.holds.size) {
         let timer: NodeJS.Timeout | undefined
-        await Promise.race([Promise.allSettled([...this.holds]), new Promise((resolve) => { timer = setTimeout(resolve, CLOSE_HOLD_MS) })])
+        await Promise.race([
+          Promise.allSettled([...this.holds]),
+          new Promise((resolve) => {
+            timer = setTimeout(resolve, CLOSE_HOLD_MS)
+          }),
+        ])
         clearTimeout(timer)
       }
       this.closed = true
@@ -221,16 +249,24 @@ export class KnowledgeStore {
   }
 
   /** Ids of the documents that link to `id` (computed from every document's links, never written). */
-  linkedFrom(id: string): string[] { return this.indexed.graph.linkedFrom(id) }
+  linkedFrom(id: string): string[] {
+    return this.indexed.graph.linkedFrom(id)
+  }
 
   /** Ids of the documents `id` replaces (their `superseded_by`, or its own `supersedes`). */
-  supersededOnes(id: string): string[] { return this.indexed.graph.supersededOnes(id) }
+  supersededOnes(id: string): string[] {
+    return this.indexed.graph.supersededOnes(id)
+  }
 
   /** The id of the document at a root-relative path. */
-  idOfPath(path: string): string | undefined { return this.indexed.graph.idOfPath(path) }
+  idOfPath(path: string): string | undefined {
+    return this.indexed.graph.idOfPath(path)
+  }
 
   /** The relation graph, read-only (for the check). */
-  get relations(): Pick<RelationGraph, 'entries' | 'get' | 'resolve'> { return this.indexed.graph }
+  get relations(): Pick<RelationGraph, 'entries' | 'get' | 'resolve'> {
+    return this.indexed.graph
+  }
 
   /** The workspace a session in `cwd` sees (see {@link workspaceOf}). */
   scopeFor(cwd: string): string {
@@ -278,7 +314,9 @@ export class KnowledgeStore {
   }
 
   /** Masks `text` the way every write is masked (so a caller can compare what would be written with what is there). */
-  redact(text: string): Promise<Redaction> { return this.redactor.redact(text) }
+  redact(text: string): Promise<Redaction> {
+    return this.redactor.redact(text)
+  }
 
   /**
    * Replaces spans of one document's file text (upstream sections): each inserted text is redacted, every other byte
@@ -289,7 +327,7 @@ export class KnowledgeStore {
       if (this.closed) throw new Error('knowledge store is closed')
       await this.start()
       const full = insideRoot(this.root, relPath)
-      if (await readFile(full, 'utf8') !== expected) throw new Error(`${relPath} changed on disk while it was being synced; try again`)
+      if ((await readFile(full, 'utf8')) !== expected) throw new Error(`${relPath} changed on disk while it was being synced; try again`)
       let text = expected
       let count = 0
       const families: Record<string, number> = {}
@@ -299,7 +337,14 @@ export class KnowledgeStore {
         for (const [family, n] of Object.entries(masked.families)) families[family] = (families[family] ?? 0) + n
         text = text.slice(0, edit.start) + masked.text + text.slice(edit.end)
       }
-      const parsed = parseDocument(text, relPath, basename(relPath, '.md').replace(/[^A-Za-z0-9_.-]/g, '-').replace(/^[-.]+/, '') || 'doc', Date.now())
+      const parsed = parseDocument(
+        text,
+        relPath,
+        basename(relPath, '.md')
+          .replace(/[^A-Za-z0-9_.-]/g, '-')
+          .replace(/^[-.]+/, '') || 'doc',
+        Date.now(),
+      )
       await writeFileAtomic(full, text)
       const info = await stat(full)
       const doc: KnowledgeDoc = { id: parsed.meta.id, path: relPath, meta: parsed.meta, body: parsed.body, mtimeMs: info.mtimeMs, stamp: stampOf(info, text) }

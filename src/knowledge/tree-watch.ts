@@ -19,7 +19,11 @@ export class TreeWatcher {
    * @param root the directory to watch, with every directory below it (except dot-named ones and node_modules)
    * @param onPath called with the root-relative path (`/` separators) of an entry that changed
    */
-  constructor(private readonly root: string, private readonly onPath: (rel: string) => void, private readonly onError: (error: Error) => void) {}
+  constructor(
+    private readonly root: string,
+    private readonly onPath: (rel: string) => void,
+    private readonly onError: (error: Error) => void,
+  ) {}
 
   /** Watches the root and every directory below it. Throws when the root itself cannot be watched. */
   start(): void {
@@ -51,7 +55,11 @@ export class TreeWatcher {
     })
     this.dirs.set(dir, watcher)
     let entries
-    try { entries = readdirSync(dir, { withFileTypes: true }) } catch { return }
+    try {
+      entries = readdirSync(dir, { withFileTypes: true })
+    } catch {
+      return
+    }
     for (const entry of entries) {
       if (entry.name.startsWith('.') || entry.name === 'node_modules') continue
       const full = join(dir, entry.name)
@@ -68,11 +76,19 @@ export class TreeWatcher {
     // A new directory (a session folder another process created): watch it, and report what is already in it.
     let isDir = false
     // lstat: a symlinked directory is not followed (the scan does not follow it either).
-    try { isDir = lstatSync(full).isDirectory() } catch { /* removed */ }
+    try {
+      isDir = lstatSync(full).isDirectory()
+    } catch {
+      /* removed */
+    }
     if (isDir) this.add(full, depth + 1, true)
     else {
       // A watched folder that vanished: forget it and its subfolders, so one created again at the path is watched.
-      for (const [path, watcher] of this.dirs) if (path === full || path.startsWith(full + sep)) { watcher.close(); this.dirs.delete(path) }
+      for (const [path, watcher] of this.dirs)
+        if (path === full || path.startsWith(full + sep)) {
+          watcher.close()
+          this.dirs.delete(path)
+        }
       this.onPath(relative(this.root, full).split(sep).join('/'))
     }
   }

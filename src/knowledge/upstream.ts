@@ -63,13 +63,21 @@ export function findSections(text: string): UpstreamSection[] {
     const { start, line, eol } = all[k]
     if (open) {
       // Inside a section only the end marker counts: synced text is neutralized, so it holds no marker of ours.
-      if (END_LINE.test(line)) { found.push({ name: open.name, bodyStart: open.bodyStart, bodyEnd: start, eol: open.eol }); open = undefined }
-      else if (START_LINE.test(line)) throw new MarkerError(`line ${k + 1}: a start marker inside section "${open.name}" (opened on line ${open.line}); sections do not nest`)
+      if (END_LINE.test(line)) {
+        found.push({ name: open.name, bodyStart: open.bodyStart, bodyEnd: start, eol: open.eol })
+        open = undefined
+      } else if (START_LINE.test(line)) throw new MarkerError(`line ${k + 1}: a start marker inside section "${open.name}" (opened on line ${open.line}); sections do not nest`)
       continue
     }
     const f = FENCE.exec(line)
-    if (fence) { if (f && f[1][0] === fence[0] && f[1].length >= fence.length && !line.slice(f[0].length).trim()) fence = undefined; continue }
-    if (f) { fence = f[1]; continue }
+    if (fence) {
+      if (f && f[1][0] === fence[0] && f[1].length >= fence.length && !line.slice(f[0].length).trim()) fence = undefined
+      continue
+    }
+    if (f) {
+      fence = f[1]
+      continue
+    }
     const s = START_LINE.exec(line)
     if (s) {
       if (found.some((x) => x.name === s[1])) throw new MarkerError(`line ${k + 1}: section "${s[1]}" appears twice`)
@@ -105,7 +113,11 @@ export function sectionSource(body: string): string | undefined {
  */
 export function frameSections(body: string): string {
   let sections: UpstreamSection[]
-  try { sections = findSections(body) } catch { return body }
+  try {
+    sections = findSections(body)
+  } catch {
+    return body
+  }
   if (!sections.length) return body
   let out = ''
   let at = 0

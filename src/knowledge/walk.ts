@@ -24,13 +24,21 @@ export async function walkDocuments(root: string, invalid: Map<string, string>):
   const walk = async (dir: string, depth: number) => {
     if (depth > 8) return
     let entries
-    try { entries = await readdir(dir, { withFileTypes: true }) } catch { return }
+    try {
+      entries = await readdir(dir, { withFileTypes: true })
+    } catch {
+      return
+    }
     for (const entry of entries) {
       const full = join(dir, entry.name)
       if (entry.name.startsWith('.')) {
         // A temporary file left by a writer that crashed mid-write: swept once it is clearly abandoned.
         if (entry.isFile() && entry.name.endsWith('.tmp')) {
-          try { if (now - statSync(full).mtimeMs > STALE_TMP_MS) rmSync(full, { force: true }) } catch { /* raced */ }
+          try {
+            if (now - statSync(full).mtimeMs > STALE_TMP_MS) rmSync(full, { force: true })
+          } catch {
+            /* raced */
+          }
         }
         continue
       }
@@ -85,7 +93,10 @@ export function reconcileManifest(root: string, manifest: Iterable<ManifestRow>,
   const out = new Map<string, ManifestRow | undefined>()
   for (const row of manifest) {
     const i = onDisk.get(row.path)
-    if (i === undefined || Number.isNaN(times[3 * i])) { sink.dropped(row); continue }
+    if (i === undefined || Number.isNaN(times[3 * i])) {
+      sink.dropped(row)
+      continue
+    }
     onDisk.delete(row.path)
     sink.present(row)
     if (changedSince(row, times[3 * i], times[3 * i + 1], times[3 * i + 2])) out.set(files[i], row)

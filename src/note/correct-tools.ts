@@ -16,7 +16,9 @@ export const SUPERSEDE_TOOL = 'knowledge_supersede'
 export const RETIRE_TOOL = 'knowledge_retire'
 export const CHECK_TOOL = 'knowledge_check'
 
-interface Logger { debug(format: string, ...args: unknown[]): void }
+interface Logger {
+  debug(format: string, ...args: unknown[]): void
+}
 
 const object = (args: unknown): Record<string, unknown> => {
   if (!args || typeof args !== 'object' || Array.isArray(args)) throw new Error('arguments must be an object')
@@ -27,9 +29,10 @@ const object = (args: unknown): Record<string, unknown> => {
 export function registerCorrectionTools(ctx: Context, store: KnowledgeStore, scopeOf: (agent: unknown) => string | undefined, logger: Logger): void {
   ctx.tools.register({
     name: SUPERSEDE_TOOL,
-    description: 'Mark an older document as superseded by a newer one (both ids from knowledge_search). The old one stays '
-      + 'on disk and in search, ranked below its successor, with a notice naming it. To correct a finding, prefer '
-      + 'knowledge_note with "supersedes"; use this when the newer document already exists.',
+    description:
+      'Mark an older document as superseded by a newer one (both ids from knowledge_search). The old one stays ' +
+      'on disk and in search, ranked below its successor, with a notice naming it. To correct a finding, prefer ' +
+      'knowledge_note with "supersedes"; use this when the newer document already exists.',
     parameters: {
       type: 'object',
       properties: {
@@ -51,9 +54,10 @@ export function registerCorrectionTools(ctx: Context, store: KnowledgeStore, sco
 
   ctx.tools.register({
     name: CHECK_TOOL,
-    description: 'Check the knowledge base of this workspace for mechanical problems: broken links, links to retired '
-      + 'documents, supersede cycles or chains ending in a retired document, unreadable files, and near-duplicate '
-      + 'findings (candidates to supersede). Returns each problem with the ids involved.',
+    description:
+      'Check the knowledge base of this workspace for mechanical problems: broken links, links to retired ' +
+      'documents, supersede cycles or chains ending in a retired document, unreadable files, and near-duplicate ' +
+      'findings (candidates to supersede). Returns each problem with the ids involved.',
     parameters: { type: 'object', properties: {}, additionalProperties: false },
     output: TEXT_OUTPUT,
     async execute(_args, exec) {
@@ -74,9 +78,10 @@ export function registerCorrectionTools(ctx: Context, store: KnowledgeStore, sco
     })
     scoped.tools.register({
       name: RETIRE_TOOL,
-      description: 'Retire a document that turned out to be wrong: it leaves search, lists and counts, stays on disk '
-        + 'with a notice, and can be restored. Needs the person\'s approval. If a newer document replaces it, use '
-        + 'knowledge_supersede instead.',
+      description:
+        'Retire a document that turned out to be wrong: it leaves search, lists and counts, stays on disk ' +
+        "with a notice, and can be restored. Needs the person's approval. If a newer document replaces it, use " +
+        'knowledge_supersede instead.',
       parameters: {
         type: 'object',
         properties: {

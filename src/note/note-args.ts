@@ -8,7 +8,11 @@ export const NOTE_TOOL = 'knowledge_note'
 export const NOTE_LIMITS = { title: 200, finding: 20_000, evidence: 20_000, scope: 2_000, quote: 2_000, tags: 8, tag: 40 }
 
 export interface NoteArgs {
-  title: string; finding: string; evidence?: string; scope?: string; tags: string[]
+  title: string
+  finding: string
+  evidence?: string
+  scope?: string
+  tags: string[]
   /** `note` (default) or `preference` (a person's standing instruction, which needs `quote`). */
   kind: 'note' | 'preference'
   /** The person's own words a preference is recorded from. */
@@ -64,22 +68,46 @@ export function parseNoteArgs(raw: unknown): NoteArgs {
  * front matter.
  */
 export function noteDraft(note: NoteArgs, where: { session: string; cwd: string; suffix: string; links?: Array<{ id: string; title: string }>; supersedes?: string[] }): DocumentDraft {
-  const sections = note.kind === 'preference'
-    ? [{ heading: 'Preference', text: note.finding }, { heading: 'Quote', text: note.quote ? note.quote.split('\n').map((line) => `> ${line}`).join('\n') : '' }, { heading: 'Scope', text: note.scope ?? '' }]
-    : [
-        { heading: 'Finding', text: note.finding },
-        { heading: 'Evidence', text: note.evidence ?? '' },
-        { heading: 'Scope', text: note.scope ?? '' },
-      ]
+  const sections =
+    note.kind === 'preference'
+      ? [
+          { heading: 'Preference', text: note.finding },
+          {
+            heading: 'Quote',
+            text: note.quote
+              ? note.quote
+                  .split('\n')
+                  .map((line) => `> ${line}`)
+                  .join('\n')
+              : '',
+          },
+          { heading: 'Scope', text: note.scope ?? '' },
+        ]
+      : [
+          { heading: 'Finding', text: note.finding },
+          { heading: 'Evidence', text: note.evidence ?? '' },
+          { heading: 'Scope', text: note.scope ?? '' },
+        ]
   if (where.links?.length) sections.push({ heading: 'Links', text: where.links.map((l) => `- [${l.title.replace(/[[\]]/g, '')}](${l.id})`).join('\n') })
   return {
-    kind: note.kind, title: note.title, cwd: where.cwd, session: where.session, sections, tags: note.tags, suffix: where.suffix,
+    kind: note.kind,
+    title: note.title,
+    cwd: where.cwd,
+    session: where.session,
+    sections,
+    tags: note.tags,
+    suffix: where.suffix,
     ...(where.supersedes?.length ? { extra: { supersedes: where.supersedes } } : {}),
   }
 }
 
 /** Normalizes text for the quote test: whitespace runs become one space, typographic quotes plain ones. */
-const normal = (text: string): string => text.replace(/[\u2018\u2019]/g, "'").replace(/[\u201c\u201d]/g, '"').replace(/\s+/g, ' ').trim()
+const normal = (text: string): string =>
+  text
+    .replace(/[\u2018\u2019]/g, "'")
+    .replace(/[\u201c\u201d]/g, '"')
+    .replace(/\s+/g, ' ')
+    .trim()
 
 /** The shortest quote accepted: shorter ones ("yes", "ok") appear in almost any message. */
 export const MIN_QUOTE = 6
@@ -103,8 +131,7 @@ export function personMessages(events: ReadonlyArray<{ type: string; data?: unkn
     const data = event.data as { source?: { kind?: string }; content?: unknown } | undefined
     if (data?.source?.kind !== 'user') continue
     const content = data.content
-    out.push(typeof content === 'string' ? content
-      : Array.isArray(content) ? content.map((b: { type?: string; text?: string }) => (b?.type === 'text' ? b.text ?? '' : '')).join('\n') : '')
+    out.push(typeof content === 'string' ? content : Array.isArray(content) ? content.map((b: { type?: string; text?: string }) => (b?.type === 'text' ? (b.text ?? '') : '')).join('\n') : '')
   }
   return out
 }

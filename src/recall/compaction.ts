@@ -20,7 +20,9 @@ import { compactedRead } from './read-output.js'
 import { isCompactedRead, readMetaOf } from './presentation.js'
 import type { ReadState } from './read-state.js'
 
-interface Meter { estimateMessage(message: Message): number }
+interface Meter {
+  estimateMessage(message: Message): number
+}
 
 /**
  * Replaces the `knowledge_read` results of turns before `beforeTurn` on the session's surface with stubs; returns
@@ -67,7 +69,13 @@ export function installCompactionStubs(ctx: Context, reads: ReadState): void {
     // next step's snapshot carries (read-only here; the stubs are appended at the step boundary).
     const on = readsOnSurface(session)
     const id = String(session.id)
-    reads.markDropped(id, reads.reads(id).map((r) => r.id).filter((doc) => !on.has(doc)))
+    reads.markDropped(
+      id,
+      reads
+        .reads(id)
+        .map((r) => r.id)
+        .filter((doc) => !on.has(doc)),
+    )
   })
   const settle = (session: Session, turn: number) => {
     if (!compacted.has(session)) return

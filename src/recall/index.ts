@@ -10,7 +10,7 @@ import type {} from '@deepseek-ai/dsh-agent'
 import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-tools'
 import type {} from '../knowledge/index.js'
-import { OUTPUT_BUDGET, sessionOf, TEXT_OUTPUT } from '../tool-output.js'
+import { OUTPUT_BUDGET, sessionOf } from '../tool-output.js'
 import { PointerMemo, pointerText, promptSafe } from './pointer.js'
 import { MAX_LIMIT, parseSearchArgs } from '../knowledge/query.js'
 import { DOC_KINDS } from '../wire.js'
@@ -48,7 +48,13 @@ export function apply(ctx: Context, config: Config): void {
   // The row's config with the page's live overrides.
   let current = store.settings.effective('recall', config)
   ctx.effect(() => store.settings.publish('recall', () => config), 'knowledge-recall settings')
-  ctx.effect(() => store.settings.onChange(() => { current = store.settings.effective('recall', config) }), 'knowledge-recall settings watcher')
+  ctx.effect(
+    () =>
+      store.settings.onChange(() => {
+        current = store.settings.effective('recall', config)
+      }),
+    'knowledge-recall settings watcher',
+  )
   const scopeOf = (agent: unknown) => store.visibleScope(sessionOf(agent)?.header?.cwd, current.sameWorkspaceOnly)
   // Which revision of which document each session read: for "changed since you read it".
   const reads = new ReadState()
@@ -62,11 +68,12 @@ export function apply(ctx: Context, config: Config): void {
 
   ctx.tools.register({
     name: SEARCH_TOOL,
-    description: 'Search the knowledge base of earlier sessions (questions, answers, notes, tool calls) with BM25. '
-      + 'Use a few keywords, an error code or an identifier. Returns ids with their revision (v:N), titles, dates and snippets; read one with knowledge_read. '
-      + 'Documents may be in English or Chinese; words are matched across the two and through common synonyms, but weakly: '
-      + 'when nothing fits, search once more with synonyms or in the other language.'
-      + ` Output: at most ${OUTPUT_BUDGET.knowledge_search} characters.`,
+    description:
+      'Search the knowledge base of earlier sessions (questions, answers, notes, tool calls) with BM25. ' +
+      'Use a few keywords, an error code or an identifier. Returns ids with their revision (v:N), titles, dates and snippets; read one with knowledge_read. ' +
+      'Documents may be in English or Chinese; words are matched across the two and through common synonyms, but weakly: ' +
+      'when nothing fits, search once more with synonyms or in the other language.' +
+      ` Output: at most ${OUTPUT_BUDGET.knowledge_search} characters.`,
     parameters: {
       type: 'object',
       properties: {
@@ -95,10 +102,11 @@ export function apply(ctx: Context, config: Config): void {
 
   ctx.tools.register({
     name: READ_TOOL,
-    description: 'Read one knowledge document by the id knowledge_search returned: whole, or one section ("Finding", '
-      + '"Answer", "Tools", …). Returns its revision (v:N) and the list of its sections. Links to other documents appear '
-      + 'as ids; a successor is named first ("Superseded by"), the documents that link here last ("Linked from").'
-      + ` Output: at most ${OUTPUT_BUDGET.knowledge_read} characters; a longer answer ends with the offset to continue from.`,
+    description:
+      'Read one knowledge document by the id knowledge_search returned: whole, or one section ("Finding", ' +
+      '"Answer", "Tools", …). Returns its revision (v:N) and the list of its sections. Links to other documents appear ' +
+      'as ids; a successor is named first ("Superseded by"), the documents that link here last ("Linked from").' +
+      ` Output: at most ${OUTPUT_BUDGET.knowledge_read} characters; a longer answer ends with the offset to continue from.`,
     parameters: READ_PARAMETERS as unknown as Record<string, unknown>,
     output: READ_OUTPUT,
     async execute(args, exec) {
@@ -119,17 +127,17 @@ export function apply(ctx: Context, config: Config): void {
 
   const memo = new PointerMemo()
   ctx.systemPrompt.section({
-      name: 'knowledge-sync:pointer',
-      order: POINTER_ORDER,
-      text: (assembly) => {
-        const session = sessionOf(assembly.agent)
-        if (!session || !current.announce) return ''
-        // Fixed at the session's first request: later captures must not change the prompt prefix.
-        return memo.get(session.id, () => {
-          const scope = scopeOf(assembly.agent)
-          return pointerText(store.count({ scope }), scope)
-        })
-      },
+    name: 'knowledge-sync:pointer',
+    order: POINTER_ORDER,
+    text: (assembly) => {
+      const session = sessionOf(assembly.agent)
+      if (!session || !current.announce) return ''
+      // Fixed at the session's first request: later captures must not change the prompt prefix.
+      return memo.get(session.id, () => {
+        const scope = scopeOf(assembly.agent)
+        return pointerText(store.count({ scope }), scope)
+      })
+    },
   })
   const preferences = new PointerMemo()
   ctx.systemPrompt.section({
@@ -141,7 +149,10 @@ export function apply(ctx: Context, config: Config): void {
       // Fixed at the session's first request, like the pointer: a preference noted now reaches the next session.
       return preferences.get(session.id, () => {
         const { total, items } = store.list({ kind: 'preference', status: 'active', scope: scopeOf(assembly.agent), limit: MAX_PREFERENCES })
-        return preferencesText(items.map((m) => ({ id: m.id, title: m.title, quote: quoteOf(store.text(m.id)) })), total)
+        return preferencesText(
+          items.map((m) => ({ id: m.id, title: m.title, quote: quoteOf(store.text(m.id)) })),
+          total,
+        )
       })
     },
   })
@@ -150,5 +161,8 @@ export function apply(ctx: Context, config: Config): void {
 
 /** Context text goes through the prompt renderer too: no `{{` may reach it (titles are escaped line by line). */
 function promptSafeContext(text: string): string {
-  return text.split('\n').map((line) => promptSafe(line)).join('\n')
+  return text
+    .split('\n')
+    .map((line) => promptSafe(line))
+    .join('\n')
 }

@@ -7,7 +7,10 @@
 
 /** Neutralizes anything the prompt renderer would read as a `{{variable}}`, and keeps the text on one line. */
 export function promptSafe(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f]/g, ' ').replace(/\{\{/g, '{ {').replace(/\}\}/g, '} }')
+  return text
+    .replace(/[\u0000-\u001f\u007f]/g, ' ')
+    .replace(/\{\{/g, '{ {')
+    .replace(/\}\}/g, '} }')
 }
 
 /** The pointer text for `count` visible documents of `workspace`; '' when there is nothing to point at. */
@@ -15,9 +18,11 @@ export function pointerText(count: number, workspace: string | undefined): strin
   if (count <= 0) return ''
   const where = workspace ? `workspace ${promptSafe(workspace)}` : 'this knowledge base'
   const docs = count === 1 ? '1 document' : `${count} documents`
-  return `Knowledge base: earlier sessions recorded ${docs} for ${where} (their contents are NOT included here); `
-    + 'call `knowledge_search` with a few keywords or an identifier before investigating an error, a decision or a setup step that may already have been worked out, and `knowledge_read` with a hit\'s id to read one in full. '
-    + 'Prefer checking there over repeating work, but trust your own judgement and what you observe now over a document that looks stale.'
+  return (
+    `Knowledge base: earlier sessions recorded ${docs} for ${where} (their contents are NOT included here); ` +
+    "call `knowledge_search` with a few keywords or an identifier before investigating an error, a decision or a setup step that may already have been worked out, and `knowledge_read` with a hit's id to read one in full. " +
+    'Prefer checking there over repeating work, but trust your own judgement and what you observe now over a document that looks stale.'
+  )
 }
 
 /** Per-session memo of the pointer text, bounded so long-lived web servers do not grow without end. */

@@ -25,8 +25,7 @@ export function isCompactedRead(content: ReadonlyArray<{ type: string; text?: st
 /** Narrows a persisted `meta` to a read's (anything else, or a malformed one, is undefined). */
 export function readMetaOf(meta: unknown): ReadMeta | undefined {
   const m = meta as Partial<ReadMeta> | null | undefined
-  return m && m.knowledge === 'read' && typeof m.id === 'string' && typeof m.version === 'number' && typeof m.title === 'string' && typeof m.sections === 'number'
-    ? (m as ReadMeta) : undefined
+  return m && m.knowledge === 'read' && typeof m.id === 'string' && typeof m.version === 'number' && typeof m.title === 'string' && typeof m.sections === 'number' ? (m as ReadMeta) : undefined
 }
 
 /**
@@ -96,7 +95,9 @@ export const SEARCH_OUTPUT = {
     const v = value as { query?: string; ids?: string[]; versions?: Array<number | null>; titles?: string[] }
     const ids = v.ids ?? []
     return {
-      knowledge: 'search', query: String(v.query ?? '').slice(0, 200), hits: ids.length,
+      knowledge: 'search',
+      query: String(v.query ?? '').slice(0, 200),
+      hits: ids.length,
       items: ids.slice(0, CARD_HITS).map((id, k) => ({ id, version: v.versions?.[k] ?? null, title: String(v.titles?.[k] ?? '').slice(0, 200) })),
     }
   },

@@ -23,7 +23,11 @@ function bounded(text: string, max: number, path: string): string {
 }
 
 /** A related document as one line of the read output. */
-export interface ReadLink { id: string; title: string; status?: DocStatus }
+export interface ReadLink {
+  id: string
+  title: string
+  status?: DocStatus
+}
 
 const linkLine = (l: ReadLink): string => `${l.id} — ${l.title.replace(/\s+/g, ' ')}${l.status && l.status !== 'active' ? ` (${l.status})` : ''}`
 
@@ -73,7 +77,8 @@ export function renderRead(view: ReadView): ReadResult {
   const title = String(doc.meta.title)
   const names = sections.map((s) => s.name)
   const lines = [`${readTag(doc.id, version, title)} · ${doc.meta.kind} · ${String(doc.meta.created).slice(0, 10)} · ${doc.path}`]
-  if (view.changed) lines.push(`Changed since you read it: v:${view.changed.from} → v:${view.changed.to}. This is the current text; drop what you concluded from v:${view.changed.from} if it disagrees.`)
+  if (view.changed)
+    lines.push(`Changed since you read it: v:${view.changed.from} → v:${view.changed.to}. This is the current text; drop what you concluded from v:${view.changed.from} if it disagrees.`)
   for (const notice of view.notices ?? []) lines.push(notice)
   if (view.status) lines.push(`Status: ${view.status}`)
   if (view.supersededBy) lines.push(`Superseded by: ${linkLine(view.supersededBy)} (read that one first)`)
@@ -92,7 +97,10 @@ export function renderRead(view: ReadView): ReadResult {
       let used = parts[0].length
       const left: string[] = []
       for (const s of sections) {
-        if (left.length || (used + s.text.length > FULL_READ_CHARS && parts.length > 1)) { left.push(s.name); continue }
+        if (left.length || (used + s.text.length > FULL_READ_CHARS && parts.length > 1)) {
+          left.push(s.name)
+          continue
+        }
         parts.push(s.text)
         used += s.text.length
       }
@@ -110,7 +118,9 @@ export function renderRead(view: ReadView): ReadResult {
 /** The note a compacted read keeps (about 30 tokens): what it was, and how to get it back. */
 export function compactedRead(id: string, title: string, version: number): { id: string; title: string; version: number; note: string } {
   return {
-    id, title: title.length > 80 ? `${title.slice(0, 79)}…` : title, version,
+    id,
+    title: title.length > 80 ? `${title.slice(0, 79)}…` : title,
+    version,
     note: 'dropped by compaction; reload with knowledge_read',
   }
 }

@@ -28,11 +28,17 @@ export const CONTEXT_MAX_CHANGES = 10
 
 export class ReadState {
   private readonly sessions = new Map<string, Map<string, ReadEntry>>()
-  constructor(private readonly maxSessions = 2000, private readonly maxDocs = 500) {}
+  constructor(
+    private readonly maxSessions = 2000,
+    private readonly maxDocs = 500,
+  ) {}
 
   private docs(session: string, create: boolean): Map<string, ReadEntry> | undefined {
     let docs = this.sessions.get(session)
-    if (docs) { this.sessions.delete(session); this.sessions.set(session, docs) } // most recently used last
+    if (docs) {
+      this.sessions.delete(session)
+      this.sessions.set(session, docs)
+    } // most recently used last
     else if (create) {
       if (this.sessions.size >= this.maxSessions) this.sessions.delete(this.sessions.keys().next().value as string)
       docs = new Map()
@@ -56,8 +62,10 @@ export class ReadState {
     const docs = this.docs(session, true)!
     const entry = docs.get(id)
     const before = entry && entry.read < version ? entry.read : undefined
-    if (entry) { entry.read = Math.max(entry.read, version); entry.title = title }
-    else {
+    if (entry) {
+      entry.read = Math.max(entry.read, version)
+      entry.title = title
+    } else {
       if (docs.size >= this.maxDocs) docs.delete(docs.keys().next().value as string)
       docs.set(id, { read: version, title })
     }
@@ -79,7 +87,10 @@ export class ReadState {
   /** Marks reads whose full text compaction dropped from the conversation. */
   markDropped(session: string, ids: Iterable<string>): void {
     const docs = this.docs(session, false)
-    for (const id of ids) { const entry = docs?.get(id); if (entry && !entry.dropped) entry.dropped = { version: entry.read, title: entry.title } }
+    for (const id of ids) {
+      const entry = docs?.get(id)
+      if (entry && !entry.dropped) entry.dropped = { version: entry.read, title: entry.title }
+    }
   }
 
   /**
@@ -97,17 +108,21 @@ export class ReadState {
       const current = currentOf(id)
       if (current !== undefined && current > entry.read && (!entry.told || entry.told.to < current)) entry.told = { from: entry.read, to: current, title: entry.title }
       if (!entry.told) continue
-      if (lines.length >= CONTEXT_MAX_CHANGES) { more++; continue }
+      if (lines.length >= CONTEXT_MAX_CHANGES) {
+        more++
+        continue
+      }
       lines.push(`- ${id} "${promptSafe(entry.told.title).slice(0, 80)}": v:${entry.told.from} → v:${entry.told.to}`)
     }
     if (more) lines.push(`- and ${more} more`)
-    const dropped = [...docs].filter(([, e]) => e.dropped).slice(-CONTEXT_MAX_CHANGES)
+    const dropped = [...docs]
+      .filter(([, e]) => e.dropped)
+      .slice(-CONTEXT_MAX_CHANGES)
       .map(([id, e]) => `- ${id} "${promptSafe(e.dropped!.title).slice(0, 80)}" (v:${e.dropped!.version})`)
     const blocks: string[] = []
-    if (lines.length) blocks.push(['Knowledge documents changed after you read them in this session (what you read earlier may be stale; '
-      + 'call knowledge_read again before relying on them):', ...lines].join('\n'))
-    if (dropped.length) blocks.push(['Knowledge documents you read before this conversation was compacted (their text is no longer in it; '
-      + 'knowledge_read reloads one):', ...dropped].join('\n'))
+    if (lines.length)
+      blocks.push(['Knowledge documents changed after you read them in this session (what you read earlier may be stale; ' + 'call knowledge_read again before relying on them):', ...lines].join('\n'))
+    if (dropped.length) blocks.push(['Knowledge documents you read before this conversation was compacted (their text is no longer in it; ' + 'knowledge_read reloads one):', ...dropped].join('\n'))
     return blocks.join('\n\n')
   }
 }

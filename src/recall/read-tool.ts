@@ -75,8 +75,12 @@ export function boundRead(full: string, id: string, offset = 0, budget: number =
   if (offset >= full.length && offset > 0) return `Document ${id} has ${full.length} characters; offset ${offset} is past its end.`
   const text = offset ? `[${id} from character ${offset} of ${full.length}]\n${full.slice(offset)}` : full
   const skew = offset ? text.length - (full.length - offset) : 0
-  return withinBudget(text, budget, (shown) =>
-    `[cut: the output of knowledge_read is bounded to ${budget} characters; ${full.length - offset - (shown - skew)} more. Continue with knowledge_read({"id": "${id}", "offset": ${offset + shown - skew}})]`)
+  return withinBudget(
+    text,
+    budget,
+    (shown) =>
+      `[cut: the output of knowledge_read is bounded to ${budget} characters; ${full.length - offset - (shown - skew)} more. Continue with knowledge_read({"id": "${id}", "offset": ${offset + shown - skew}})]`,
+  )
 }
 
 /** A whole document as `knowledge_read` shows it outside a session (no read state, no relations): for tests and tools. */

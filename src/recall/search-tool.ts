@@ -17,8 +17,9 @@ export const HIT_LIMITS = { title: 200, tags: 8, tag: 40, cwd: 200, snippet: 600
  * What the model is told when nothing matched: retry once, bridging the words itself (the index's own expansion is
  * lexical and weak; the model knows that 优雅退出 is a graceful shutdown). ~40 tokens.
  */
-export const NO_HIT_HINT = 'Search once more with synonyms or in the other language (English ↔ 中文: e.g. "graceful shutdown" ↔ "优雅退出"), '
-  + 'or with an identifier or fewer words; if that finds nothing too, there is no record.'
+export const NO_HIT_HINT =
+  'Search once more with synonyms or in the other language (English ↔ 中文: e.g. "graceful shutdown" ↔ "优雅退出"), ' +
+  'or with an identifier or fewer words; if that finds nothing too, there is no record.'
 
 /** BM25 scores are tiny in a small corpus (idf is clamped near 0): show significant digits, not `0.00`. */
 export function formatScore(score: number): string {
@@ -49,7 +50,11 @@ export function renderHits(query: string, hits: SearchHit[], scope: string | und
     const ws = hit.cwd ? ` · ${boundLine(hit.cwd, HIT_LIMITS.cwd)}` : ''
     const status = hit.status === 'superseded' ? ` · superseded by ${hit.supersededBy ?? '?'}` : hit.status === 'retired' ? ' · retired' : ''
     const version = hit.version ? ` (v:${hit.version})` : ''
-    const lines = ['', `${k + 1}. ${hit.id}${version} — ${boundLine(hit.title, HIT_LIMITS.title)}`, `   ${hit.kind} · ${hit.created.slice(0, 10)}${ws}${tags} · score ${formatScore(hit.score)}${status}`]
+    const lines = [
+      '',
+      `${k + 1}. ${hit.id}${version} — ${boundLine(hit.title, HIT_LIMITS.title)}`,
+      `   ${hit.kind} · ${hit.created.slice(0, 10)}${ws}${tags} · score ${formatScore(hit.score)}${status}`,
+    ]
     const change = changedOf?.(hit)
     if (change) lines.push(`   ${changedLine(change)}`)
     if (hit.snippet) lines.push(`   ${boundLine(hit.snippet, HIT_LIMITS.snippet)}`)

@@ -39,7 +39,10 @@ export function splitSections(body: string): { head: string; sections: DocSectio
  * it (so `appendix` finds "Appendix: the raw round").
  */
 export function findSection(sections: readonly DocSection[], wanted: string): DocSection | undefined {
-  const key = wanted.trim().toLowerCase().replace(/^#+\s*/, '')
+  const key = wanted
+    .trim()
+    .toLowerCase()
+    .replace(/^#+\s*/, '')
   if (!key) return undefined
   const exact = sections.find((s) => s.name.toLowerCase() === key)
   if (exact) return exact

@@ -19,16 +19,26 @@ export function shannon(s: string): number {
   let h = 0
   for (let c = 0; c < 128; c++) {
     const k = ASCII_COUNTS[c]
-    if (k) { const p = k / n; h -= p * Math.log2(p) }
+    if (k) {
+      const p = k / n
+      h -= p * Math.log2(p)
+    }
   }
-  if (other) for (const k of other.values()) { const p = k / n; h -= p * Math.log2(p) }
+  if (other)
+    for (const k of other.values()) {
+      const p = k / n
+      h -= p * Math.log2(p)
+    }
   return h
 }
 const ASCII_COUNTS = new Uint32Array(128)
 
 /** Which character classes `s` uses; `_`, `-` and `.` do not count as symbols (identifiers are full of them). */
 export function charClasses(s: string): { lower: boolean; upper: boolean; digit: boolean; symbol: boolean; count: number } {
-  let lower = false, upper = false, digit = false, symbol = false
+  let lower = false,
+    upper = false,
+    digit = false,
+    symbol = false
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i)
     if (c >= 97 && c <= 122) lower = true
@@ -107,7 +117,7 @@ const TEMPLATE_RES: RegExp[] = [
   /^%[A-Za-z_][A-Za-z0-9_]{0,80}%$/, // %VAR%
   /^<[^<>]{0,120}>$/, // <your-token>
   /^<[A-Za-z]/, // <paste your key here> cut at a space
-  /^\[[^\[\]]{0,120}\]$/, // [REDACTED], [your key]
+  /^\[[^[\]]{0,120}\]$/, // [REDACTED], [your key]
   /^\{[A-Za-z_][A-Za-z0-9_.-]{0,80}\}$/, // {token}
   /^#\{[^}]{0,120}\}$/, // #{ruby}
   /^@[A-Za-z_][A-Za-z0-9_]{0,80}@$/, // @TOKEN@
@@ -155,7 +165,10 @@ const TOKEN_STANDIN_RE = /example|placeholder|redacted|your[_-]?(?:api|token|key
 export function secretResidue(v: string, mask: string, min: number, standIns: RegExp = PLACEHOLDER_WORD_G): boolean {
   let r = v.length > 1024 ? v.slice(0, 1024) : v
   if (mask) r = r.split(mask).join(' ')
-  r = r.replace(/\[(?:REDACTED|MASKED)\]|REDACTED/g, ' ').replace(standIns, ' ').replace(PLACEHOLDER_RUN_G, ' ')
+  r = r
+    .replace(/\[(?:REDACTED|MASKED)\]|REDACTED/g, ' ')
+    .replace(standIns, ' ')
+    .replace(PLACEHOLDER_RUN_G, ' ')
   // The longest remaining run decides: stand-ins split a value into pieces, and a secret is one unbroken piece.
   let best = ''
   for (const piece of r.split(/[^A-Za-z0-9+/=_~-]+/)) if (piece.length > best.length) best = piece

@@ -21,7 +21,7 @@ export function scanKeyValueAttributes(text: string, mask: string, out: Span[]):
     const cls = classify(m[2])
     if (!cls) continue
     const v = readValue(text, m.index + m[0].length, 'inline', 4096)
-    if (!v || !v.quoted) continue
+    if (!v?.quoted) continue
     const value = text.slice(v.start, v.end)
     if (!acceptValue(value, cls.kind, cls.keyword, true, false, false, mask)) continue
     pushSpan(out, v.start, v.end, 'generic-secret', PRIORITY.generic)
@@ -29,7 +29,13 @@ export function scanKeyValueAttributes(text: string, mask: string, out: Span[]):
 }
 
 /** Where a separator sits after a name, what it is, whether spaces surround it, and whether the name was quoted. */
-interface Sep { valueAt: number; sep: '=' | ':' | '>'; spaced: boolean; spacedAfter: boolean; nameQuoted: boolean }
+interface Sep {
+  valueAt: number
+  sep: '=' | ':' | '>'
+  spaced: boolean
+  spacedAfter: boolean
+  nameQuoted: boolean
+}
 
 /** Reads `"? ]? **? <spaces> (= | : | := | => | ?=) <spaces>` after a name ending at `i`; null if none. */
 function readSeparator(text: string, ns: number, i: number): Sep | null {
@@ -168,7 +174,7 @@ function acceptValue(value: string, kind: Kind, keyword: string, quoted: boolean
     // time); identifiers and words that happen to sit under a `*Token`/`*Key` name do not.
     if (!c.digit && !(value.length >= 24 && shannon(value) >= 4.2 && !isWordLike(value))) return false
     if (trailing) return looksRandom(value, 12)
-    if (quoted) return value.length >= 8 && (looksRandom(value) || (c.lower || c.upper) && !isWordLike(value))
+    if (quoted) return value.length >= 8 && (looksRandom(value) || ((c.lower || c.upper) && !isWordLike(value)))
     return looksRandom(value)
   }
   return looksRandom(value, 16) && shannon(value) >= 3.5
@@ -267,7 +273,10 @@ export function scanAssignments(text: string, mask: string, out: Span[]): void {
     else mode = lineHead ? 'line' : 'inline'
     const big = /private|cert|pem|credentials?$/i.test(name)
     if (sep.valueAt < read.end) {
-      if (++read.nested > NESTED_MAX) { KEYWORD_RE.lastIndex = Math.max(KEYWORD_RE.lastIndex, read.end); continue }
+      if (++read.nested > NESTED_MAX) {
+        KEYWORD_RE.lastIndex = Math.max(KEYWORD_RE.lastIndex, read.end)
+        continue
+      }
     }
     let v: ValueRead | null
     if (sep.sep === '>') {

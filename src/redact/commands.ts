@@ -5,7 +5,7 @@
  * @module dsh-knowledge-sync/redact/commands
  */
 import { isPathLike, isPlaceholder } from './allow.js'
-import { type Span } from './scan.js'
+import type { Span } from './scan.js'
 import { keyShaped, passwordShaped, push, readLoose } from './shape.js'
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -51,39 +51,53 @@ export function scanCommandLines(text: string, mask: string, out: Span[]): void 
     let m: RegExpExecArray | null
     while ((m = re.exec(text)) !== null) fn(m)
   }
-  if (/\b(?:set|config)\s/.test(text)) each(SET_RE, (m) => {
-    const value = m[4]
-    if (isPlaceholder(value, mask) || value.startsWith('$') || value.startsWith('-')) return
-    if (!passwordShaped(value, mask) && !keyShaped(value, mask, true)) return
-    const start = m.index + m[0].length - value.length - m[3].length
-    push(out, start, start + value.length, 'cli-flag')
-  })
-  if (/\b(?:echo|printf)\s/.test(text)) each(ECHO_RE, (m) => {
-    let value = m[2]
-    let start = m.index + m[0].indexOf(value)
-    if (/chpasswd/.test(m[0]) && value.includes(':')) { const c = value.indexOf(':'); start += c + 1; value = value.slice(c + 1) }
-    if (isPlaceholder(value, mask) || value.length < 3) return
-    push(out, start, start + value.length, 'cli-flag')
-  })
-  if (text.includes('htpasswd')) each(HTPASSWD_RE, (m) => {
-    const flags = m[1]
-    if (!/-[A-Za-z]*b/.test(flags)) return
-    const value = (/-[A-Za-z]*n/.test(flags) ? m[3] : m[4])?.replace(/[`'",;)]+$/, '')
-    if (!value || value.length < 4 || isPlaceholder(value, mask)) return
-    const start = m.index + m[0].lastIndexOf(value)
-    push(out, start, start + value.length, 'cli-flag')
-  })
+  if (/\b(?:set|config)\s/.test(text))
+    each(SET_RE, (m) => {
+      const value = m[4]
+      if (isPlaceholder(value, mask) || value.startsWith('$') || value.startsWith('-')) return
+      if (!passwordShaped(value, mask) && !keyShaped(value, mask, true)) return
+      const start = m.index + m[0].length - value.length - m[3].length
+      push(out, start, start + value.length, 'cli-flag')
+    })
+  if (/\b(?:echo|printf)\s/.test(text))
+    each(ECHO_RE, (m) => {
+      let value = m[2]
+      let start = m.index + m[0].indexOf(value)
+      if (/chpasswd/.test(m[0]) && value.includes(':')) {
+        const c = value.indexOf(':')
+        start += c + 1
+        value = value.slice(c + 1)
+      }
+      if (isPlaceholder(value, mask) || value.length < 3) return
+      push(out, start, start + value.length, 'cli-flag')
+    })
+  if (text.includes('htpasswd'))
+    each(HTPASSWD_RE, (m) => {
+      const flags = m[1]
+      if (!/-[A-Za-z]*b/.test(flags)) return
+      const value = (/-[A-Za-z]*n/.test(flags) ? m[3] : m[4])?.replace(/[`'",;)]+$/, '')
+      if (!value || value.length < 4 || isPlaceholder(value, mask)) return
+      const start = m.index + m[0].lastIndexOf(value)
+      push(out, start, start + value.length, 'cli-flag')
+    })
   // Passphrase flags of key tools: the nearest tool word and command separator before each flag are tracked in
   // one forward walk each, so a line of flags costs one pass.
   if (/ssh-keygen|openssl|gpg|keytool/.test(text)) {
-    let tool = -1, sep = -1
+    let tool = -1,
+      sep = -1
     KEYGEN_TOOL_RE.lastIndex = 0
     SEPARATOR_RE.lastIndex = 0
     let t = KEYGEN_TOOL_RE.exec(text)
     let p = SEPARATOR_RE.exec(text)
     each(KEYGEN_FLAG_RE, (m) => {
-      while (t && t.index < m.index) { tool = t.index; t = KEYGEN_TOOL_RE.exec(text) }
-      while (p && p.index < m.index) { sep = p.index; p = SEPARATOR_RE.exec(text) }
+      while (t && t.index < m.index) {
+        tool = t.index
+        t = KEYGEN_TOOL_RE.exec(text)
+      }
+      while (p && p.index < m.index) {
+        sep = p.index
+        p = SEPARATOR_RE.exec(text)
+      }
       if (tool === -1 || sep > tool || m.index - tool > 300) return
       const value = m[2].replace(/[`,;)]+$/, '')
       if (value.length < 4 || isPlaceholder(value, mask) || value.startsWith('$') || value.startsWith('-') || isPathLike(value)) return
@@ -100,10 +114,32 @@ const STR = `(["'])((?:\\\\.|(?!\\1)[^\\\\\\n]){0,300})\\1`
 const AUTH_TUPLE_RE = new RegExp(`\\b(?:auth|basic_auth|http_auth|proxy_auth|auth_tuple|credentials)\\s*[=:]\\s*[([]\\s*${STR}\\s*,\\s*(["'])((?:\\\\.|(?!\\3)[^\\\\\\n]){1,300})\\3\\s*[)\\]]`, 'g')
 /** Constructor or call → 0-based index of the secret among its string-literal arguments. */
 const SLOTS: Record<string, number> = {
-  HTTPBasicAuth: 1, HTTPDigestAuth: 1, HTTPProxyAuth: 1, BasicAuth: 1, DigestAuth: 1, NetworkCredential: 1, UsernamePasswordCredentials: 1,
-  PasswordAuthentication: 1, PasswordCredential: 1, UsernamePasswordCredential: 1, BasicAWSCredentials: 1, AwsBasicCredentials: 1,
-  StaticCredentialsProvider: 1, ClientSecretCredential: 2, login: 1, simple_bind_s: 1, simple_bind: 1, bind_s: 1, setBasicAuth: 1,
-  withBasicAuth: 1, basicAuth: 1, basic_auth: 1, NewStaticCredentials: 1, SetBasicAuth: 1, PlainAuth: 2, Credentials: 1,
+  HTTPBasicAuth: 1,
+  HTTPDigestAuth: 1,
+  HTTPProxyAuth: 1,
+  BasicAuth: 1,
+  DigestAuth: 1,
+  NetworkCredential: 1,
+  UsernamePasswordCredentials: 1,
+  PasswordAuthentication: 1,
+  PasswordCredential: 1,
+  UsernamePasswordCredential: 1,
+  BasicAWSCredentials: 1,
+  AwsBasicCredentials: 1,
+  StaticCredentialsProvider: 1,
+  ClientSecretCredential: 2,
+  login: 1,
+  simple_bind_s: 1,
+  simple_bind: 1,
+  bind_s: 1,
+  setBasicAuth: 1,
+  withBasicAuth: 1,
+  basicAuth: 1,
+  basic_auth: 1,
+  NewStaticCredentials: 1,
+  SetBasicAuth: 1,
+  PlainAuth: 2,
+  Credentials: 1,
 }
 const CALL_RE = new RegExp(`\\b(${Object.keys(SLOTS).join('|')})\\s*\\(`, 'g')
 const ARG_RE = new RegExp(`\\s*(?:${STR}|[^,()"'\\n]{1,120})\\s*(,|\\))`, 'y')
@@ -137,4 +173,3 @@ export function scanApiSlots(text: string, mask: string, out: Span[]): void {
     }
   }
 }
-

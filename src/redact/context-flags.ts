@@ -70,7 +70,8 @@ const COMMANDS: Array<{ re: RegExp; flag: string; attached: boolean; spaced: boo
   { re: /^7za?$/, flag: 'p', attached: true, spaced: false },
   { re: /^(?:docker|podman|nerdctl|buildah|helm|skopeo|oras)$/, flag: 'p', attached: true, spaced: true, needs: /\blogin\b/ },
 ]
-const COMMAND_RE = /(?<![A-Za-z0-9_.\/-])(mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mysqlpump|mysqlsh|mariadb|mariadb-dump|mariadb-admin|mycli|sshpass|redis-cli|mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|sqlcmd|bcp|zip|unzip|7z|7za|docker|podman|nerdctl|buildah|helm|skopeo|oras)(?![A-Za-z0-9_-])/g
+const COMMAND_RE =
+  /(?<![A-Za-z0-9_./-])(mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mysqlpump|mysqlsh|mariadb|mariadb-dump|mariadb-admin|mycli|sshpass|redis-cli|mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|sqlcmd|bcp|zip|unzip|7z|7za|docker|podman|nerdctl|buildah|helm|skopeo|oras)(?![A-Za-z0-9_-])/g
 const SHORT_FLAG_RE = /(?<=[ \t])-([pPa])/g // run on a segment that starts right after the command word
 
 /**

@@ -105,7 +105,10 @@ function scanHeaders(text: string, mask: string, out: Span[]): void {
   let m: RegExpExecArray | null
   while ((m = HEADER_RE.exec(text)) !== null) {
     // Left boundary in code: a leading lookbehind would slow the scan of every position of the text.
-    if (m.index > 0 && /[A-Za-z0-9_-]/.test(text[m.index - 1])) { HEADER_RE.lastIndex = m.index + 1; continue }
+    if (m.index > 0 && /[A-Za-z0-9_-]/.test(text[m.index - 1])) {
+      HEADER_RE.lastIndex = m.index + 1
+      continue
+    }
     let i = m.index + m[0].length
     // An opening quote of the value (possibly escaped).
     let k = 0
@@ -115,13 +118,21 @@ function scanHeaders(text: string, mask: string, out: Span[]): void {
     SCHEME_RE.lastIndex = i
     const sm = SCHEME_RE.exec(text)
     let scheme = ''
-    if (sm) { scheme = sm[1].toLowerCase(); i += sm[0].length }
+    if (sm) {
+      scheme = sm[1].toLowerCase()
+      i += sm[0].length
+    }
     const sepChar = m[0].trimEnd().slice(-1)
-    let start = i, end: number
+    let start = i,
+      end: number
     if (/^(?:digest|negotiate|ntlm|aws4-hmac-sha256|hmac)$/.test(scheme)) {
       // Multi-part schemes: mask to the end of the quoted value or line.
       end = lineEnd(text, i, 8192)
-      for (let j = i; j < end; j++) if (text[j] === '"' || text[j] === "'") { end = j; break }
+      for (let j = i; j < end; j++)
+        if (text[j] === '"' || text[j] === "'") {
+          end = j
+          break
+        }
       while (end > start && text[end - 1] === '\\') end--
     } else {
       HEADER_VALUE_RE.lastIndex = i
@@ -140,7 +151,10 @@ function scanHeaders(text: string, mask: string, out: Span[]): void {
   BEARER_RE.lastIndex = 0
   while ((m = BEARER_RE.exec(text)) !== null) {
     // Left boundary checked here, not as a leading lookbehind (which slows the scan of every position).
-    if (m.index > 0 && /[A-Za-z0-9_-]/.test(text[m.index - 1])) { BEARER_RE.lastIndex = m.index + 1; continue }
+    if (m.index > 0 && /[A-Za-z0-9_-]/.test(text[m.index - 1])) {
+      BEARER_RE.lastIndex = m.index + 1
+      continue
+    }
     const v = m[1]
     if (isPlaceholder(v, mask) || !looksRandom(v, 12)) continue
     const s = m.index + m[0].length - v.length
@@ -170,7 +184,10 @@ function scanSignedParams(text: string, mask: string, out: Span[]): void {
   PARAM_RE.lastIndex = 0
   let m: RegExpExecArray | null
   while ((m = PARAM_RE.exec(text)) !== null) {
-    if (m.index > 0 && !/[?&;,\s"']/.test(text[m.index - 1])) { PARAM_RE.lastIndex = m.index + 1; continue }
+    if (m.index > 0 && !/[?&;,\s"']/.test(text[m.index - 1])) {
+      PARAM_RE.lastIndex = m.index + 1
+      continue
+    }
     const i = m.index + m[0].length
     PARAM_VALUE_RE.lastIndex = i
     const v = PARAM_VALUE_RE.exec(text)

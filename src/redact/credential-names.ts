@@ -19,27 +19,93 @@ export function isNameChar(c: number): boolean {
 export type Kind = 'password' | 'secret' | 'weak'
 
 const PASSWORD_WORDS = new Set(['password', 'passwd', 'pwd', 'passphrase', 'pw', 'passcode', 'pswd', 'passwort', 'userpassword', 'dbpassword'])
-const PASS_PREFIXES = new Set(['db', 'database', 'user', 'admin', 'root', 'mysql', 'postgres', 'pg', 'redis', 'smtp', 'mail', 'email', 'ftp', 'sftp', 'ssh', 'ldap', 'proxy', 'basic', 'http', 'login', 'app', 'api', 'rabbit', 'rabbitmq', 'amqp', 'mongo', 'mq', 'sql', 'vnc', 'wifi', 'wlan', 'key', 'store', 'keystore', 'truststore', 'cert', 'master', 'sa'])
-const SECRET_TAILS = new Set(['secret', 'token', 'apikey', 'accesskey', 'secretkey', 'privatekey', 'authtoken', 'accesstoken', 'refreshtoken', 'clientsecret', 'credential', 'credentials', 'creds', 'bearertoken', 'sessiontoken', 'apitoken', 'apisecret', 'masterkey', 'signingkey', 'encryptionkey'])
+const PASS_PREFIXES = new Set([
+  'db',
+  'database',
+  'user',
+  'admin',
+  'root',
+  'mysql',
+  'postgres',
+  'pg',
+  'redis',
+  'smtp',
+  'mail',
+  'email',
+  'ftp',
+  'sftp',
+  'ssh',
+  'ldap',
+  'proxy',
+  'basic',
+  'http',
+  'login',
+  'app',
+  'api',
+  'rabbit',
+  'rabbitmq',
+  'amqp',
+  'mongo',
+  'mq',
+  'sql',
+  'vnc',
+  'wifi',
+  'wlan',
+  'key',
+  'store',
+  'keystore',
+  'truststore',
+  'cert',
+  'master',
+  'sa',
+])
+const SECRET_TAILS = new Set([
+  'secret',
+  'token',
+  'apikey',
+  'accesskey',
+  'secretkey',
+  'privatekey',
+  'authtoken',
+  'accesstoken',
+  'refreshtoken',
+  'clientsecret',
+  'credential',
+  'credentials',
+  'creds',
+  'bearertoken',
+  'sessiontoken',
+  'apitoken',
+  'apisecret',
+  'masterkey',
+  'signingkey',
+  'encryptionkey',
+])
 const KEY_PREFIXES = new Set(
-  ('api access secret private signing sign encryption encrypt master auth client app application license licence consumer ' +
+  (
+    'api access secret private signing sign encryption encrypt master auth client app application license licence consumer ' +
     'service account session shared webhook deploy admin root storage subscription integration hmac jwt crypt cipher aes ' +
     'bot server write read mgmt management rest secure security gpg pgp tls ssl x509 rsa ec ed25519 dkim recaptcha captcha ' +
     'stripe sendgrid mailgun twilio openai anthropic deepseek google gemini mapbox maps algolia firebase pusher sentry ' +
     'datadog dd newrelic segment mixpanel cloudflare cf heroku netlify vercel supabase openrouter mistral cohere groq ' +
     'together replicate hf huggingface pinecone elastic grafana jira atlassian notion linear figma airtable shopify ' +
     'paypal braintree plaid coinbase binance smtp mail email db database redis wallet moonshot qwen dashscope zhipu ' +
-    'azure aws gcp do linode hetzner s3secret cosmos cosmosdb search translator speech vision openweather weather').split(' '),
+    'azure aws gcp do linode hetzner s3secret cosmos cosmosdb search translator speech vision openweather weather'
+  ).split(' '),
 )
 const NOT_SECRET_KEY_PREFIXES = new Set(
-  ('public pub primary foreign sort partition idempotency i18n translation hash host s3 object bucket cache lookup map ' +
+  (
+    'public pub primary foreign sort partition idempotency i18n translation hash host s3 object bucket cache lookup map ' +
     'dict item row column field message label list react group route query search keyboard shortcut hot modifier press ' +
-    'unique composite range index dedup dedupe lock event metric feature flag experiment kid ssh known publishable').split(' '),
+    'unique composite range index dedup dedupe lock event metric feature flag experiment kid ssh known publishable'
+  ).split(' '),
 )
 const NOT_SECRET_TOKEN_PREFIXES = new Set(
-  ('next page pagination continuation sync cancellation cancel max min input output total prompt completion end start ' +
+  (
+    'next page pagination continuation sync cancellation cancel max min input output total prompt completion end start ' +
     'eos bos pad unk sep cls mask special stop num count first last prev previous cursor resume lexer parse parser design ' +
-    'css color theme word sentence reasoning cached cache image audio text tool').split(' '),
+    'css color theme word sentence reasoning cached cache image audio text tool'
+  ).split(' '),
 )
 const NOT_SECRET_SECRET_PREFIXES = new Set(['is', 'has', 'no', 'use', 'sealed', 'external', 'top', 'dirty', 'little', 'kube', 'k8s'])
 const IGNORABLE_SUFFIX = /^(?:b64|base64|hex|value|val|raw|base|str|txt|enc|encoded|plain|plaintext|v?[0-9]{1,3}|prod|production|dev|staging|live|test)$/
@@ -50,7 +116,7 @@ function nameWords(name: string): string[] {
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
     .toLowerCase()
-    .split(/[_.\-]+/)
+    .split(/[_.-]+/)
     .filter(Boolean)
 }
 

@@ -50,8 +50,23 @@ export const cleanText = (text: string): string => text.replace(CONTROL, '').rep
 export function isTokenChar(code: number): boolean {
   if (code <= 32 || code === 127) return false
   // " ' ` \ , ; ( ) [ ] { } < > |
-  return !(code === 34 || code === 39 || code === 96 || code === 92 || code === 44 || code === 59 || code === 40 || code === 41 ||
-    code === 91 || code === 93 || code === 123 || code === 125 || code === 60 || code === 62 || code === 124)
+  return !(
+    code === 34 ||
+    code === 39 ||
+    code === 96 ||
+    code === 92 ||
+    code === 44 ||
+    code === 59 ||
+    code === 40 ||
+    code === 41 ||
+    code === 91 ||
+    code === 93 ||
+    code === 123 ||
+    code === 125 ||
+    code === 60 ||
+    code === 62 ||
+    code === 124
+  )
 }
 
 /** How far a cut moves back to the start of a token it would split. */
@@ -165,7 +180,10 @@ export async function redactFields(redactor: Redactor, fields: FieldInput[], opt
     if (ASCII_ESCAPE_TEST.test(p.source)) {
       const plain = decodeEscapes(p.source)
       const decoded = await redactor.redact(plain, { propagate: false })
-      if (decoded.count > r.count) { r = decoded; p.source = plain }
+      if (decoded.count > r.count) {
+        r = decoded
+        p.source = plain
+      }
     }
     redacted.push(r)
   }
@@ -187,7 +205,10 @@ export async function redactFields(redactor: Redactor, fields: FieldInput[], opt
     }
     const { limit, cut } = fields[i]
     const { edgeMasked, source, length } = prepared[i]
-    if (edgeMasked) { count++; families.partial = (families.partial ?? 0) + 1 }
+    if (edgeMasked) {
+      count++
+      families.partial = (families.partial ?? 0) + 1
+    }
     if (text.length > limit) {
       const kept = cutRedacted(text, limit, mask, 'none')
       // What the kept part shows, less masks the input itself already held (the edge mask is never kept: see cut).

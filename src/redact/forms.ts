@@ -27,10 +27,40 @@ export { keyShaped, passwordShaped } from './shape.js'
 
 const PASSWORD_WORD = /^(?:password|passwd|passphrase|pwd|passcode|密码|口令|暗码|パスワード|暗証番号|비밀번호|암호|passwort|kennwort|contraseña|contrasena|senha|mot de passe|пароль)$/i
 const CRED_WORDS = [
-  '密码', '口令', '密钥', '秘钥', '私钥', '令牌', '凭证', '凭据', '授权码', 'パスワード', '暗証番号', 'トークン', '秘密鍵', 'シークレット', '비밀번호', '암호', '토큰',
+  '密码',
+  '口令',
+  '密钥',
+  '秘钥',
+  '私钥',
+  '令牌',
+  '凭证',
+  '凭据',
+  '授权码',
+  'パスワード',
+  '暗証番号',
+  'トークン',
+  '秘密鍵',
+  'シークレット',
+  '비밀번호',
+  '암호',
+  '토큰',
   ...['api', 'access', 'secret'].flatMap((a) => ['', ' ', '_', '-'].map((sep) => a + sep + 'key')),
   ...['access', 'auth'].flatMap((a) => ['', ' ', '_', '-'].map((sep) => a + sep + 'token')),
-  'password', 'passwort', 'passwd', 'passphrase', 'pwd', 'token', 'secret', 'kennwort', 'contraseña', 'contrasena', 'senha', 'mot de passe', 'пароль', 'токен', 'ключ',
+  'password',
+  'passwort',
+  'passwd',
+  'passphrase',
+  'pwd',
+  'token',
+  'secret',
+  'kennwort',
+  'contraseña',
+  'contrasena',
+  'senha',
+  'mot de passe',
+  'пароль',
+  'токен',
+  'ключ',
 ]
 /** Credential words in several languages, one trie-shaped alternation (see {@link trieSource}). */
 const CRED_WORD_RE = new RegExp(trieSource(CRED_WORDS), 'gi')
@@ -43,7 +73,8 @@ const COPULA_RE = /[ \t\u3000]*(?:是|为|為|は|が)[ \t\u3000]*/uy
 /** After an English word: a full-width separator (ASCII ones are the assignment rule's). */
 const WIDE_SEP_RE = /[ \t]*[：＝][ \t\u3000]*/uy
 /** Prose: `password is x`, `password for the db is x`, `token was x`, `password is now x`, `password = x`. */
-const PROSE_RE = /(?:[ \t]+(?:for|of|on|to)[ \t]+(?:the[ \t]+|my[ \t]+|our[ \t]+|your[ \t]+|user[ \t]+)?[\w.@-]{1,40}(?:[ \t]+[\w.@-]{1,40})?)?[ \t]+(?:is|was|are|were)[ \t]+(?:still[ \t]+|now[ \t]+|just[ \t]+|set[ \t]+to[ \t]+|simply[ \t]+)?/iy
+const PROSE_RE =
+  /(?:[ \t]+(?:for|of|on|to)[ \t]+(?:the[ \t]+|my[ \t]+|our[ \t]+|your[ \t]+|user[ \t]+)?[\w.@-]{1,40}(?:[ \t]+[\w.@-]{1,40})?)?[ \t]+(?:is|was|are|were)[ \t]+(?:still[ \t]+|now[ \t]+|just[ \t]+|set[ \t]+to[ \t]+|simply[ \t]+)?/iy
 /** Only a space: `Using token x`, `token x`, `数据库密码 x`. */
 const SPACE_RE = /[ \t]+/y
 
@@ -59,12 +90,19 @@ function scanCredentialWords(text: string, mask: string, out: Span[]): void {
     if (ascii && word !== 'mot de passe' && next !== 32 && next !== 9 && next !== 0xff1a && next !== 0xff1d) continue
     if (word.charCodeAt(0) < 0x3000 && ((m.index > 0 && WORD_CHAR.test(text[m.index - 1])) || (after < text.length && WORD_CHAR.test(text[after])))) continue
     // Sticky separators read at `after` directly (no slice per hit).
-    const at$ = (re: RegExp): RegExpExecArray | null => { re.lastIndex = after; return re.exec(text) }
+    const at$ = (re: RegExp): RegExpExecArray | null => {
+      re.lastIndex = after
+      return re.exec(text)
+    }
     // Words the assignment rule cannot see (non-ASCII letters or several words) take any separator here.
     const cjk = /[^\x00-\x7F]|^mot de passe$/i.test(word)
     const password = PASSWORD_WORD.test(word)
     const ok = (v: string, strict: boolean): boolean =>
-      strict ? keyShaped(v, mask) || (password && passwordShaped(v, mask) && v.length >= 8 && /[0-9]/.test(v)) : password || cjk ? passwordShaped(v, mask) || keyShaped(v, mask, true) : keyShaped(v, mask, true) || (passwordShaped(v, mask) && v.length >= 8)
+      strict
+        ? keyShaped(v, mask) || (password && passwordShaped(v, mask) && v.length >= 8 && /[0-9]/.test(v))
+        : password || cjk
+          ? passwordShaped(v, mask) || keyShaped(v, mask, true)
+          : keyShaped(v, mask, true) || (passwordShaped(v, mask) && v.length >= 8)
     let sep: RegExpExecArray | null = null
     let strict = false
     if (cjk) sep = at$(CJK_SEP_RE)
@@ -101,7 +139,10 @@ function scanCookies(text: string, mask: string, out: Span[]): void {
   let m: RegExpExecArray | null
   while ((m = COOKIE_RE.exec(text)) !== null) {
     const set = /^set-cookie$/i.test(m[1])
-    while (nextCurl && nextCurl.index < m.index) { curl = nextCurl.index; nextCurl = CURL_RE.exec(text) }
+    while (nextCurl && nextCurl.index < m.index) {
+      curl = nextCurl.index
+      nextCurl = CURL_RE.exec(text)
+    }
     if (m[1] === '-b' && (curl === -1 || m.index - curl > 300)) continue
     let at = m.index + m[0].length
     for (let k = 0; at < text.length && k < 40; k++) {
@@ -245,7 +286,7 @@ const BLOB_RE = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}/g
  * A base64 blob that decodes to readable text holding a credential (a `.env` line, `user:password`, a JSON config):
  * the whole blob is masked. `inner` runs the rules on the decoded text. Runs come from one greedy class scan.
  */
-function scanEncoded(text: string, mask: string, out: Span[], inner: (decoded: string) => Span[]): void {
+function scanEncoded(text: string, _mask: string, out: Span[], inner: (decoded: string) => Span[]): void {
   BLOB_RE.lastIndex = 0
   let m: RegExpExecArray | null
   while ((m = BLOB_RE.exec(text)) !== null) {
@@ -261,7 +302,10 @@ function scanEncoded(text: string, mask: string, out: Span[], inner: (decoded: s
     const decoded = Buffer.from(blob, blob.includes('-') || blob.includes('_') ? 'base64url' : 'base64').toString('latin1')
     if (decoded.length < 8 || !/[=:]/.test(decoded)) continue
     let printable = 0
-    for (let k = 0; k < decoded.length; k++) { const c = decoded.charCodeAt(k); if ((c >= 32 && c < 127) || c === 10 || c === 13 || c === 9) printable++ }
+    for (let k = 0; k < decoded.length; k++) {
+      const c = decoded.charCodeAt(k)
+      if ((c >= 32 && c < 127) || c === 10 || c === 13 || c === 9) printable++
+    }
     if (printable / decoded.length < 0.97) continue
     if (inner(decoded).length) push(out, start, e, 'encoded-secret')
   }

@@ -35,26 +35,49 @@ export function boundedJson(value: unknown, limits: { depth?: number; chars?: nu
   const parts: string[] = []
   let size = 0
   let capped: BoundedJson['capped']
-  const push = (s: string) => { parts.push(s); size += s.length }
-  const cap = (reason: 'depth' | 'size', path: string) => { capped ??= { reason, path } }
+  const push = (s: string) => {
+    parts.push(s)
+    size += s.length
+  }
+  const cap = (reason: 'depth' | 'size', path: string) => {
+    capped ??= { reason, path }
+  }
   const full = () => size >= maxChars
 
   const write = (v: unknown, depth: number, path: string): boolean => {
-    if (v === null || typeof v === 'number' || typeof v === 'boolean') { push(typeof v === 'number' && !Number.isFinite(v) ? 'null' : String(v)); return true }
+    if (v === null || typeof v === 'number' || typeof v === 'boolean') {
+      push(typeof v === 'number' && !Number.isFinite(v) ? 'null' : String(v))
+      return true
+    }
     if (typeof v === 'string') {
       const s = JSON.stringify(v)
-      if (size + s.length > maxChars) { cap('size', path); push(JSON.stringify(sizeMarker(maxChars))); return true }
+      if (size + s.length > maxChars) {
+        cap('size', path)
+        push(JSON.stringify(sizeMarker(maxChars)))
+        return true
+      }
       push(s)
       return true
     }
-    if (typeof v === 'bigint') { push(JSON.stringify(String(v))); return true }
+    if (typeof v === 'bigint') {
+      push(JSON.stringify(String(v)))
+      return true
+    }
     if (typeof v !== 'object') return false // undefined, function, symbol: skipped in objects, null in arrays
-    if (depth >= maxDepth) { cap('depth', path); push(JSON.stringify(depthMarker(maxDepth))); return true }
+    if (depth >= maxDepth) {
+      cap('depth', path)
+      push(JSON.stringify(depthMarker(maxDepth)))
+      return true
+    }
     if (Array.isArray(v)) {
       push('[')
       for (let i = 0; i < v.length; i++) {
         if (i) push(',')
-        if (full()) { cap('size', `${path}[${i}]`); push(JSON.stringify(sizeMarker(maxChars))); break }
+        if (full()) {
+          cap('size', `${path}[${i}]`)
+          push(JSON.stringify(sizeMarker(maxChars)))
+          break
+        }
         if (!write(v[i], depth + 1, `${path}[${i}]`)) push('null')
       }
       push(']')
@@ -68,7 +91,11 @@ export function boundedJson(value: unknown, limits: { depth?: number; chars?: nu
       const at = PATH_KEY.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key.slice(0, 40))}]`
       if (!first) push(',')
       first = false
-      if (full()) { cap('size', at); push(`${JSON.stringify('…')}:${JSON.stringify(sizeMarker(maxChars))}`); break }
+      if (full()) {
+        cap('size', at)
+        push(`${JSON.stringify('…')}:${JSON.stringify(sizeMarker(maxChars))}`)
+        break
+      }
       push(`${JSON.stringify(key)}:`)
       write(item, depth + 1, at)
     }

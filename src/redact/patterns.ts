@@ -23,7 +23,10 @@ export interface UserPattern {
 }
 
 /** A user match: the masked range, in UTF-16 offsets of the scanned text. */
-export interface UserMatch { start: number; end: number }
+export interface UserMatch {
+  start: number
+  end: number
+}
 
 const USER_FLAGS = /^[imsu]*$/
 /** Refused above this speed on {@link PROBE}: 20x what the built-in rules cost, so only pathological patterns trip it. */
@@ -37,7 +40,9 @@ const PROBE = [
   'services:\n  api:\n    image: node:22\n    environment:\n      - NODE_ENV=production\n',
   'commit 3f2a9c1d5e7b8a0c4d6e8f1a2b3c4d5e6f7a8b9c integrity sha512-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789+/==\n',
   'AbstractSingletonProxyFactoryBean getAccessTokenFromRefreshTokenAsync validatePasswordStrengthAndComplexity\n',
-].join('').repeat(20)
+]
+  .join('')
+  .repeat(20)
 /** RE2 program size ceiling: ~2,000 instructions scan a megabyte in about half a second on this engine. */
 const MAX_PROGRAM = 2500
 
@@ -87,7 +92,8 @@ export function compileUserPatterns(patterns: string[]): UserPattern[] {
       best = Math.min(best, performance.now() - t0)
     }
     const perMb = (best / PROBE.length) * 1e6
-    if (perMb > MAX_MS_PER_MB) throw new RedactConfigError(`${where} is too slow: about ${Math.round(perMb)} ms per MB of ordinary text (at most ${MAX_MS_PER_MB}); narrow its repeats or anchor it on a literal`)
+    if (perMb > MAX_MS_PER_MB)
+      throw new RedactConfigError(`${where} is too slow: about ${Math.round(perMb)} ms per MB of ordinary text (at most ${MAX_MS_PER_MB}); narrow its repeats or anchor it on a literal`)
     return compiled
   })
 }

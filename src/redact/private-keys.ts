@@ -13,11 +13,17 @@ const MAX_KEY_BLOCK = 64 * 1024
 function skipBlank(text: string, i: number, end: number): number {
   while (i < end) {
     const c = text.charCodeAt(i)
-    if (c === 32 || c === 9 || c === 10 || c === 13) { i++; continue }
+    if (c === 32 || c === 9 || c === 10 || c === 13) {
+      i++
+      continue
+    }
     if (c === 92) {
       let j = i
       while (j < end && text.charCodeAt(j) === 92) j++
-      if (j < end && /[nrt]/.test(text[j])) { i = j + 1; continue }
+      if (j < end && /[nrt]/.test(text[j])) {
+        i = j + 1
+        continue
+      }
     }
     break
   }
@@ -28,8 +34,14 @@ function skipBlank(text: string, i: number, end: number): number {
 function trimBlankEnd(text: string, start: number, e: number): number {
   while (e > start) {
     const c = text.charCodeAt(e - 1)
-    if (c === 32 || c === 9 || c === 10 || c === 13 || c === 92) { e--; continue }
-    if ((c === 110 || c === 114 || c === 116) && e - 2 >= start && text.charCodeAt(e - 2) === 92) { e -= 2; continue }
+    if (c === 32 || c === 9 || c === 10 || c === 13 || c === 92) {
+      e--
+      continue
+    }
+    if ((c === 110 || c === 114 || c === 116) && e - 2 >= start && text.charCodeAt(e - 2) === 92) {
+      e -= 2
+      continue
+    }
     break
   }
   return e

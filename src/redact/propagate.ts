@@ -63,10 +63,18 @@ export function variantsOf(value: string): string[] {
     // a lone surrogate cannot be URL-encoded; nothing to add
   }
   if (value.includes('\\')) {
-    try { out.add(JSON.parse(`"${value}"`) as string) } catch { /* not a JSON string body */ }
+    try {
+      out.add(JSON.parse(`"${value}"`) as string)
+    } catch {
+      /* not a JSON string body */
+    }
   }
   if (/%[0-9A-Fa-f]{2}/.test(value)) {
-    try { out.add(decodeURIComponent(value.replace(/\+/g, ' '))) } catch { /* not URL-encoded after all */ }
+    try {
+      out.add(decodeURIComponent(value.replace(/\+/g, ' ')))
+    } catch {
+      /* not URL-encoded after all */
+    }
   }
   return [...out].filter((v) => v.length >= PROPAGATE_MIN_LENGTH)
 }
@@ -102,7 +110,12 @@ const ANCHOR = 32
 const ANCHOR_B64 = 16
 
 /** One pattern: a literal form of a value, or a base64 middle of one (then `needle` is what a decoded run must hold). */
-interface Pattern { full: string; anchor: number; value: number; needle?: string }
+interface Pattern {
+  full: string
+  anchor: number
+  value: number
+  needle?: string
+}
 
 /**
  * One automaton over every variant of a set of masked values. `spans(text)` reports each occurrence (literal forms)
@@ -137,7 +150,7 @@ export class ValueMatcher {
       const forms = variantsOf(v.value)
       for (const form of forms) this.add({ full: form, anchor: Math.min(form.length, ANCHOR), value: index })
       // base64 of the decoded forms (a value found JSON-escaped travels base64-encoded unescaped).
-      for (const form of forms.filter((f) => f === v.value || !v.value.includes(f) && f.length <= v.value.length)) {
+      for (const form of forms.filter((f) => f === v.value || (!v.value.includes(f) && f.length <= v.value.length))) {
         const needle = Buffer.from(form, 'utf8').toString('latin1')
         for (const middle of base64Middles(form)) this.add({ full: middle, anchor: Math.min(middle.length, ANCHOR_B64), value: index, needle })
       }
@@ -146,7 +159,9 @@ export class ValueMatcher {
   }
 
   /** Number of distinct values propagated. */
-  get size(): number { return this.values.length }
+  get size(): number {
+    return this.values.length
+  }
 
   private step(state: number, c: number): number | undefined {
     if (this.oneChar[state] === c) return this.oneNext[state]
@@ -161,14 +176,21 @@ export class ValueMatcher {
       let to = oneChar[state] === c ? oneNext[state] : many[state]?.get(c)
       if (to === undefined) {
         to = oneChar.length
-        oneChar.push(-1); oneNext.push(0); many.push(undefined); ends.push(undefined)
-        if (oneChar[state] === -1 && many[state] === undefined) { oneChar[state] = c; oneNext[state] = to } else (many[state] ??= new Map()).set(c, to)
+        oneChar.push(-1)
+        oneNext.push(0)
+        many.push(undefined)
+        ends.push(undefined)
+        if (oneChar[state] === -1 && many[state] === undefined) {
+          oneChar[state] = c
+          oneNext[state] = to
+        } else (many[state] ??= new Map()).set(c, to)
       }
       state = to
     }
     const id = this.patterns.push(pattern) - 1
     ;(ends[state] ??= []).push(id)
-    const a = pattern.full.charCodeAt(0), b = pattern.full.charCodeAt(1)
+    const a = pattern.full.charCodeAt(0),
+      b = pattern.full.charCodeAt(1)
     if (a < 128 && b < 128) this.pairs[a * 128 + b] = 1
     else this.pairs.fill(1) // a non-ASCII start: no skipping (rare; values are mostly ASCII)
   }
@@ -177,7 +199,10 @@ export class ValueMatcher {
   private link(s: number, c: number, to: number): void {
     let f = this.fail[s]
     let target = f === 0 ? this.root[c] : this.step(f, c)
-    while (target === undefined && f !== 0) { f = this.fail[f]; target = f === 0 ? this.root[c] : this.step(f, c) }
+    while (target === undefined && f !== 0) {
+      f = this.fail[f]
+      target = f === 0 ? this.root[c] : this.step(f, c)
+    }
     const g = target && target !== to ? target : 0
     this.fail[to] = g
     this.outLink[to] = this.ends[g] ? g : this.outLink[g]
@@ -190,13 +215,26 @@ export class ValueMatcher {
     this.outLink = new Int32Array(n)
     const queue = new Int32Array(n)
     let tail = 0
-    if (this.oneChar[0] !== -1) { this.root[this.oneChar[0]] = this.oneNext[0]; queue[tail++] = this.oneNext[0] }
-    for (const [c, to] of this.many[0] ?? []) { this.root[c] = to; queue[tail++] = to }
+    if (this.oneChar[0] !== -1) {
+      this.root[this.oneChar[0]] = this.oneNext[0]
+      queue[tail++] = this.oneNext[0]
+    }
+    for (const [c, to] of this.many[0] ?? []) {
+      this.root[c] = to
+      queue[tail++] = to
+    }
     for (let head = 0; head < tail; head++) {
       const s = queue[head]
-      if (this.oneChar[s] !== -1) { this.link(s, this.oneChar[s], this.oneNext[s]); queue[tail++] = this.oneNext[s] }
+      if (this.oneChar[s] !== -1) {
+        this.link(s, this.oneChar[s], this.oneNext[s])
+        queue[tail++] = this.oneNext[s]
+      }
       const more = this.many[s]
-      if (more) for (const [c, to] of more) { this.link(s, c, to); queue[tail++] = to }
+      if (more)
+        for (const [c, to] of more) {
+          this.link(s, c, to)
+          queue[tail++] = to
+        }
     }
     this.chars = Int32Array.from(this.oneChar)
     this.nexts = Int32Array.from(this.oneNext)
@@ -217,14 +255,20 @@ export class ValueMatcher {
       const c = text.charCodeAt(i)
       if (state === 0) {
         // Every pattern is 6+ characters: no match starts at i unless text[i..i+1] starts one.
-        if (c < 128 && i < last) { const d = text.charCodeAt(i + 1); if (d < 128 && pairs[c * 128 + d] === 0) continue }
+        if (c < 128 && i < last) {
+          const d = text.charCodeAt(i + 1)
+          if (d < 128 && pairs[c * 128 + d] === 0) continue
+        }
         state = root[c]
         if (state === 0) continue
       } else {
         let to = chars[state] === c ? nexts[state] : many[state]?.get(c)
         while (to === undefined) {
           state = fail[state]
-          if (state === 0) { to = root[c]; break }
+          if (state === 0) {
+            to = root[c]
+            break
+          }
           to = chars[state] === c ? nexts[state] : many[state]?.get(c)
         }
         state = to
@@ -234,7 +278,10 @@ export class ValueMatcher {
         for (const id of ends[t]!) {
           const p = patterns[id]
           const start = i + 1 - p.anchor
-          if (p.needle !== undefined) { encodedHits.push({ end: i + 1, pattern: id }); continue }
+          if (p.needle !== undefined) {
+            encodedHits.push({ end: i + 1, pattern: id })
+            continue
+          }
           let end = start + p.full.length
           if (p.full.length > p.anchor) {
             if (budget > 0) {

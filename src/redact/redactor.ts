@@ -127,13 +127,15 @@ function safely(fn: () => void): void {
 function scanOwn(text: string, mask: string, out: Span[]): void {
   safely(() => scanTokens(text, mask, out))
   safely(() => scanContext(text, mask, out))
-  safely(() => scanForms(text, mask, out, isCredentialName, (decoded) => {
-    // A decoded blob is scanned by the shape and context rules once (no further decoding).
-    const inner: Span[] = []
-    safely(() => scanTokens(decoded, mask, inner))
-    safely(() => scanContext(decoded, mask, inner))
-    return inner
-  }))
+  safely(() =>
+    scanForms(text, mask, out, isCredentialName, (decoded) => {
+      // A decoded blob is scanned by the shape and context rules once (no further decoding).
+      const inner: Span[] = []
+      safely(() => scanTokens(decoded, mask, inner))
+      safely(() => scanContext(decoded, mask, inner))
+      return inner
+    }),
+  )
 }
 
 /** Every raw span the own rules (and custom patterns) report for `text`. */
@@ -155,7 +157,10 @@ export function mergeSpans(spans: Span[]): Span[] {
     const cur = merged[merged.length - 1]
     if (cur && s.start < cur.end) {
       if (s.end > cur.end) cur.end = s.end
-      if (s.priority > cur.priority) { cur.family = s.family; cur.priority = s.priority }
+      if (s.priority > cur.priority) {
+        cur.family = s.family
+        cur.priority = s.priority
+      }
     } else {
       merged.push({ ...s })
     }
@@ -206,10 +211,15 @@ function novel(text: string, backstop: Span[], own: Span[], mask: string): Span[
   const merged = mergeSpans(own)
   return backstop.filter((b) => {
     // Binary search for the last own span starting before b.end; it overlaps b if it ends after b.start.
-    let lo = 0, hi = merged.length - 1, hit = -1
+    let lo = 0,
+      hi = merged.length - 1,
+      hit = -1
     while (lo <= hi) {
       const mid = (lo + hi) >> 1
-      if (merged[mid].start < b.end) { hit = mid; lo = mid + 1 } else hi = mid - 1
+      if (merged[mid].start < b.end) {
+        hit = mid
+        lo = mid + 1
+      } else hi = mid - 1
     }
     if (hit >= 0 && merged[hit].end > b.start) return false
     const value = text.slice(b.start, b.end)
@@ -242,7 +252,7 @@ export function defaultRedactBudgetMs(length: number): number {
 /** Chunk boundaries: `[a, b)` pairs of about `size`, cut after a line break where one is near. */
 function* chunks(text: string, size: number): Generator<[number, number]> {
   const n = text.length
-  for (let a = 0; a < n;) {
+  for (let a = 0; a < n; ) {
     let b = Math.min(n, a + size)
     if (b < n) {
       const nl = text.indexOf('\n', b)
@@ -292,7 +302,7 @@ async function scanSpansAsync(text: string, mask: string, custom: UserPattern[],
     const what = `redact.patterns[${p.index}] ${JSON.stringify(p.source)}`
     // Chunk size adapts to the pattern's speed so one chunk is ~25 ms: linear engines still differ 1000x in constant.
     let size = CUSTOM_CHUNK
-    for (let a = 0; a < n;) {
+    for (let a = 0; a < n; ) {
       const b = Math.min(n, a + size)
       const cs = Math.max(0, a - CUSTOM_CONTEXT)
       const ce = Math.min(n, b + CUSTOM_CONTEXT)

@@ -119,12 +119,19 @@ export function readValue(text: string, i: number, mode: ValueMode, maxLength = 
     let e = end
     // Strip a trailing ` # comment` and trailing spaces.
     for (let t = i + 1; t < end; t++) {
-      if (text.charCodeAt(t) === 35 && (text.charCodeAt(t - 1) === 32 || text.charCodeAt(t - 1) === 9)) { e = t; break }
+      if (text.charCodeAt(t) === 35 && (text.charCodeAt(t - 1) === 32 || text.charCodeAt(t - 1) === 9)) {
+        e = t
+        break
+      }
     }
     // A JSON string that holds the YAML ends at its closing quote (`"` or `\"`).
     for (let t = i; t < e; t++) {
       const c = text.charCodeAt(t)
-      if (c === 34) { e = t; while (e > i && text.charCodeAt(e - 1) === BS) e--; break }
+      if (c === 34) {
+        e = t
+        while (e > i && text.charCodeAt(e - 1) === BS) e--
+        break
+      }
     }
     while (e > i && (text.charCodeAt(e - 1) === 32 || text.charCodeAt(e - 1) === 9)) e--
     if (e <= i) return null

@@ -14,9 +14,7 @@ type LintMessage = Awaited<ReturnType<typeof lintSource>>['messages'][number]
 
 const FILTER_COMMENTS = '@secretlint/secretlint-rule-filter-comments'
 const CONFIG: LintConfig = {
-  rules: recommendRules
-    .filter((rule) => rule.meta.id !== FILTER_COMMENTS)
-    .map((rule) => ({ id: rule.meta.id, rule, options: {} })) as LintConfig['rules'],
+  rules: recommendRules.filter((rule) => rule.meta.id !== FILTER_COMMENTS).map((rule) => ({ id: rule.meta.id, rule, options: {} })) as LintConfig['rules'],
 }
 
 /** secretlint rule id suffix → family name used by this engine. */
@@ -57,7 +55,10 @@ export async function secretlintSpans(text: string, budgetMs = defaultBudgetMs(t
   for (let offset = 0; offset < text.length || offset === 0; offset += SECRETLINT_CHUNK) {
     if (offset > 0) {
       await new Promise<void>((resolve) => setImmediate(resolve))
-      if (performance.now() - t0 > budgetMs) { complete = false; break }
+      if (performance.now() - t0 > budgetMs) {
+        complete = false
+        break
+      }
     }
     const chunk = text.slice(offset, offset + SECRETLINT_CHUNK + OVERLAP)
     let messages: LintMessage[]

@@ -6,7 +6,6 @@
 import { charClasses, isPathLike, isPlaceholder, isStopword, isWordLike, looksRandom, shannon } from './allow.js'
 import { PRIORITY, type Span } from './scan.js'
 
-
 /** A value a person would type as a password: not a word of prose, not code, not a placeholder. */
 export function passwordShaped(v: string, mask: string): boolean {
   if (v.length < 4 || v.length > 200) return false
@@ -55,4 +54,3 @@ export function readLoose(text: string, i: number): { start: number; end: number
   while (e > i && /[.,;:!?)\]]/.test(text[e - 1])) e--
   return e > i ? { start: i, end: e } : null
 }
-

@@ -30,7 +30,10 @@ interface TokenRule {
 }
 
 const hasDigit = (s: string): boolean => /[0-9]/.test(s)
-const entropyAtLeast = (h: number) => (s: string): boolean => shannon(s) >= h
+const entropyAtLeast =
+  (h: number) =>
+  (s: string): boolean =>
+    shannon(s) >= h
 
 /** The rules, most specific first within a shared anchor (`sk-ant-` before `sk-`). */
 const RULES: TokenRule[] = [
@@ -90,7 +93,13 @@ const RULES: TokenRule[] = [
   },
   { family: 'slack', anchors: ['xapp-'], re: /xapp-[0-9]-[A-Za-z0-9-]{20,200}(?![A-Za-z0-9_-])/y, check: hasDigit },
   { family: 'slack', anchors: ['hooks.slack.com/'], re: /hooks\.slack\.com\/(?:services|workflows|triggers)\/([A-Za-z0-9_/-]{20,200})/y, group: 1, boundary: 'none' },
-  { family: 'discord', anchors: ['discord.com/api/webhooks/', 'discordapp.com/api/webhooks/'], re: /discord(?:app)?\.com\/api\/webhooks\/[0-9]{17,20}\/([A-Za-z0-9_-]{60,100})/y, group: 1, boundary: 'none' },
+  {
+    family: 'discord',
+    anchors: ['discord.com/api/webhooks/', 'discordapp.com/api/webhooks/'],
+    re: /discord(?:app)?\.com\/api\/webhooks\/[0-9]{17,20}\/([A-Za-z0-9_-]{60,100})/y,
+    group: 1,
+    boundary: 'none',
+  },
   { family: 'telegram', anchors: [':AA'], left: { cls: /[0-9]/, min: 5, max: 16 }, re: /[0-9]{5,16}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])/y, boundary: 'digit' },
   // --- LLM providers ---
   { family: 'anthropic', anchors: ['sk-ant-'], re: /sk-ant-[A-Za-z0-9_-]{20,300}(?![A-Za-z0-9_-])/y, check: hasDigit },
@@ -181,7 +190,14 @@ export function trieSource(words: string[]): string {
   const root: Node = { end: false, kids: new Map() }
   for (const w of words) {
     let n = root
-    for (const ch of w) { let k = n.kids.get(ch); if (!k) { k = { end: false, kids: new Map() }; n.kids.set(ch, k) } n = k }
+    for (const ch of w) {
+      let k = n.kids.get(ch)
+      if (!k) {
+        k = { end: false, kids: new Map() }
+        n.kids.set(ch, k)
+      }
+      n = k
+    }
     n.end = true
   }
   const emit = (n: Node): string => {
@@ -211,9 +227,7 @@ const ANCHORS = [...BY_ANCHOR.keys()].sort((a, b) => b.length - a.length)
 const SHORT_ANCHORS = ANCHORS.filter((a) => a.length <= 2)
 const ANCHOR_RE = new RegExp(trieSource(ANCHORS.filter((a) => a.length > 2)), 'g')
 /** For each anchor the alternation can report: itself and every shorter anchor it starts with, longest first. */
-const CHAIN = new Map<string, TokenRule[]>(
-  ANCHORS.map((a) => [a, ANCHORS.filter((b) => a.startsWith(b)).flatMap((b) => BY_ANCHOR.get(b)!)]),
-)
+const CHAIN = new Map<string, TokenRule[]>(ANCHORS.map((a) => [a, ANCHORS.filter((b) => a.startsWith(b)).flatMap((b) => BY_ANCHOR.get(b)!)]))
 
 /** Whether a token may start at `start`: not glued to a preceding token character (an escape letter is fine). */
 function leftBoundaryOk(text: string, start: number, kind: TokenRule['boundary']): boolean {
@@ -281,7 +295,7 @@ export function scanTokens(text: string, mask: string, out: Span[]): void {
     }
   }
   for (const anchor of SHORT_ANCHORS) {
-    for (let at = text.indexOf(anchor); at !== -1;) {
+    for (let at = text.indexOf(anchor); at !== -1; ) {
       const found = tryAnchor(text, at, anchor, mask)
       if (found) out.push(found)
       at = text.indexOf(anchor, found ? Math.max(at + 1, found.end) : at + 1)

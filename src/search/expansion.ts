@@ -38,8 +38,11 @@ export function addExpansion(planner: QueryPlanner, pool: Map<number, number>, e
     if (!n) planner.absent.add(phrase)
     return n
   }
-  const live = extra.filter((e) => !e.instead.some(isCommon)).map((e) => ({ ...e, df: dfOf(e.phrase) }))
-    .filter((e) => e.df > 0 && e.df < dfCap).sort((a, b) => a.df - b.df)
+  const live = extra
+    .filter((e) => !e.instead.some(isCommon))
+    .map((e) => ({ ...e, df: dfOf(e.phrase) }))
+    .filter((e) => e.df > 0 && e.df < dfCap)
+    .sort((a, b) => a.df - b.df)
   // Groups by the user's words they stand for, then by weight: each is ranked as `(phrases) NOT (the user's words)`.
   const byWords = new Map<string, { instead: string[]; byWeight: Map<number, string[]> }>()
   let rows = 0
@@ -56,8 +59,10 @@ export function addExpansion(planner: QueryPlanner, pool: Map<number, number>, e
   const ownBest = Math.max(0, ...pool.values())
   const used: string[] = []
   // At most MAX_EXPANDED_WORDS sets of words, the rarest first (a word the corpus lacks needs its synonyms most).
-  const sets = [...byWords.values()].map((g) => ({ ...g, df: g.instead.reduce((a, t) => a + planner.df(t, dfCap), 0) }))
-    .sort((a, b) => a.df - b.df).slice(0, MAX_EXPANDED_WORDS)
+  const sets = [...byWords.values()]
+    .map((g) => ({ ...g, df: g.instead.reduce((a, t) => a + planner.df(t, dfCap), 0) }))
+    .sort((a, b) => a.df - b.df)
+    .slice(0, MAX_EXPANDED_WORDS)
   for (const { instead, byWeight } of sets) {
     const added = new Map<number, number>()
     const not = instead.length ? ` NOT (${instead.map(quote).join(' OR ')})` : ''

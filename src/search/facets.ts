@@ -26,8 +26,7 @@ export function listDocs(host: ListingHost, filter: SearchFilter & { sort?: List
   const total = countWhere(host, where)
   if (limit === 0 || offset >= total) return { total, items: [] }
   const order = filter.sort === 'title' ? 'title COLLATE NOCASE, created_ms DESC, rowid DESC' : 'created_ms DESC, rowid DESC'
-  const rows = host.stmt(`SELECT ${DOC_COLUMNS} FROM doc WHERE 1${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`)
-    .all(...where.params, limit, offset) as unknown as DocRow[]
+  const rows = host.stmt(`SELECT ${DOC_COLUMNS} FROM doc WHERE 1${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...where.params, limit, offset) as unknown as DocRow[]
   return { total, items: rows.map(toMeta) }
 }
 
@@ -64,7 +63,10 @@ export function facetCounts(host: ListingHost, filter: SearchFilter = {}): Facet
   for (const r of host.stmt(`SELECT tag.id AS k, count(*) AS n FROM tag JOIN doc ON doc.rowid = tag.doc WHERE 1${where.sql} GROUP BY tag.id`).all(...where.params) as Array<{ k: number; n: number }>) {
     out.tags[names[r.k]] = r.n
   }
-  for (const r of host.stmt(`SELECT tool.id AS k, count(*) AS n FROM tool JOIN doc ON doc.rowid = tool.doc WHERE 1${where.sql} GROUP BY tool.id`).all(...where.params) as Array<{ k: number; n: number }>) {
+  for (const r of host.stmt(`SELECT tool.id AS k, count(*) AS n FROM tool JOIN doc ON doc.rowid = tool.doc WHERE 1${where.sql} GROUP BY tool.id`).all(...where.params) as Array<{
+    k: number
+    n: number
+  }>) {
     out.tools[names[r.k]] = r.n
   }
   return out

@@ -102,7 +102,10 @@ export function whereOf(filter: SearchFilter | undefined, alias: 'doc' | 'fts', 
   if (f.kind !== undefined && f.kind !== null) {
     const k = KIND_INDEX[f.kind as string]
     if (k === undefined) none = true
-    else { clauses.push(`(${alias}.rowid & 7) = ?`); params.push(k) }
+    else {
+      clauses.push(`(${alias}.rowid & 7) = ?`)
+      params.push(k)
+    }
   }
   // Retired documents leave search, lists and counts unless the filter names a status (or `all`).
   let defaultClause = false
@@ -110,8 +113,14 @@ export function whereOf(filter: SearchFilter | undefined, alias: 'doc' | 'fts', 
     const s = f.status === undefined || f.status === null ? undefined : STATUS_INDEX[f.status as string]
     if (f.status !== undefined && f.status !== null && s === undefined) none = true
     else if (s === undefined) {
-      if (retired > 0) { clauses.push(`((${alias}.rowid >> 3) & 3) <> ${STATUS_INDEX.retired}`); defaultClause = true }
-    } else { clauses.push(`((${alias}.rowid >> 3) & 3) = ?`); params.push(s) }
+      if (retired > 0) {
+        clauses.push(`((${alias}.rowid >> 3) & 3) <> ${STATUS_INDEX.retired}`)
+        defaultClause = true
+      }
+    } else {
+      clauses.push(`((${alias}.rowid >> 3) & 3) = ?`)
+      params.push(s)
+    }
   }
   if (typeof f.tag === 'string' && f.tag.trim()) {
     const tag = vocabulary.tagIds.get(f.tag.trim().toLowerCase())

@@ -30,7 +30,10 @@ export type IndexFileProblem = 'corrupt' | 'foreign' | 'incomplete'
 
 /** A persisted index that must be rebuilt; `reason` says why (one log line's worth). */
 export class IndexFileError extends Error {
-  constructor(readonly problem: IndexFileProblem, message: string) {
+  constructor(
+    readonly problem: IndexFileProblem,
+    message: string,
+  ) {
     super(message)
   }
 }
@@ -45,11 +48,15 @@ const FILE_SCHEMA = `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NUL
  * The format key stored in a file: schema version, schema text and tokenizer output fingerprinted. Version 2: rowids
  * carry the status beside the kind (`seq * 32 + status * 8 + kind`), `doc.superseded_by`, `doc.relations`, `meta.han`.
  */
-export const INDEX_FORMAT = `dsh-knowledge-index/2:${createHash('sha256').update(SCHEMA).update(FILE_SCHEMA).update(JSON.stringify(indexStreams(PROBE))).digest('hex').slice(0, 16)}`
+export const INDEX_FORMAT = `dsh-knowledge-index/2:${createHash('sha256')
+  .update(SCHEMA)
+  .update(FILE_SCHEMA)
+  .update(JSON.stringify(indexStreams(PROBE)))
+  .digest('hex')
+  .slice(0, 16)}`
 
 /** Build state of a file: `building` until the first full load is committed, then `complete`. */
 export type IndexFileState = 'building' | 'complete'
-
 
 /** Pragmas of a file-backed index: WAL (atomic commits that survive a killed process), no fsync per commit. */
 function tune(db: DatabaseSync): void {
@@ -124,7 +131,11 @@ function checkHeader(path: string): void {
   try {
     size = statSync(path).size
     const fd = openSync(path, 'r')
-    try { readSync(fd, header, 0, 100, 0) } finally { closeSync(fd) }
+    try {
+      readSync(fd, header, 0, 100, 0)
+    } finally {
+      closeSync(fd)
+    }
   } catch (error) {
     throw new IndexFileError('corrupt', `cannot read: ${(error as Error).message}`)
   }

@@ -52,9 +52,16 @@ export interface RankSettings {
 }
 
 /** One ranked row: its rowid and its boosted bm25 (lower is better). */
-export interface Row { r: number; s: number }
+export interface Row {
+  r: number
+  s: number
+}
 /** The all-terms test: its MATCH expression, a bound on the rows satisfying it, and the postings bm25 would count. */
-interface AllTerms { expr: string; rows: number; postings: number }
+interface AllTerms {
+  expr: string
+  rows: number
+  postings: number
+}
 
 /** Plans and runs the ranking passes of one index; keeps the document-frequency cache it plans with. */
 export class QueryPlanner {
@@ -72,7 +79,10 @@ export class QueryPlanner {
   /** The plan of the last {@link candidates} call. */
   plan: Plan = 'none'
 
-  constructor(private readonly host: PlannerHost, settings: RankSettings) {
+  constructor(
+    private readonly host: PlannerHost,
+    settings: RankSettings,
+  ) {
     this.budget = settings.budget
     this.boost = settings.boost
     this.bonus = settings.bonus
@@ -154,7 +164,7 @@ export class QueryPlanner {
     let from = 0
     if (!drivers.length) {
       drivers.push(sorted[0])
-      from = this.newestRowid(Math.ceil(this.budget * n / df.get(sorted[0])!))
+      from = this.newestRowid(Math.ceil((this.budget * n) / df.get(sorted[0])!))
     }
     const rest = sorted.slice(drivers.length)
     const d = or(drivers)
@@ -209,14 +219,20 @@ export class QueryPlanner {
       const wholes = t.kind === 'ident' && t.parts?.length ? tokens.filter((x) => !t.parts!.includes(x)) : []
       if (wholes.length) {
         groups.push(wholes.length === 1 ? quote(wholes[0]) : `(${wholes.map(quote).join(' OR ')})`)
-        rows = Math.min(rows, wholes.reduce((a, x) => a + count(x), 0))
+        rows = Math.min(
+          rows,
+          wholes.reduce((a, x) => a + count(x), 0),
+        )
       } else if (t.kind === 'ident') {
         const parts = tokens.filter((x) => active.has(x))
         groups.push(parts.length === 1 ? quote(parts[0]) : `(${parts.map(quote).join(' AND ')})`)
         rows = Math.min(rows, ...parts.map(count))
       } else {
         groups.push(tokens.length === 1 ? quote(tokens[0]) : `(${tokens.map(quote).join(' OR ')})`)
-        rows = Math.min(rows, tokens.reduce((a, x) => a + count(x), 0))
+        rows = Math.min(
+          rows,
+          tokens.reduce((a, x) => a + count(x), 0),
+        )
       }
     }
     return groups.length < 2 ? undefined : { expr: groups.join(' AND '), rows, postings }
@@ -268,7 +284,8 @@ export class QueryPlanner {
   /** Top `n` rows of one MATCH expression under the filters, best first (`s` is the boosted bm25, lower is better). */
   rank(expr: string, where: Where, n: number, fromRowid = 0): Row[] {
     const b = this.boost
-    const sql = `SELECT fts.rowid AS r, ${this.bm25} * (CASE fts.rowid & 7 WHEN 0 THEN ${b.raw} WHEN 1 THEN ${b.note} WHEN 2 THEN ${b.distilled} WHEN 4 THEN ${b.preference} ELSE ${b.manual} END)` +
+    const sql =
+      `SELECT fts.rowid AS r, ${this.bm25} * (CASE fts.rowid & 7 WHEN 0 THEN ${b.raw} WHEN 1 THEN ${b.note} WHEN 2 THEN ${b.distilled} WHEN 4 THEN ${b.preference} ELSE ${b.manual} END)` +
       ` * (CASE (fts.rowid >> 3) & 3 WHEN ${STATUS_INDEX.superseded} THEN ${this.superseded} ELSE 1 END) AS s ` +
       `FROM fts${where.needsDoc ? ' JOIN doc ON doc.rowid = fts.rowid' : ''} WHERE fts MATCH ?${fromRowid ? ' AND fts.rowid >= ?' : ''}${where.sql} ORDER BY s, fts.rowid DESC LIMIT ?`
     try {

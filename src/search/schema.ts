@@ -38,16 +38,37 @@ export type ListSort = 'created' | 'title'
 
 /** One `doc` row as SELECTed by {@link DOC_COLUMNS}. */
 export interface DocRow {
-  rowid: number; id: string; path: string; kind: number; title: string; cwd: string; created: string; mtime: number; tags: string; tools: string
-  session: string | null; turn: number | null; superseded_by: string | null
+  rowid: number
+  id: string
+  path: string
+  kind: number
+  title: string
+  cwd: string
+  created: string
+  mtime: number
+  tags: string
+  tools: string
+  session: string | null
+  turn: number | null
+  superseded_by: string | null
 }
 
 /** A document's relations record as the store gave it ({@link KnowledgeDoc.relations}). */
-export interface RelationsRow { id: string; relations: string }
+export interface RelationsRow {
+  id: string
+  relations: string
+}
 
 /** A document's file as the index last saw it (see {@link FileStamp}); `null`s for documents indexed without one. */
 export interface ManifestRow {
-  id: string; path: string; session: string | null; size: number | null; mtime: number; ctime: number | null; hash: string | null; seen: number | null
+  id: string
+  path: string
+  session: string | null
+  size: number | null
+  mtime: number
+  ctime: number | null
+  hash: string | null
+  seen: number | null
 }
 
 /** The columns {@link toMeta} reads. */
@@ -115,10 +136,18 @@ export function page(filter: SearchFilter | undefined, defaultLimit: number, max
 /** A `doc` row as metadata. */
 export function toMeta(row: DocRow): IndexedMeta {
   return {
-    id: row.id, path: row.path, kind: KINDS[row.kind] ?? 'manual', title: row.title, cwd: row.cwd, created: row.created,
-    tags: asStrings(JSON.parse(row.tags)), tools: asStrings(JSON.parse(row.tools)), mtimeMs: row.mtime,
-    ...(row.session !== null ? { session: row.session } : {}), ...(row.turn !== null ? { turn: row.turn } : {}),
-    ...(((row.rowid >> 3) & 3) ? { status: DOC_STATUSES[(row.rowid >> 3) & 3] } : {}),
+    id: row.id,
+    path: row.path,
+    kind: KINDS[row.kind] ?? 'manual',
+    title: row.title,
+    cwd: row.cwd,
+    created: row.created,
+    tags: asStrings(JSON.parse(row.tags)),
+    tools: asStrings(JSON.parse(row.tools)),
+    mtimeMs: row.mtime,
+    ...(row.session !== null ? { session: row.session } : {}),
+    ...(row.turn !== null ? { turn: row.turn } : {}),
+    ...((row.rowid >> 3) & 3 ? { status: DOC_STATUSES[(row.rowid >> 3) & 3] } : {}),
     ...(row.superseded_by !== null ? { supersededBy: row.superseded_by } : {}),
   }
 }

@@ -25,8 +25,23 @@ import { Vocabulary, whereOf } from './filter.js'
 import { type Plan, QueryPlanner } from './planner.js'
 export type { Plan }
 import {
-  asStrings, DEFAULT_SEARCH_LIMIT, DOC_COLUMNS, type DocRow, epoch, type IndexedMeta, KIND_INDEX, type ListSort,
-  type ManifestRow, ownString, page, type RelationsRow, ROWID_STEP, SCHEMA, STATUS_INDEX, stripTitle, toMeta,
+  asStrings,
+  DEFAULT_SEARCH_LIMIT,
+  DOC_COLUMNS,
+  type DocRow,
+  epoch,
+  type IndexedMeta,
+  KIND_INDEX,
+  type ListSort,
+  type ManifestRow,
+  ownString,
+  page,
+  type RelationsRow,
+  ROWID_STEP,
+  SCHEMA,
+  STATUS_INDEX,
+  stripTitle,
+  toMeta,
 } from './schema.js'
 import { type IndexFileState, loadSqlite, setIndexFileState } from './index-file.js'
 import { WriteCycle } from './write-cycle.js'
@@ -128,8 +143,7 @@ export class SearchIndex {
   restamp(id: string, mtimeMs: number, stamp: FileStamp): void {
     const rowid = this.rowidOf(id)
     if (rowid === undefined) return
-    this.atomically(() => this.stmt('UPDATE doc SET mtime = ?, size = ?, ctime = ?, hash = ?, seen = ? WHERE rowid = ?')
-      .run(mtimeMs, stamp.size, stamp.ctimeMs, stamp.hash, stamp.seenMs, rowid))
+    this.atomically(() => this.stmt('UPDATE doc SET mtime = ?, size = ?, ctime = ?, hash = ?, seen = ? WHERE rowid = ?').run(mtimeMs, stamp.size, stamp.ctimeMs, stamp.hash, stamp.seenMs, rowid))
   }
 
   /** Records a file-backed index's build state (committed with the writes before it). */
@@ -240,13 +254,39 @@ export class SearchIndex {
     const rowid = ++this.seq * ROWID_STEP + status * 8 + kind
     const write = (): void => {
       const replaced = this.deleteRow(id)
-      this.stmt('INSERT INTO doc (rowid, id, path, kind, title, cwd, created, created_ms, mtime, tags, tools, session, turn, superseded_by, relations, size, ctime, hash, seen) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)')
-        .run(rowid, id, String(doc.path ?? ''), kind, title, cwd, created, createdMs, mtime, JSON.stringify(tags), JSON.stringify(tools), session, turn,
-          supersededBy, typeof doc.relations === 'string' ? doc.relations : null, stamp?.size ?? null, stamp?.ctimeMs ?? null, stamp?.hash ?? null, stamp?.seenMs ?? null)
+      this.stmt(
+        'INSERT INTO doc (rowid, id, path, kind, title, cwd, created, created_ms, mtime, tags, tools, session, turn, superseded_by, relations, size, ctime, hash, seen) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
+      ).run(
+        rowid,
+        id,
+        String(doc.path ?? ''),
+        kind,
+        title,
+        cwd,
+        created,
+        createdMs,
+        mtime,
+        JSON.stringify(tags),
+        JSON.stringify(tools),
+        session,
+        turn,
+        supersededBy,
+        typeof doc.relations === 'string' ? doc.relations : null,
+        stamp?.size ?? null,
+        stamp?.ctimeMs ?? null,
+        stamp?.hash ?? null,
+        stamp?.seenMs ?? null,
+      )
       this.stmt('INSERT INTO body (rowid, text) VALUES (?, ?)').run(rowid, body)
       if (!this.persistent) this.rowids.set(ownString(id), rowid)
-      this.stmt('INSERT INTO fts (rowid, title, tags, body, title_id, body_id) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(rowid, titleText.words, tagText.words + tagText.wholes, bodyText.words, titleText.wholes, bodyText.wholes)
+      this.stmt('INSERT INTO fts (rowid, title, tags, body, title_id, body_id) VALUES (?, ?, ?, ?, ?, ?)').run(
+        rowid,
+        titleText.words,
+        tagText.words + tagText.wholes,
+        bodyText.words,
+        titleText.wholes,
+        bodyText.wholes,
+      )
       const addTag = this.stmt('INSERT OR IGNORE INTO tag (doc, id) VALUES (?, ?)')
       for (const t of new Set(tags.map((x) => x.toLowerCase()))) addTag.run(rowid, this.vocabulary.tag(t))
       const addTool = this.stmt('INSERT OR IGNORE INTO tool (doc, id) VALUES (?, ?)')
@@ -310,7 +350,6 @@ export class SearchIndex {
     return row?.text
   }
 
-
   /**
    * Ranked search. An empty or whitespace query lists the filtered documents newest first. Never throws on any
    * query text; a query with nothing searchable in it (punctuation, emoji) finds nothing.
@@ -341,8 +380,9 @@ export class SearchIndex {
       const ranked = [...pool].sort((a, b) => b[1] - a[1] || b[0] - a[0]).slice(offset, window)
       if (!ranked.length) return []
       const marks = [...new Set([...(expansion?.terms ?? terms).flatMap((t) => [...t.tokens, ...(t.parts ?? [])]), ...used.flatMap((p) => p.split(' '))])]
-      const rows = this.stmt(`SELECT doc.${DOC_COLUMNS}, body.text AS body FROM doc JOIN body ON body.rowid = doc.rowid WHERE doc.rowid IN (SELECT value FROM json_each(?))`)
-        .all(JSON.stringify(ranked.map(([r]) => r))) as unknown as Array<DocRow & { body: string }>
+      const rows = this.stmt(`SELECT doc.${DOC_COLUMNS}, body.text AS body FROM doc JOIN body ON body.rowid = doc.rowid WHERE doc.rowid IN (SELECT value FROM json_each(?))`).all(
+        JSON.stringify(ranked.map(([r]) => r)),
+      ) as unknown as Array<DocRow & { body: string }>
       const byRowid = new Map(rows.map((r) => [r.rowid, r]))
       const hits: SearchHit[] = []
       for (const [rowid, score] of ranked) {
@@ -358,10 +398,18 @@ export class SearchIndex {
   private hit(meta: IndexedMeta, score: number, marks: string[], body?: string): SearchHit {
     const text = body ?? this.body(meta.id) ?? ''
     return {
-      id: meta.id, title: meta.title, kind: meta.kind, score: Number(score.toPrecision(6)),
+      id: meta.id,
+      title: meta.title,
+      kind: meta.kind,
+      score: Number(score.toPrecision(6)),
       snippet: snippet(stripTitle(text, meta.title), marks, { width: this.snippetWidth }),
-      path: meta.path, cwd: meta.cwd, tags: meta.tags, tools: meta.tools, created: meta.created,
-      ...(meta.status ? { status: meta.status } : {}), ...(meta.supersededBy ? { supersededBy: meta.supersededBy } : {}),
+      path: meta.path,
+      cwd: meta.cwd,
+      tags: meta.tags,
+      tools: meta.tools,
+      created: meta.created,
+      ...(meta.status ? { status: meta.status } : {}),
+      ...(meta.supersededBy ? { supersededBy: meta.supersededBy } : {}),
     }
   }
 
@@ -390,7 +438,11 @@ export class SearchIndex {
     if (this.closed) return
     this.cycle.close()
     if (this.persistent) {
-      try { this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)') } catch { /* another process reads it: the WAL stays, still valid */ }
+      try {
+        this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)')
+      } catch {
+        /* another process reads it: the WAL stays, still valid */
+      }
     }
     this.closed = true
     this.statements.clear()

@@ -26,11 +26,11 @@ export interface SnippetMatch {
 }
 
 const SCAN = new RegExp(SCAN_SOURCE, 'gu')
-const CONNECTORS = /[.\-\/@:#+]/g
+const CONNECTORS = /[.\-/@:#+]/g
 const PLAIN_WORD = /^(?:[a-z]+|[A-Z][a-z]*|[A-Z]+|[0-9]+)$/
 /** Lowercase without diacritics, as FTS5's `remove_diacritics` sees it. */
 const fold = (s: string): string => (/[^\x00-\x7f]/.test(s) ? s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '') : s).toLowerCase()
-const SUB_WORDS = /[A-Za-z][a-z]+|[A-Z]+(?![a-z])|[0-9]+|[^\s._\-\/@:#+A-Za-z0-9]+/g
+const SUB_WORDS = /[A-Za-z][a-z]+|[A-Z]+(?![a-z])|[0-9]+|[^\s._\-/@:#+A-Za-z0-9]+/g
 
 /** Stems of words seen in recent snippets: the same vocabulary recurs across hits, and stemming is regex work. */
 const stemCache = new Map<string, string>()
@@ -116,8 +116,7 @@ export function findMatches(text: string, tokens: readonly string[]): SnippetMat
   return out.sort((a, b) => a.start - b.start || b.end - a.end)
 }
 
-const isWordCode = (c: number): boolean =>
-  (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || (c >= 0xc0 && c < 0x2000 && c !== 0xd7 && c !== 0xf7)
+const isWordCode = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || (c >= 0xc0 && c < 0x2000 && c !== 0xd7 && c !== 0xf7)
 const isConnectorCode = (c: number): boolean => c === 46 || c === 45 || c === 47 || c === 64 || c === 58 || c === 35 || c === 43
 
 /**
@@ -144,7 +143,10 @@ function compoundAround(text: string, from: number, to: number): [number, number
 /** Marks a compound whole when the query named it (`ERR_PNPM_FETCH_404`), else each of its matching parts. */
 function matchCompound(word: string, offset: number, lookup: (folded: string) => string | undefined, out: SnippetMatch[]): void {
   const wholeKey = lookup(fold(word).replace(CONNECTORS, '_'))
-  if (wholeKey !== undefined) { out.push({ start: offset, end: offset + word.length, key: wholeKey }); return }
+  if (wholeKey !== undefined) {
+    out.push({ start: offset, end: offset + word.length, key: wholeKey })
+    return
+  }
   if (PLAIN_WORD.test(word)) return
   SUB_WORDS.lastIndex = 0
   let p: RegExpExecArray | null
@@ -228,7 +230,10 @@ function dropOverlaps(matches: SnippetMatch[]): SnippetMatch[] {
     if (m.start < reach) {
       // Overlapping CJK bigrams (`安装` + `装依`) merge into one mark.
       const prev = out[out.length - 1]
-      if (prev && m.end > prev.end && m.start < prev.end) { prev.end = m.end; reach = m.end }
+      if (prev && m.end > prev.end && m.start < prev.end) {
+        prev.end = m.end
+        reach = m.end
+      }
       continue
     }
     out.push({ ...m })
@@ -236,4 +241,3 @@ function dropOverlaps(matches: SnippetMatch[]): SnippetMatch[] {
   }
   return out
 }
-

@@ -38,27 +38,30 @@ const FULL_WIDTH = /[\uFF10-\uFF5A]/
 /** Camel-case and letter/digit boundaries inside one `_`-free piece: `HTTPServer2Go` → `HTTP`, `Server`, `2`, `Go`. */
 const WORD_PARTS = /[A-Z]+(?![a-z\u00C0-\uFFFF])|[A-Z]?[a-z\u00C0-\uFFFF]+|[0-9]+/g
 /** The connectors that separate components (paths, scopes, versions) and, inside a component, its segments. */
-const COMPONENT_SEP = /[\/@:#+]/
-const SEGMENT_SEP = /[.\-]/
+const COMPONENT_SEP = /[/@:#+]/
+const SEGMENT_SEP = /[.-]/
 
 /** English function words and question words, dropped from queries only (documents keep them; BM25 gives them ~0 weight anyway). */
-export const STOPWORDS: ReadonlySet<string> = new Set((
-  'a about above after again against all am an and any are aren as at be because been before being below between both but by ' +
-  'can cannot could couldn did didn do does doesn doing don down during each few for from further had hadn has hasn have haven ' +
-  'having he her here hers herself him himself his how i if in into is isn it its itself just let me more most mustn my myself ' +
-  'no nor not of off on once only or other ought our ours ourselves out over own same shan she should shouldn so some such than ' +
-  'that the their theirs them themselves then there these they this those through to too under until up very was wasn we were ' +
-  'weren what when where which while who whom why will with won would wouldn you your yours yourself yourselves ' +
-  'please thanks thank hi hello ok okay yes also again still why whats hows ive youre dont doesnt cant wont isnt ' +
-  'happen happens happened happening anything something someone somebody everything thing things way ways'
-).split(/\s+/))
+export const STOPWORDS: ReadonlySet<string> = new Set(
+  (
+    'a about above after again against all am an and any are aren as at be because been before being below between both but by ' +
+    'can cannot could couldn did didn do does doesn doing don down during each few for from further had hadn has hasn have haven ' +
+    'having he her here hers herself him himself his how i if in into is isn it its itself just let me more most mustn my myself ' +
+    'no nor not of off on once only or other ought our ours ourselves out over own same shan she should shouldn so some such than ' +
+    'that the their theirs them themselves then there these they this those through to too under until up very was wasn we were ' +
+    'weren what when where which while who whom why will with won would wouldn you your yours yourself yourselves ' +
+    'please thanks thank hi hello ok okay yes also again still why whats hows ive youre dont doesnt cant wont isnt ' +
+    'happen happens happened happening anything something someone somebody everything thing things way ways'
+  ).split(/\s+/),
+)
 
 /**
  * Chinese particles and question framing, and Japanese politeness endings: a query run is split at them, so no bigram
  * straddles them (`依赖的时候怎么办` → `依赖`). Documents are not split (their bigrams cost nothing and help exact
  * matches). Longest alternatives first.
  */
-const CJK_QUERY_BREAKS = /怎么办|怎么样|为什么|有没有|怎么|什么|如何|怎样|为何|一下|可以|这个|那个|是否|时候|请问|[的了吗呢吧啊嘛呀哦]|どうすればいいですか|どうすれば|ですか|でした|ました|ません|です|ます/
+const CJK_QUERY_BREAKS =
+  /怎么办|怎么样|为什么|有没有|怎么|什么|如何|怎样|为何|一下|可以|这个|那个|是否|时候|请问|[的了吗呢吧啊嘛呀哦]|どうすればいいですか|どうすれば|ですか|でした|ました|ません|です|ます/
 const lower = (s: string): string => s.toLowerCase()
 /** Full-width Latin letters and digits (common in Chinese and Japanese text) become ASCII before scanning. */
 const normalize = (text: string): string => (FULL_WIDTH.test(text) ? text.normalize('NFKC') : text)
@@ -67,7 +70,10 @@ const normalize = (text: string): string => (FULL_WIDTH.test(text) ? text.normal
 function segmentWords(segment: string, out: string[]): void {
   for (const piece of segment.split('_')) {
     if (!piece) continue
-    if (PLAIN.test(piece)) { out.push(piece.toLowerCase()); continue }
+    if (PLAIN.test(piece)) {
+      out.push(piece.toLowerCase())
+      continue
+    }
     const parts = piece.match(WORD_PARTS)
     if (parts) for (const p of parts) out.push(lower(p))
   }
@@ -136,9 +142,15 @@ export function indexTokens(input: string): string[] {
   SCAN.lastIndex = 0
   let m: RegExpExecArray | null
   while ((m = SCAN.exec(text)) !== null) {
-    if (m[1] !== undefined) { for (const b of cjkBigrams(m[1])) out.push(b); continue }
+    if (m[1] !== undefined) {
+      for (const b of cjkBigrams(m[1])) out.push(b)
+      continue
+    }
     const c = m[2]
-    if (PLAIN.test(c)) { if (c.length >= 2 && c.length <= MAX_WORD) out.push(c.toLowerCase()); continue }
+    if (PLAIN.test(c)) {
+      if (c.length >= 2 && c.length <= MAX_WORD) out.push(c.toLowerCase())
+      continue
+    }
     for (const t of compoundTokens(c)) out.push(t)
   }
   return out
@@ -166,14 +178,23 @@ export function indexStreams(input: string): { words: string; wholes: string } {
   while ((m = SCAN.exec(text)) !== null) {
     const run = m[1]
     if (run !== undefined) {
-      if (run.length === 1) { words += ' ' + run; continue }
+      if (run.length === 1) {
+        words += ' ' + run
+        continue
+      }
       // Bigrams by code point; surrogate pairs (CJK extension B+) take the slow path.
-      if (!/[\uD800-\uDFFF]/.test(run)) { for (let i = 0; i + 1 < run.length; i++) words += ' ' + run.slice(i, i + 2); continue }
+      if (!/[\uD800-\uDFFF]/.test(run)) {
+        for (let i = 0; i + 1 < run.length; i++) words += ' ' + run.slice(i, i + 2)
+        continue
+      }
       for (const b of cjkBigrams(run)) words += ' ' + b
       continue
     }
     const c = m[2]
-    if (PLAIN.test(c)) { if (c.length >= 2 && c.length <= MAX_WORD) words += ' ' + c.toLowerCase(); continue }
+    if (PLAIN.test(c)) {
+      if (c.length >= 2 && c.length <= MAX_WORD) words += ' ' + c.toLowerCase()
+      continue
+    }
     const parts = compoundParts(c)
     for (const t of parts.wholes) wholes += ' ' + t
     for (const t of parts.words) words += ' ' + t
@@ -263,9 +284,27 @@ function segmentWordsOf(compound: string, out: string[]): void {
 // stems inside SQLite); snippets use it to mark `runs` when the query said `running`.
 
 const STEP2: Record<string, string> = {
-  ational: 'ate', tional: 'tion', enci: 'ence', anci: 'ance', izer: 'ize', bli: 'ble', alli: 'al', entli: 'ent', eli: 'e',
-  ousli: 'ous', ization: 'ize', ation: 'ate', ator: 'ate', alism: 'al', iveness: 'ive', fulness: 'ful', ousness: 'ous',
-  aliti: 'al', iviti: 'ive', biliti: 'ble', logi: 'log',
+  ational: 'ate',
+  tional: 'tion',
+  enci: 'ence',
+  anci: 'ance',
+  izer: 'ize',
+  bli: 'ble',
+  alli: 'al',
+  entli: 'ent',
+  eli: 'e',
+  ousli: 'ous',
+  ization: 'ize',
+  ation: 'ate',
+  ator: 'ate',
+  alism: 'al',
+  iveness: 'ive',
+  fulness: 'ful',
+  ousness: 'ous',
+  aliti: 'al',
+  iviti: 'ive',
+  biliti: 'ble',
+  logi: 'log',
 }
 const STEP3: Record<string, string> = { icate: 'ic', ative: '', alize: 'al', iciti: 'ic', ical: 'ic', ful: '', ness: '' }
 const C = '[^aeiou][^aeiouy]*'
@@ -300,7 +339,8 @@ export function stem(word: string): string {
   // Step 1c
   if ((m = /^(.+?)y$/.exec(w)) && S_V.test(m[1])) w = m[1] + 'i'
   // Step 2
-  if ((m = /^(.+?)(ational|tional|enci|anci|izer|bli|alli|entli|eli|ousli|ization|ation|ator|alism|iveness|fulness|ousness|aliti|iviti|biliti|logi)$/.exec(w)) && MGR0.test(m[1])) w = m[1] + STEP2[m[2]]
+  if ((m = /^(.+?)(ational|tional|enci|anci|izer|bli|alli|entli|eli|ousli|ization|ation|ator|alism|iveness|fulness|ousness|aliti|iviti|biliti|logi)$/.exec(w)) && MGR0.test(m[1]))
+    w = m[1] + STEP2[m[2]]
   // Step 3
   if ((m = /^(.+?)(icate|ative|alize|iciti|ical|ful|ness)$/.exec(w)) && MGR0.test(m[1])) w = m[1] + STEP3[m[2]]
   // Step 4

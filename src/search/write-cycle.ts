@@ -59,7 +59,11 @@ export class WriteCycle {
     try {
       this.host.db.exec('COMMIT')
     } catch (err) {
-      try { this.host.db.exec('ROLLBACK') } catch { /* already rolled back */ }
+      try {
+        this.host.db.exec('ROLLBACK')
+      } catch {
+        /* already rolled back */
+      }
       throw err
     } finally {
       if (this.mergeDebt >= MERGE_AFTER) this.scheduleMerge()

@@ -33,7 +33,9 @@ export async function readCache(root: string, url: string): Promise<CacheEntry |
   try {
     const entry = JSON.parse(await readFile(cachePath(root, url), 'utf8')) as CacheEntry
     return entry && entry.url === url && typeof entry.body === 'string' && typeof entry.fetchedAt === 'string' ? entry : undefined
-  } catch { return undefined }
+  } catch {
+    return undefined
+  }
 }
 
 export async function writeCache(root: string, entry: CacheEntry): Promise<void> {

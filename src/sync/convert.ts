@@ -12,13 +12,20 @@ export class UnsupportedType extends Error {}
 
 /** The media type of a Content-Type header, lowercase, without parameters. */
 export function mediaType(contentType: string | undefined): string {
-  return String(contentType ?? '').split(';')[0].trim().toLowerCase()
+  return String(contentType ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase()
 }
 
 /** The charset a Content-Type names; utf-8 unless it says otherwise and Node knows the label. */
 export function decodeBody(body: Buffer, contentType: string | undefined): string {
   const charset = /charset\s*=\s*"?([A-Za-z0-9._-]+)/i.exec(String(contentType ?? ''))?.[1] ?? 'utf-8'
-  try { return new TextDecoder(charset).decode(body) } catch { return new TextDecoder('utf-8').decode(body) }
+  try {
+    return new TextDecoder(charset).decode(body)
+  } catch {
+    return new TextDecoder('utf-8').decode(body)
+  }
 }
 
 /** HTML to Markdown; `selector` picks the subtrees to keep, falling back to the whole body when nothing matches. */

@@ -42,8 +42,13 @@ export async function curate(decisions: Decisions, raw: unknown): Promise<{ text
   // The agent curates what discover found; it cannot introduce a URL (a page it read could ask it to add one that
   // leaks data in its query string). A person can promote any URL.
   let url: string
-  try { url = new URL(args.url.trim()).href } catch { throw new Error(`"url" is not a URL: ${args.url.trim().slice(0, 200)}`) }
-  if (!(await decisions.read()).decisions.some((d) => d.url === url)) throw new Error(`${url} was not found by discover; only listed URLs can be curated (a person can add others with \`dsh-knowledge promote\`)`)
+  try {
+    url = new URL(args.url.trim()).href
+  } catch {
+    throw new Error(`"url" is not a URL: ${args.url.trim().slice(0, 200)}`)
+  }
+  if (!(await decisions.read()).decisions.some((d) => d.url === url))
+    throw new Error(`${url} was not found by discover; only listed URLs can be curated (a person can add others with \`dsh-knowledge promote\`)`)
   const target = args.verdict === 'in-use' ? { file: String(args.target_file ?? ''), section: String(args.target_section ?? '') } : undefined
   const decided = await decisions.decide({ url, status: args.verdict, by: 'agent', reason: typeof args.reason === 'string' ? args.reason : undefined, target })
   return { text: `Recorded: ${decided.url} is ${decided.status}${decided.target_file ? ` → ${decided.target_file}#${decided.target_section}` : ''}. A person may still override it.` }

@@ -30,14 +30,19 @@ export interface Decision {
   target_section?: string
 }
 
-export interface DecisionsFile { version: string; decisions: Decision[] }
+export interface DecisionsFile {
+  version: string
+  decisions: Decision[]
+}
 
 export const MD_BANNER = '<!-- GENERATED from decisions.json by dsh-knowledge-sync: do not edit; run `dsh-knowledge regenerate-md` -->'
 
 /** Reads decisions.json (empty when missing; a broken file throws, so it is never overwritten by mistake). */
 export async function readDecisions(root: string): Promise<DecisionsFile> {
   let text: string
-  try { text = await readFile(join(root, DECISIONS_FILE), 'utf8') } catch (error) {
+  try {
+    text = await readFile(join(root, DECISIONS_FILE), 'utf8')
+  } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: '1.0.0', decisions: [] }
     throw error
   }
@@ -48,14 +53,23 @@ export async function readDecisions(root: string): Promise<DecisionsFile> {
 
 /** The generated Markdown view. */
 export function renderDecisionsMd(file: DecisionsFile): string {
-  const cell = (v: unknown) => String(v ?? '').replace(/[|\r\n]/g, ' ').replace(/[<>]/g, (c) => (c === '<' ? '&lt;' : '&gt;'))
+  const cell = (v: unknown) =>
+    String(v ?? '')
+      .replace(/[|\r\n]/g, ' ')
+      .replace(/[<>]/g, (c) => (c === '<' ? '&lt;' : '&gt;'))
   const lines = [MD_BANNER, '', '# Knowledge sources: curation decisions', '']
   for (const status of DECISION_STATUSES) {
     const rows = file.decisions.filter((d) => d.status === status)
     lines.push(`## ${status} (${rows.length})`, '')
-    if (!rows.length) { lines.push('_none_', ''); continue }
+    if (!rows.length) {
+      lines.push('_none_', '')
+      continue
+    }
     lines.push('| URL | Target | Decided by | Decided at | Locked | Reason |', '|---|---|---|---|---|---|')
-    for (const d of rows) lines.push(`| ${cell(d.url)} | ${cell(d.target_file ? `${d.target_file}#${d.target_section}` : '')} | ${cell(d.decided_by)} | ${cell(d.decided_at)} | ${d.locked ? 'yes' : ''} | ${cell(d.reason)} |`)
+    for (const d of rows)
+      lines.push(
+        `| ${cell(d.url)} | ${cell(d.target_file ? `${d.target_file}#${d.target_section}` : '')} | ${cell(d.decided_by)} | ${cell(d.decided_at)} | ${d.locked ? 'yes' : ''} | ${cell(d.reason)} |`,
+      )
     lines.push('')
   }
   return lines.join('\n')
@@ -66,7 +80,9 @@ export class Decisions {
   private chain: Promise<unknown> = Promise.resolve()
   constructor(readonly root: string) {}
 
-  read(): Promise<DecisionsFile> { return readDecisions(this.root) }
+  read(): Promise<DecisionsFile> {
+    return readDecisions(this.root)
+  }
 
   /** Runs `change` on the current file and writes the result (json, then the generated md). */
   update<T>(change: (file: DecisionsFile) => T): Promise<T> {
@@ -86,7 +102,12 @@ export class Decisions {
     return this.update((file) => {
       const known = new Set(file.decisions.map((d) => d.url))
       let added = 0
-      for (const url of urls) if (!known.has(url)) { known.add(url); file.decisions.push({ url, status: 'pending', root, discovered_at: now.toISOString() }); added++ }
+      for (const url of urls)
+        if (!known.has(url)) {
+          known.add(url)
+          file.decisions.push({ url, status: 'pending', root, discovered_at: now.toISOString() })
+          added++
+        }
       return added
     })
   }
@@ -98,7 +119,11 @@ export class Decisions {
   decide(input: { url: string; status: 'in-use' | 'rejected' | 'pending'; by: 'human' | 'agent'; reason?: string; target?: Target; locked?: boolean }, now = new Date()): Promise<Decision> {
     return this.update((file) => {
       let url: string
-      try { url = new URL(input.url).href } catch { throw new Error(`not a URL: ${String(input.url).slice(0, 200)}`) }
+      try {
+        url = new URL(input.url).href
+      } catch {
+        throw new Error(`not a URL: ${String(input.url).slice(0, 200)}`)
+      }
       if (!/^https?:$/.test(new URL(url).protocol)) throw new Error('only http(s) URLs can be curated')
       let target: Target | undefined
       if (input.status === 'in-use') {
@@ -108,7 +133,10 @@ export class Decisions {
       }
       let existing = file.decisions.find((d) => d.url === url)
       if (existing?.locked && input.by === 'agent') throw new Error(`${url} was decided by a person (${existing.status}, ${existing.decided_at}) and is locked; an agent cannot change it`)
-      if (!existing) { existing = { url, status: 'pending', discovered_at: now.toISOString() }; file.decisions.push(existing) }
+      if (!existing) {
+        existing = { url, status: 'pending', discovered_at: now.toISOString() }
+        file.decisions.push(existing)
+      }
       existing.status = input.status
       existing.decided_by = input.by
       existing.decided_at = now.toISOString()

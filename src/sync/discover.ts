@@ -68,7 +68,11 @@ const xml = new XMLParser({ ignoreAttributes: true, processEntities: true, htmlE
 export function parseSitemap(text: string): { index: boolean; locs: string[] } {
   const data = xml.parse(text) as Record<string, unknown>
   const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : value === undefined ? [] : [value])
-  const locs = (items: unknown[]) => items.map((item) => (item as { loc?: unknown })?.loc).filter((loc): loc is string => typeof loc === 'string').map((loc) => loc.trim())
+  const locs = (items: unknown[]) =>
+    items
+      .map((item) => (item as { loc?: unknown })?.loc)
+      .filter((loc): loc is string => typeof loc === 'string')
+      .map((loc) => loc.trim())
   if (data.sitemapindex) return { index: true, locs: locs(list((data.sitemapindex as { sitemap?: unknown }).sitemap)) }
   if (data.urlset) return { index: false, locs: locs(list((data.urlset as { url?: unknown }).url)) }
   throw new Error('not a sitemap (no <urlset> or <sitemapindex>)')
@@ -92,7 +96,9 @@ const normalize = (href: string, base: string): string | undefined => {
     if (url.username || url.password) return undefined
     url.hash = ''
     return url.href
-  } catch { return undefined }
+  } catch {
+    return undefined
+  }
 }
 
 async function readSitemaps(first: string, fetcher: SafeFetcher, root: DiscoveryRoot, errors: string[]): Promise<string[] | undefined> {
@@ -107,11 +113,21 @@ async function readSitemaps(first: string, fetcher: SafeFetcher, root: Discovery
     read++
     try {
       const answer = await fetcher.get(at)
-      if (answer.status < 200 || answer.status >= 300) { if (read === 1) return undefined; errors.push(`HTTP ${answer.status} from ${at}`); continue }
+      if (answer.status < 200 || answer.status >= 300) {
+        if (read === 1) return undefined
+        errors.push(`HTTP ${answer.status} from ${at}`)
+        continue
+      }
       const parsed = parseSitemap(decodeBody(answer.body, String(answer.headers['content-type'] ?? '')))
-      for (const loc of parsed.locs) { const url = normalize(loc, at); if (url) (parsed.index ? queue : pages).push(url) }
+      for (const loc of parsed.locs) {
+        const url = normalize(loc, at)
+        if (url) (parsed.index ? queue : pages).push(url)
+      }
     } catch (error) {
-      if (read === 1) { if (!(error instanceof FetchFailure) || error.status !== 'fetch-error' || !/refused/.test(error.message)) errors.push(`${at}: ${(error as Error).message}`); return undefined }
+      if (read === 1) {
+        if (!(error instanceof FetchFailure) || error.status !== 'fetch-error' || !/refused/.test(error.message)) errors.push(`${at}: ${(error as Error).message}`)
+        return undefined
+      }
       errors.push(`${at}: ${(error as Error).message}`)
     }
   }
@@ -127,21 +143,34 @@ async function crawl(root: DiscoveryRoot, fetcher: SafeFetcher, robots: RobotsCa
     const next: string[] = []
     for (const url of frontier) {
       if (found.length >= root.maxUrls) break
-      if (!(await robots.allowed(url))) { skipped++; continue }
+      if (!(await robots.allowed(url))) {
+        skipped++
+        continue
+      }
       let answer
-      try { answer = await fetcher.get(url) } catch (error) { errors.push(`${url}: ${(error as Error).message}`); continue }
-      if (answer.status < 200 || answer.status >= 300) { errors.push(`HTTP ${answer.status} from ${url}`); continue }
+      try {
+        answer = await fetcher.get(url)
+      } catch (error) {
+        errors.push(`${url}: ${(error as Error).message}`)
+        continue
+      }
+      if (answer.status < 200 || answer.status >= 300) {
+        errors.push(`HTTP ${answer.status} from ${url}`)
+        continue
+      }
       found.push(url)
       const type = mediaType(String(answer.headers['content-type'] ?? ''))
       if (depth === root.maxDepth || (type !== 'text/html' && type !== 'application/xhtml+xml')) continue
       let hrefs: string[]
-      try { hrefs = (await runHtmlJob({ op: 'links', html: decodeBody(answer.body, String(answer.headers['content-type'] ?? '')), baseUrl: answer.url })).links ?? [] } catch (error) {
+      try {
+        hrefs = (await runHtmlJob({ op: 'links', html: decodeBody(answer.body, String(answer.headers['content-type'] ?? '')), baseUrl: answer.url })).links ?? []
+      } catch (error) {
         errors.push(`${url}: ${(error as Error).message}`)
         continue
       }
       for (const href of hrefs) {
         const link = normalize(href, answer.url)
-        if (!link || !link.startsWith(prefix) || seen.has(link)) continue
+        if (!link?.startsWith(prefix) || seen.has(link)) continue
         seen.add(link)
         next.push(link)
       }
@@ -161,7 +190,10 @@ export async function discoverRoot(root: DiscoveryRoot, fetcher: SafeFetcher, ro
     for (const url of new Set(urls)) {
       if (out.length >= root.maxUrls) break
       if (!url.startsWith(prefix)) continue
-      if (!(await robots.allowed(url))) { result.skippedByRobots++; continue }
+      if (!(await robots.allowed(url))) {
+        result.skippedByRobots++
+        continue
+      }
       out.push(url)
     }
     return out
@@ -176,15 +208,20 @@ export async function discoverRoot(root: DiscoveryRoot, fetcher: SafeFetcher, ro
     for (const url of new Set(pages ?? [])) {
       if (kept.length >= root.maxUrls) break
       if (!url.startsWith(start.origin + '/')) continue
-      if (!(await robots.allowed(url))) { result.skippedByRobots++; continue }
+      if (!(await robots.allowed(url))) {
+        result.skippedByRobots++
+        continue
+      }
       kept.push(url)
     }
     urls = kept
   } else {
     const pages = await readSitemaps(`${start.origin}/sitemap.xml`, fetcher, root, result.errors)
     const kept = pages ? await keep(pages) : []
-    if (kept.length) { result.method = 'origin-sitemap'; urls = kept }
-    else {
+    if (kept.length) {
+      result.method = 'origin-sitemap'
+      urls = kept
+    } else {
       result.method = 'crawl'
       const crawled = await crawl(root, fetcher, robots, prefix, result.errors)
       urls = crawled.urls
@@ -199,12 +236,16 @@ export async function discoverRoot(root: DiscoveryRoot, fetcher: SafeFetcher, ro
 /** Walks every root in parallel and records new URLs as pending decisions. */
 export async function discover(roots: DiscoveryRoot[], fetcher: SafeFetcher, decisions: Decisions): Promise<DiscoverResult[]> {
   const robots = new RobotsCache(fetcher)
-  return Promise.all(roots.map(async (root) => {
-    const { result, urls } = await discoverRoot(root, fetcher, robots).catch((error: Error) => ({
-      result: { root: root.name, method: 'none' as const, found: 0, added: 0, skippedByRobots: 0, errors: [error.message] }, urls: [] as string[] }))
-    if (urls.length) result.added = await decisions.addPending(urls, root.name)
-    return result
-  }))
+  return Promise.all(
+    roots.map(async (root) => {
+      const { result, urls } = await discoverRoot(root, fetcher, robots).catch((error: Error) => ({
+        result: { root: root.name, method: 'none' as const, found: 0, added: 0, skippedByRobots: 0, errors: [error.message] },
+        urls: [] as string[],
+      }))
+      if (urls.length) result.added = await decisions.addPending(urls, root.name)
+      return result
+    }),
+  )
 }
 
 export { RobotsCache, USER_AGENT }

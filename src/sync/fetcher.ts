@@ -29,7 +29,13 @@ export const USER_AGENT = 'dsh-knowledge-sync/0.1 (knowledge sync; +https://www.
 
 /** A fetch that did not give a usable answer: `status` is the per-source result it maps to. */
 export class FetchFailure extends Error {
-  constructor(readonly status: 'fetch-error' | 'too-large', message: string) { super(message); this.name = 'FetchFailure' }
+  constructor(
+    readonly status: 'fetch-error' | 'too-large',
+    message: string,
+  ) {
+    super(message)
+    this.name = 'FetchFailure'
+  }
 }
 
 export interface FetchResult {
@@ -43,7 +49,10 @@ export interface FetchResult {
   roundTrips: number
 }
 
-export interface FetcherLogger { warn(format: string, ...args: unknown[]): void; debug(format: string, ...args: unknown[]): void }
+export interface FetcherLogger {
+  warn(format: string, ...args: unknown[]): void
+  debug(format: string, ...args: unknown[]): void
+}
 
 export interface FetcherOptions {
   /** Host literals exempt from the address guard (tests only). Default: from {@link ALLOW_HOSTS_ENV}. */
@@ -57,13 +66,20 @@ export interface FetcherOptions {
 
 /** The exempt host literals named by the environment (comma list); empty when unset. */
 export function allowHostsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
-  return (env[ALLOW_HOSTS_ENV] ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean)
+  return (env[ALLOW_HOSTS_ENV] ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean)
 }
 
 /** Why an address may not be fetched (its range), or undefined when it is global unicast. */
 export function addressRefusal(address: string): string | undefined {
   let parsed: ipaddr.IPv4 | ipaddr.IPv6
-  try { parsed = ipaddr.parse(address.replace(/^\[|\]$/g, '').replace(/%.*$/, '')) } catch { return 'not an IP address' }
+  try {
+    parsed = ipaddr.parse(address.replace(/^\[|\]$/g, '').replace(/%.*$/, ''))
+  } catch {
+    return 'not an IP address'
+  }
   const range = parsed.range()
   return range === 'unicast' ? undefined : range
 }
@@ -105,14 +121,22 @@ export class SafeFetcher {
   /** GET `url`, following up to {@link MAX_REDIRECTS} redirects, each hop guarded. Throws {@link FetchFailure}. */
   async get(url: string, headers: Record<string, string> = {}): Promise<FetchResult> {
     let current: URL
-    try { current = new URL(url) } catch { throw new FetchFailure('fetch-error', `not a URL: ${url.slice(0, 200)}`) }
+    try {
+      current = new URL(url)
+    } catch {
+      throw new FetchFailure('fetch-error', `not a URL: ${url.slice(0, 200)}`)
+    }
     let written = writtenHost(url)
     for (let hops = 0; ; hops++) {
       const answer = await this.hop(current, written, headers)
       if (!REDIRECTS.has(answer.status) || !answer.location) return { ...answer, url: current.href, roundTrips: hops + 1 }
       if (hops >= MAX_REDIRECTS) throw new FetchFailure('fetch-error', `more than ${MAX_REDIRECTS} redirects (last to ${answer.location.slice(0, 200)})`)
       let next: URL
-      try { next = new URL(answer.location, current) } catch { throw new FetchFailure('fetch-error', `redirect to an invalid URL ${answer.location.slice(0, 200)}`) }
+      try {
+        next = new URL(answer.location, current)
+      } catch {
+        throw new FetchFailure('fetch-error', `redirect to an invalid URL ${answer.location.slice(0, 200)}`)
+      }
       written = writtenHost(answer.location) ?? written
       current = next
     }
@@ -123,11 +147,13 @@ export class SafeFetcher {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FetchFailure('fetch-error', `refused: ${url.protocol} URLs are not fetched`)
     if (url.username || url.password) throw new FetchFailure('fetch-error', 'refused: URLs with credentials are not fetched')
     const host = url.hostname.replace(/^\[|\]$/g, '')
-    const exempt = written !== undefined && this.allow.has(written) && (written === url.hostname.toLowerCase())
+    const exempt = written !== undefined && this.allow.has(written) && written === url.hostname.toLowerCase()
     let candidates: Array<{ address: string; family: number }>
     if (isIP(host)) candidates = [{ address: host, family: isIP(host) }]
     else {
-      try { candidates = await dnsLookup(host, { all: true, verbatim: true }) } catch (error) {
+      try {
+        candidates = await dnsLookup(host, { all: true, verbatim: true })
+      } catch (error) {
         throw new FetchFailure('fetch-error', `cannot resolve ${host}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
       }
       if (!candidates.length) throw new FetchFailure('fetch-error', `cannot resolve ${host}: no address`)
@@ -151,8 +177,16 @@ export class SafeFetcher {
   private async slot(host: string): Promise<() => void> {
     const previous = this.queue.get(host) ?? Promise.resolve()
     let release!: () => void
-    const done = new Promise<void>((resolve) => { release = () => { this.lastAt.set(host, Date.now()); resolve() } })
-    this.queue.set(host, previous.then(() => done))
+    const done = new Promise<void>((resolve) => {
+      release = () => {
+        this.lastAt.set(host, Date.now())
+        resolve()
+      }
+    })
+    this.queue.set(
+      host,
+      previous.then(() => done),
+    )
     await previous
     const wait = (this.lastAt.get(host) ?? -Infinity) + this.interval - Date.now()
     if (wait > 0) await sleep(wait)
@@ -163,7 +197,11 @@ export class SafeFetcher {
   private async hop(url: URL, written: string | undefined, extra: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer; location?: string }> {
     const target = await this.resolve(url, written)
     const release = await this.slot(url.hostname.toLowerCase())
-    try { return await this.request(url, target, extra) } finally { release() }
+    try {
+      return await this.request(url, target, extra)
+    } finally {
+      release()
+    }
   }
 
   private request(url: URL, target: { address: string; family: number }, extra: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer; location?: string }> {
@@ -182,11 +220,26 @@ export class SafeFetcher {
     for (const [key, value] of Object.entries(extra)) if (/^(if-none-match|if-modified-since|accept)$/i.test(key)) headers[key.toLowerCase()] = value
     return new Promise((resolve, reject) => {
       let settled = false
-      const fail = (error: Error) => { if (!settled) { settled = true; clearTimeout(timer); req.destroy(); reject(error) } }
+      const fail = (error: Error) => {
+        if (!settled) {
+          settled = true
+          clearTimeout(timer)
+          req.destroy()
+          reject(error)
+        }
+      }
       const timer = setTimeout(() => fail(new FetchFailure('fetch-error', `timed out after ${this.timeoutMs} ms`)), left)
       const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)({
-        protocol: url.protocol, hostname: host, port: url.port || undefined, path: `${url.pathname}${url.search}`, method: 'GET',
-        headers, lookup, agent: false, timeout: Math.min(left, this.timeoutMs), ...(url.protocol === 'https:' && !isIP(host) ? { servername: host } : {}),
+        protocol: url.protocol,
+        hostname: host,
+        port: url.port || undefined,
+        path: `${url.pathname}${url.search}`,
+        method: 'GET',
+        headers,
+        lookup,
+        agent: false,
+        timeout: Math.min(left, this.timeoutMs),
+        ...(url.protocol === 'https:' && !isIP(host) ? { servername: host } : {}),
       })
       req.on('timeout', () => fail(new FetchFailure('fetch-error', `no answer from ${url.host} within ${this.timeoutMs} ms`)))
       req.on('error', (error) => fail(error instanceof FetchFailure ? error : new FetchFailure('fetch-error', `${url.host}: ${(error as NodeJS.ErrnoException).code ?? error.message}`)))
@@ -194,12 +247,15 @@ export class SafeFetcher {
         const status = res.statusCode ?? 0
         if (REDIRECTS.has(status) || status === 304) {
           res.resume()
-          settled = true; clearTimeout(timer)
+          settled = true
+          clearTimeout(timer)
           return resolve({ status, headers: res.headers, body: Buffer.alloc(0), location: typeof res.headers.location === 'string' ? res.headers.location : undefined })
         }
         const declared = Number(res.headers['content-length'])
         if (Number.isFinite(declared) && declared > this.maxBytes) return fail(new FetchFailure('too-large', `${url.href} declares ${declared} bytes (limit ${this.maxBytes})`))
-        const encoding = String(res.headers['content-encoding'] ?? 'identity').toLowerCase().trim()
+        const encoding = String(res.headers['content-encoding'] ?? 'identity')
+          .toLowerCase()
+          .trim()
         const decoder = encoding === 'gzip' || encoding === 'x-gzip' ? createGunzip() : encoding === 'deflate' ? createInflate() : encoding === 'br' ? createBrotliDecompress() : undefined
         if (!decoder && encoding !== 'identity' && encoding !== '') return fail(new FetchFailure('fetch-error', `unsupported content-encoding ${encoding}`))
         const stream = decoder ? res.pipe(decoder) : res
@@ -207,12 +263,22 @@ export class SafeFetcher {
         let size = 0
         stream.on('data', (part: Buffer) => {
           size += part.length
-          if (size > this.maxBytes) { decoder?.destroy(); fail(new FetchFailure('too-large', `${url.href} sent more than ${this.maxBytes} bytes`)); return }
+          if (size > this.maxBytes) {
+            decoder?.destroy()
+            fail(new FetchFailure('too-large', `${url.href} sent more than ${this.maxBytes} bytes`))
+            return
+          }
           parts.push(part)
         })
         stream.on('error', (error: Error) => fail(new FetchFailure('fetch-error', `${url.host}: ${error.message}`)))
         res.on('aborted', () => fail(new FetchFailure('fetch-error', `${url.host} closed the connection mid-body`)))
-        stream.on('end', () => { if (!settled) { settled = true; clearTimeout(timer); resolve({ status, headers: res.headers, body: Buffer.concat(parts) }) } })
+        stream.on('end', () => {
+          if (!settled) {
+            settled = true
+            clearTimeout(timer)
+            resolve({ status, headers: res.headers, body: Buffer.concat(parts) })
+          }
+        })
       })
       req.end()
     })

@@ -15,7 +15,13 @@ import { parseDocument } from 'htmlparser2'
 import TurndownService from 'turndown'
 
 /** One job: convert a page (narrowed by `selector`) to Markdown, or list its links. */
-export interface HtmlJob { id: number; op: 'markdown' | 'links'; html: string; selector?: string; baseUrl?: string }
+export interface HtmlJob {
+  id: number
+  op: 'markdown' | 'links'
+  html: string
+  selector?: string
+  baseUrl?: string
+}
 export type HtmlAnswer = { id: number; ok: true; markdown?: string; selected?: boolean; links?: string[] } | { id: number; ok: false; error: string }
 
 const NOT_CONTENT = 'script, style, noscript, template, iframe, object, embed, svg, canvas, form, button, input, select, textarea, link, meta'
@@ -25,16 +31,29 @@ type Node = ReturnType<typeof parseDocument>['children'][number]
 type Element = Node & { attribs: Record<string, string>; parent: Node | null }
 
 const absolute = (value: string, base: string | undefined): string | undefined => {
-  try { return base ? new URL(value, base).href : value } catch { return undefined }
+  try {
+    return base ? new URL(value, base).href : value
+  } catch {
+    return undefined
+  }
 }
 
 function toMarkdown(job: HtmlJob): HtmlAnswer {
   const doc = parseDocument(job.html)
   let picked: Element[] = []
-  if (job.selector) { try { picked = selectAll(job.selector, doc) as Element[] } catch { picked = [] } }
+  if (job.selector) {
+    try {
+      picked = selectAll(job.selector, doc) as Element[]
+    } catch {
+      picked = []
+    }
+  }
   // Keep only the outermost matches: a nested match is already inside its ancestor's text.
   const set = new Set<Node>(picked)
-  picked = picked.filter((el) => { for (let p = el.parent; p; p = (p as Element).parent) if (set.has(p)) return false; return true })
+  picked = picked.filter((el) => {
+    for (let p = el.parent; p; p = (p as Element).parent) if (set.has(p)) return false
+    return true
+  })
   const scope: Node[] = picked.length ? picked : (selectAll('body', doc) as Node[]).slice(0, 1)
   const roots: Node[] = scope.length ? scope : [doc]
   for (const junk of selectAll(NOT_CONTENT, roots)) removeElement(junk)
@@ -63,7 +82,9 @@ function links(job: HtmlJob): HtmlAnswer {
 
 /** Runs one job; never throws (a stack overflow on absurd nesting becomes an error answer). */
 export function runJob(job: HtmlJob): HtmlAnswer {
-  try { return job.op === 'links' ? links(job) : toMarkdown(job) } catch (error) {
+  try {
+    return job.op === 'links' ? links(job) : toMarkdown(job)
+  } catch (error) {
     return { id: job.id, ok: false, error: error instanceof RangeError ? 'the page is nested too deeply to convert' : (error as Error).message }
   }
 }

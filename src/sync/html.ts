@@ -40,8 +40,12 @@ function ensure(): Worker {
     waiting.delete(answer.id)
     pending?.resolve(answer)
   })
-  started.on('error', (error) => { if (worker === started) stop(new HtmlWorkError(`HTML worker failed: ${error.message}`)) })
-  started.on('exit', () => { if (worker === started) stop(new HtmlWorkError('HTML worker exited')) })
+  started.on('error', (error) => {
+    if (worker === started) stop(new HtmlWorkError(`HTML worker failed: ${error.message}`))
+  })
+  started.on('exit', () => {
+    if (worker === started) stop(new HtmlWorkError('HTML worker exited'))
+  })
   worker = started
   return started
 }
@@ -52,11 +56,27 @@ export async function runHtmlJob(job: Omit<HtmlJob, 'id'>, timeoutMs = HTML_JOB_
   const target = ensure()
   if (idle) clearTimeout(idle)
   const answer = await new Promise<HtmlAnswer>((resolve, reject) => {
-    const timer = setTimeout(() => { waiting.delete(id); stop(new HtmlWorkError(`converting the page took longer than ${timeoutMs} ms`)); reject(new HtmlWorkError(`converting the page took longer than ${timeoutMs} ms`)) }, timeoutMs)
-    waiting.set(id, { resolve: (a) => { clearTimeout(timer); resolve(a) }, reject: (e) => { clearTimeout(timer); reject(e) } })
+    const timer = setTimeout(() => {
+      waiting.delete(id)
+      stop(new HtmlWorkError(`converting the page took longer than ${timeoutMs} ms`))
+      reject(new HtmlWorkError(`converting the page took longer than ${timeoutMs} ms`))
+    }, timeoutMs)
+    waiting.set(id, {
+      resolve: (a) => {
+        clearTimeout(timer)
+        resolve(a)
+      },
+      reject: (e) => {
+        clearTimeout(timer)
+        reject(e)
+      },
+    })
     target.postMessage({ ...job, id })
   }).finally(() => {
-    if (worker && !waiting.size) { idle = setTimeout(() => stop(new HtmlWorkError('idle')), IDLE_MS); idle.unref() }
+    if (worker && !waiting.size) {
+      idle = setTimeout(() => stop(new HtmlWorkError('idle')), IDLE_MS)
+      idle.unref()
+    }
   })
   if (!answer.ok) throw new HtmlWorkError(answer.error)
   return answer

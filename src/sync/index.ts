@@ -42,7 +42,11 @@ export interface Config {
 
 export const Config: z<Config> = z.object({
   onStart: z.boolean().default(false).description('Sync once shortly after start.'),
-  intervalMinutes: z.natural().max(7 * 24 * 60).default(0).description('Sync every this many minutes; 0 = never on a timer.'),
+  intervalMinutes: z
+    .natural()
+    .max(7 * 24 * 60)
+    .default(0)
+    .description('Sync every this many minutes; 0 = never on a timer.'),
   curate: z.boolean().default(true).description('Offer knowledge_curate when sources.yml declares discovery roots or decisions exist (checked at start).'),
 }) as z<Config>
 
@@ -50,7 +54,11 @@ export const Config: z<Config> = z.object({
 export function summarize(report: SyncReport): string {
   const counts: Record<string, number> = {}
   for (const r of report.results) counts[r.status] = (counts[r.status] ?? 0) + 1
-  return Object.entries(counts).map(([status, n]) => `${n} ${status}`).join(', ') || 'no sources'
+  return (
+    Object.entries(counts)
+      .map(([status, n]) => `${n} ${status}`)
+      .join(', ') || 'no sources'
+  )
 }
 
 export function apply(ctx: Context, config: Config): void {
@@ -59,7 +67,10 @@ export function apply(ctx: Context, config: Config): void {
   ctx.provide('knowledgeSync', service)
 
   const background = (why: string) => {
-    const done = service.run().then((report) => logger.info('sync (%s): %s', why, summarize(report)), (error: Error) => logger.warn('sync (%s) failed: %s', why, error.message))
+    const done = service.run().then(
+      (report) => logger.info('sync (%s): %s', why, summarize(report)),
+      (error: Error) => logger.warn('sync (%s) failed: %s', why, error.message),
+    )
     ctx.knowledge.hold(done)
   }
   if (config.onStart) {
@@ -68,7 +79,9 @@ export function apply(ctx: Context, config: Config): void {
     ctx.effect(() => () => clearTimeout(timer), 'knowledge-sync start run')
   }
   if (config.intervalMinutes > 0) {
-    const timer = setInterval(() => { if (!service.busy) background('interval') }, config.intervalMinutes * 60_000)
+    const timer = setInterval(() => {
+      if (!service.busy) background('interval')
+    }, config.intervalMinutes * 60_000)
     timer.unref()
     ctx.effect(() => () => clearInterval(timer), 'knowledge-sync interval')
   }
@@ -78,15 +91,23 @@ export function apply(ctx: Context, config: Config): void {
     // spent only where curation is set up.
     const wanted = declaresRoots(ctx.knowledge.root) || existsSync(join(ctx.knowledge.root, DECISIONS_FILE))
     ctx.inject(['tools'], (tools) => {
-      if (!wanted) { logger.debug('knowledge_curate not offered: no discovery roots and no decisions under %s', ctx.knowledge.root); return }
-      tools.effect(() => tools.tools.register({
-        name: CURATE_TOOL,
-        description: 'Curate web pages found by knowledge discovery: list pending URLs, or decide one ("in-use" keeps it '
-          + 'synced into a document section; "rejected" ignores it). A person\'s locked decision cannot be changed.',
-        parameters: CURATE_PARAMETERS as unknown as Record<string, unknown>,
-        output: TEXT_OUTPUT,
-        execute: (args: unknown) => curate(service.decisions, args),
-      }), 'knowledge_curate tool')
+      if (!wanted) {
+        logger.debug('knowledge_curate not offered: no discovery roots and no decisions under %s', ctx.knowledge.root)
+        return
+      }
+      tools.effect(
+        () =>
+          tools.tools.register({
+            name: CURATE_TOOL,
+            description:
+              'Curate web pages found by knowledge discovery: list pending URLs, or decide one ("in-use" keeps it ' +
+              'synced into a document section; "rejected" ignores it). A person\'s locked decision cannot be changed.',
+            parameters: CURATE_PARAMETERS as unknown as Record<string, unknown>,
+            output: TEXT_OUTPUT,
+            execute: (args: unknown) => curate(service.decisions, args),
+          }),
+        'knowledge_curate tool',
+      )
     })
   }
 }

@@ -8,14 +8,14 @@ import { findSections, MarkerError, sectionBody } from '../knowledge/upstream.js
 
 export { findSections, MarkerError, neutralize, sectionBody } from '../knowledge/upstream.js'
 
-export type SectionPlan =
-  | { status: 'marker-error' | 'missing-section'; reason: string }
-  | { status: 'planned'; start: number; end: number; before: string; body: string }
+export type SectionPlan = { status: 'marker-error' | 'missing-section'; reason: string } | { status: 'planned'; start: number; end: number; before: string; body: string }
 
 /** Where `section`'s body is in `text` and the body to write there (not yet redacted). */
 export function planSection(text: string, section: string, source: string, content: string): SectionPlan {
   let sections
-  try { sections = findSections(text) } catch (error) {
+  try {
+    sections = findSections(text)
+  } catch (error) {
     if (error instanceof MarkerError) return { status: 'marker-error', reason: error.message }
     throw error
   }

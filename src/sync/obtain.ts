@@ -20,7 +20,9 @@ const fail = (status: SyncStatus, reason: string): Obtained => ({ ok: false, sta
 
 async function readLocal(source: LocalSource): Promise<Obtained> {
   let handle
-  try { handle = await open(source.path, 'r') } catch (error) {
+  try {
+    handle = await open(source.path, 'r')
+  } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     return code === 'ENOENT' || code === 'ENOTDIR' ? fail('source-missing', `no file ${source.path}`) : fail('fetch-error', `cannot read ${source.path}: ${code ?? (error as Error).message}`)
   }
@@ -40,7 +42,9 @@ async function readLocal(source: LocalSource): Promise<Obtained> {
 }
 
 async function convert(entry: Pick<CacheEntry, 'body' | 'contentType' | 'finalUrl'>, source: HttpSource, fromCache: boolean): Promise<Obtained> {
-  try { return { ok: true, text: await toSectionText(Buffer.from(entry.body, 'utf8'), entry.contentType, source.selector, entry.finalUrl || source.url), fromCache } } catch (error) {
+  try {
+    return { ok: true, text: await toSectionText(Buffer.from(entry.body, 'utf8'), entry.contentType, source.selector, entry.finalUrl || source.url), fromCache }
+  } catch (error) {
     return fail('fetch-error', (error as Error).message)
   }
 }
@@ -53,7 +57,9 @@ async function fetchHttp(root: string, source: HttpSource, fetcher: SafeFetcher)
   if (cached?.etag) headers['if-none-match'] = cached.etag
   if (cached?.lastModified) headers['if-modified-since'] = cached.lastModified
   let answer
-  try { answer = await fetcher.get(source.url, headers) } catch (error) {
+  try {
+    answer = await fetcher.get(source.url, headers)
+  } catch (error) {
     if (error instanceof FetchFailure) return fail(error.status, error.message)
     return fail('fetch-error', (error as Error).message)
   }
@@ -65,9 +71,13 @@ async function fetchHttp(root: string, source: HttpSource, fetcher: SafeFetcher)
   if (answer.status >= 400 && answer.status < 500) return fail('source-missing', `HTTP ${answer.status} from ${answer.url}`)
   if (answer.status < 200 || answer.status >= 300) return fail('fetch-error', `HTTP ${answer.status} from ${answer.url}`)
   const contentType = String(answer.headers['content-type'] ?? '')
-  if (!SUPPORTED.has(mediaType(contentType))) return fail('fetch-error', new UnsupportedType(`${answer.url} is ${mediaType(contentType) || 'of no declared type'}, not Markdown, plain text or HTML`).message)
+  if (!SUPPORTED.has(mediaType(contentType)))
+    return fail('fetch-error', new UnsupportedType(`${answer.url} is ${mediaType(contentType) || 'of no declared type'}, not Markdown, plain text or HTML`).message)
   const entry: CacheEntry = {
-    url: source.url, finalUrl: answer.url, contentType, fetchedAt: new Date().toISOString(),
+    url: source.url,
+    finalUrl: answer.url,
+    contentType,
+    fetchedAt: new Date().toISOString(),
     etag: typeof answer.headers.etag === 'string' ? answer.headers.etag : undefined,
     lastModified: typeof answer.headers['last-modified'] === 'string' ? answer.headers['last-modified'] : undefined,
     body: decodeBody(answer.body, contentType),

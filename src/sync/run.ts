@@ -43,7 +43,9 @@ export async function readState(root: string): Promise<SyncState> {
   try {
     const data = JSON.parse(await readFile(join(root, STATE_FILE), 'utf8')) as SyncState
     return { lastRun: data.lastRun, results: data.results ?? {}, syncedAt: data.syncedAt ?? {} }
-  } catch { return { results: {}, syncedAt: {} } }
+  } catch {
+    return { results: {}, syncedAt: {} }
+  }
 }
 
 /** Everything to sync: declared sources, in-use decisions, and results for entries that cannot run. */
@@ -56,21 +58,34 @@ export async function gatherSources(root: string): Promise<{ file: SourcesFile; 
     early.push({ name: bad.name, type: 'invalid', source: '', target, status: 'invalid-target', reason: bad.reason })
   }
   let decisions: Decision[] = []
-  try { decisions = (await readDecisions(root)).decisions } catch (error) {
+  try {
+    decisions = (await readDecisions(root)).decisions
+  } catch (error) {
     early.push({ name: 'decisions.json', type: 'decisions', source: 'decisions.json', target: null, status: 'invalid-target', reason: `decisions.json cannot be read: ${(error as Error).message}` })
   }
   const rejected = new Set(decisions.filter((d) => d.status === 'rejected').map((d) => d.url))
   const sources: Source[] = []
   for (const source of file.sources) {
     if (source.type !== 'local' && rejected.has(source.url)) {
-      early.push({ name: source.name, type: source.type, source: source.url, target: source.target, status: 'conflict-suppressed', reason: 'declared in sources.yml but rejected in decisions.json; resolve one of them' })
+      early.push({
+        name: source.name,
+        type: source.type,
+        source: source.url,
+        target: source.target,
+        status: 'conflict-suppressed',
+        reason: 'declared in sources.yml but rejected in decisions.json; resolve one of them',
+      })
     } else sources.push(source)
   }
   const declared = new Set(file.sources.map((s) => (s.type === 'local' ? '' : s.url)))
   for (const d of decisions) {
     if (d.status !== 'in-use' || declared.has(d.url) || !d.target_file || !d.target_section) continue
     let type: 'http' | 'https'
-    try { type = new URL(d.url).protocol === 'https:' ? 'https' : 'http' } catch { continue }
+    try {
+      type = new URL(d.url).protocol === 'https:' ? 'https' : 'http'
+    } catch {
+      continue
+    }
     sources.push({ type, name: d.url, url: d.url, cacheTtl: DEFAULT_CACHE_TTL, origin: 'decision', target: { file: d.target_file, section: d.target_section } })
   }
   // Two sources writing one section would overwrite each other on every run: the first one keeps it.
@@ -78,23 +93,45 @@ export async function gatherSources(root: string): Promise<{ file: SourcesFile; 
   const unique = sources.filter((source) => {
     const key = `${source.target.file}#${source.target.section}`
     const owner = owners.get(key)
-    if (owner === undefined) { owners.set(key, source.name); return true }
-    early.push({ name: source.name, type: source.type, source: source.type === 'local' ? source.path : source.url, target: source.target, status: 'invalid-target', reason: `section "${source.target.section}" of ${source.target.file} is already the target of source ${JSON.stringify(owner)}` })
+    if (owner === undefined) {
+      owners.set(key, source.name)
+      return true
+    }
+    early.push({
+      name: source.name,
+      type: source.type,
+      source: source.type === 'local' ? source.path : source.url,
+      target: source.target,
+      status: 'invalid-target',
+      reason: `section "${source.target.section}" of ${source.target.file} is already the target of source ${JSON.stringify(owner)}`,
+    })
     return false
   })
   return { file, sources: unique, early, decisions }
 }
 
 const sourceOf = (s: Source) => (s.type === 'local' ? s.path : s.url)
-const result = (s: Source, status: SyncStatus, reason: string, extra: Partial<SyncResult> = {}): SyncResult =>
-  ({ name: s.name, type: s.type, source: sourceOf(s), target: s.target, status, reason: reason.replace(/\s+/g, ' ').slice(0, 300), ...extra })
+const result = (s: Source, status: SyncStatus, reason: string, extra: Partial<SyncResult> = {}): SyncResult => ({
+  name: s.name,
+  type: s.type,
+  source: sourceOf(s),
+  target: s.target,
+  status,
+  reason: reason.replace(/\s+/g, ' ').slice(0, 300),
+  ...extra,
+})
 
 async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length)
   let next = 0
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) { const k = next++; out[k] = await fn(items[k]) }
-  }))
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const k = next++
+        out[k] = await fn(items[k])
+      }
+    }),
+  )
   return out
 }
 
@@ -102,35 +139,59 @@ async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promis
 async function applyToFile(store: KnowledgeStore, file: string, items: Array<{ source: Source; got: Obtained }>, dryRun: boolean): Promise<SyncResult[]> {
   const out: SyncResult[] = []
   let full: string
-  try { full = insideRoot(store.root, file) } catch (error) { return items.map(({ source }) => result(source, 'invalid-target', (error as Error).message)) }
+  try {
+    full = insideRoot(store.root, file)
+  } catch (error) {
+    return items.map(({ source }) => result(source, 'invalid-target', (error as Error).message))
+  }
   // A target must be a regular file really inside the root: a symlink (or a symlinked folder) could pull another
   // file's text into the knowledge base.
   try {
     const [info, real, realRoot] = await Promise.all([lstat(full), realpath(full), realpath(store.root)])
     if (info.isSymbolicLink() || !info.isFile()) return items.map(({ source }) => result(source, 'invalid-target', `${file} is a symbolic link or not a regular file`))
     if (!real.startsWith(realRoot + sep)) return items.map(({ source }) => result(source, 'invalid-target', `${file} resolves outside the knowledge root`))
-  } catch { /* missing: reported just below */ }
+  } catch {
+    /* missing: reported just below */
+  }
   let text: string
-  try { text = await readFile(full, 'utf8') } catch (error) {
+  try {
+    text = await readFile(full, 'utf8')
+  } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    return items.map(({ source }) => (code === 'ENOENT' || code === 'ENOTDIR'
-      ? result(source, 'target-missing', `no document ${file} under the knowledge root; create it with the section markers first`)
-      : result(source, 'write-error', `cannot read ${file}: ${code ?? (error as Error).message}`)))
+    return items.map(({ source }) =>
+      code === 'ENOENT' || code === 'ENOTDIR'
+        ? result(source, 'target-missing', `no document ${file} under the knowledge root; create it with the section markers first`)
+        : result(source, 'write-error', `cannot read ${file}: ${code ?? (error as Error).message}`),
+    )
   }
   if (!splitFrontMatter(text)) return items.map(({ source }) => result(source, 'invalid-target', `${file} is not a knowledge document (it has no front matter)`))
   const original = text
   for (const { source, got } of items) {
-    if (!got.ok) { out.push(result(source, got.status, got.reason)); continue }
+    if (!got.ok) {
+      out.push(result(source, got.status, got.reason))
+      continue
+    }
     const cacheNote = source.type === 'local' ? {} : { from_cache: got.fromCache }
     const plan = planSection(text, source.target.section, sourceOf(source), got.text)
-    if (plan.status !== 'planned') { out.push(result(source, plan.status, plan.reason, cacheNote)); continue }
+    if (plan.status !== 'planned') {
+      out.push(result(source, plan.status, plan.reason, cacheNote))
+      continue
+    }
     const masked = await store.redact(plan.body)
-    if (masked.text === plan.before) { out.push(result(source, 'unchanged', `section "${source.target.section}" of ${file} already matches`, cacheNote)); continue }
+    if (masked.text === plan.before) {
+      out.push(result(source, 'unchanged', `section "${source.target.section}" of ${file} already matches`, cacheNote))
+      continue
+    }
     const next = text.slice(0, plan.start) + masked.text + text.slice(plan.end)
     const size = `${plan.before.length} → ${masked.text.length} characters${masked.count ? `, ${masked.count} value(s) masked` : ''}`
     if (dryRun) {
       const diff = createTwoFilesPatch(file, file, text, next, '', '', { context: 2 })
-      out.push(result(source, 'would-change', `section "${source.target.section}" of ${file} would change (${size})`, { ...cacheNote, diff: diff.length > MAX_DIFF ? `${diff.slice(0, MAX_DIFF)}\n… (diff cut)` : diff }))
+      out.push(
+        result(source, 'would-change', `section "${source.target.section}" of ${file} would change (${size})`, {
+          ...cacheNote,
+          diff: diff.length > MAX_DIFF ? `${diff.slice(0, MAX_DIFF)}\n… (diff cut)` : diff,
+        }),
+      )
       text = next
       continue
     }
@@ -140,7 +201,11 @@ async function applyToFile(store: KnowledgeStore, file: string, items: Array<{ s
       out.push(result(source, 'changed', `section "${source.target.section}" of ${file} updated (${size})`, cacheNote))
     } catch (error) {
       out.push(result(source, 'write-error', `cannot write ${file}: ${(error as Error).message}`, cacheNote))
-      try { text = await readFile(full, 'utf8') } catch { text = original }
+      try {
+        text = await readFile(full, 'utf8')
+      } catch {
+        text = original
+      }
     }
   }
   return out
@@ -167,7 +232,9 @@ export async function runSync(store: KnowledgeStore, options: RunOptions = {}): 
   const results: SyncResult[] = new Array(sources.length)
   for (const [file, items] of byFile) {
     const done = await applyToFile(store, file, items, dryRun)
-    items.forEach((item, k) => { results[item.index] = done[k] })
+    items.forEach((item, k) => {
+      results[item.index] = done[k]
+    })
   }
   const report = { at, dryRun, results: [...earlyResults, ...results] }
   if (!dryRun) await saveState(store.root, report).catch((error: Error) => options.logger?.warn('knowledge-sync: cannot save %s: %s', STATE_FILE, error.message))

@@ -29,12 +29,17 @@ export class KnowledgeSync {
   readonly decisions: Decisions
   private running?: Promise<SyncReport>
 
-  constructor(readonly store: KnowledgeStore, private readonly options: { logger?: FetcherLogger; fetcher?: Omit<FetcherOptions, 'logger'> } = {}) {
+  constructor(
+    readonly store: KnowledgeStore,
+    private readonly options: { logger?: FetcherLogger; fetcher?: Omit<FetcherOptions, 'logger'> } = {},
+  ) {
     this.decisions = new Decisions(store.root)
   }
 
   /** A fetcher for one run (its per-host spacing lasts for the run). */
-  fetcher(): SafeFetcher { return new SafeFetcher({ ...this.options.fetcher, logger: this.options.logger }) }
+  fetcher(): SafeFetcher {
+    return new SafeFetcher({ ...this.options.fetcher, logger: this.options.logger })
+  }
 
   /** Syncs (or dry-runs) every source. Real runs never overlap: a second call waits for the first. */
   async run(options: { dryRun?: boolean; only?: string } = {}): Promise<SyncReport> {
@@ -42,11 +47,17 @@ export class KnowledgeSync {
     while (this.running) await this.running.catch(() => {})
     const run = runSync(this.store, { ...options, fetcher: this.fetcher(), logger: this.options.logger })
     this.running = run
-    try { return await run } finally { this.running = undefined }
+    try {
+      return await run
+    } finally {
+      this.running = undefined
+    }
   }
 
   /** True while a real run is in progress. */
-  get busy(): boolean { return this.running !== undefined }
+  get busy(): boolean {
+    return this.running !== undefined
+  }
 
   /** Every source with its last result and cache state (no network). */
   async sources(): Promise<SourcesView> {
@@ -58,10 +69,18 @@ export class KnowledgeSync {
       let cache: SourceRow['cache'] = null
       if (source.type !== 'local') {
         const entry = await readCache(this.store.root, source.url)
-        if (entry) cache = { fetchedAt: entry.fetchedAt, fresh: isFresh(entry, source.cacheTtl), etag: Boolean(entry.etag), lastModified: Boolean(entry.lastModified), bytes: Buffer.byteLength(entry.body) }
+        if (entry)
+          cache = { fetchedAt: entry.fetchedAt, fresh: isFresh(entry, source.cacheTtl), etag: Boolean(entry.etag), lastModified: Boolean(entry.lastModified), bytes: Buffer.byteLength(entry.body) }
       }
-      rows.push({ name: source.name, type: source.type, source: source.type === 'local' ? source.path : source.url, target: source.target, origin: source.origin, cache,
-        last: last ? { status: last.status, reason: last.reason, at: last.at, from_cache: last.from_cache } : undefined })
+      rows.push({
+        name: source.name,
+        type: source.type,
+        source: source.type === 'local' ? source.path : source.url,
+        target: source.target,
+        origin: source.origin,
+        cache,
+        last: last ? { status: last.status, reason: last.reason, at: last.at, from_cache: last.from_cache } : undefined,
+      })
     }
     for (const bad of early) rows.push({ name: bad.name, type: bad.type, source: bad.source, target: bad.target, origin: 'invalid', last: { status: bad.status, reason: bad.reason, at: '' } })
     return { available: true, file: join(this.store.root, SOURCES_FILE), exists: file.exists, error: file.error, lastRun: state.lastRun, sources: rows }
@@ -81,17 +100,25 @@ export class KnowledgeSync {
     const report: AuditReport = { pending: 0, stale: [], neverSynced: [], missingTarget: [] }
     const texts = new Map<string, string | undefined>()
     for (const d of decisions) {
-      if (d.status === 'pending') { report.pending++; continue }
+      if (d.status === 'pending') {
+        report.pending++
+        continue
+      }
       if (d.decided_at && Date.parse(d.decided_at) < cutoff) report.stale.push(d)
       if (d.status !== 'in-use') continue
       if (!state.syncedAt[d.url]) report.neverSynced.push(d)
       const file = d.target_file ?? ''
       if (!texts.has(file)) texts.set(file, await readFile(join(this.store.root, file), 'utf8').catch(() => undefined))
       const text = texts.get(file)
-      if (text === undefined) { report.missingTarget.push({ ...d, problem: `no document ${file}` }); continue }
+      if (text === undefined) {
+        report.missingTarget.push({ ...d, problem: `no document ${file}` })
+        continue
+      }
       try {
         if (!findSections(text).some((s) => s.name === d.target_section)) report.missingTarget.push({ ...d, problem: `${file} has no section "${d.target_section}"` })
-      } catch (error) { report.missingTarget.push({ ...d, problem: `${file}: ${(error as Error).message}` }) }
+      } catch (error) {
+        report.missingTarget.push({ ...d, problem: `${file}: ${(error as Error).message}` })
+      }
     }
     return report
   }

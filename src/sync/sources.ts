@@ -19,20 +19,44 @@ const MAX_ENTRIES = 1000
 const SECTION_NAME = /^[^"\r\n]{1,200}$/
 
 /** Where a source's text goes: a document (relative to the knowledge root) and a section name in it. */
-export interface Target { file: string; section: string }
+export interface Target {
+  file: string
+  section: string
+}
 
-interface SourceBase { name: string; target: Target; origin: 'declared' | 'decision' }
+interface SourceBase {
+  name: string
+  target: Target
+  origin: 'declared' | 'decision'
+}
 /** A local file (absolute, or relative to the directory that holds the knowledge root). */
-export interface LocalSource extends SourceBase { type: 'local'; path: string }
+export interface LocalSource extends SourceBase {
+  type: 'local'
+  path: string
+}
 /** A web page; `selector` picks a subtree of an HTML page; `cacheTtl` in seconds (0 = no cache). */
-export interface HttpSource extends SourceBase { type: 'http' | 'https'; url: string; selector?: string; cacheTtl: number }
+export interface HttpSource extends SourceBase {
+  type: 'http' | 'https'
+  url: string
+  selector?: string
+  cacheTtl: number
+}
 export type Source = LocalSource | HttpSource
 
 /** A place `discover` walks. */
-export interface DiscoveryRoot { name: string; url: string; maxDepth: number; maxUrls: number }
+export interface DiscoveryRoot {
+  name: string
+  url: string
+  maxDepth: number
+  maxUrls: number
+}
 
 /** An entry that could not be used, and why. */
-export interface InvalidEntry { name: string; reason: string; target?: Partial<Target> }
+export interface InvalidEntry {
+  name: string
+  reason: string
+  target?: Partial<Target>
+}
 
 export interface SourcesFile {
   exists: boolean
@@ -63,14 +87,18 @@ export function checkTarget(root: string, raw: unknown): Target | string {
 function checkSelector(selector: unknown): string | undefined | Error {
   if (selector === undefined || selector === null) return undefined
   if (typeof selector !== 'string' || !selector.trim() || selector.length > 500) return new Error('selector must be a CSS selector string')
-  try { compile(selector) } catch (error) { return new Error(`selector ${JSON.stringify(selector)} is not valid CSS: ${(error as Error).message}`) }
+  try {
+    compile(selector)
+  } catch (error) {
+    return new Error(`selector ${JSON.stringify(selector)} is not valid CSS: ${(error as Error).message}`)
+  }
   return selector
 }
 
 /** Parses one `sources:` entry. `base` is the directory relative local paths start from. */
 export function parseSource(root: string, base: string, raw: unknown, index: number): Source | InvalidEntry {
   const name = isRecord(raw) && typeof raw.name === 'string' && raw.name.trim() ? raw.name.trim() : `#${index + 1}`
-  const bad = (reason: string): InvalidEntry => ({ name, reason, target: isRecord(raw) && isRecord(raw.target) ? raw.target as Partial<Target> : undefined })
+  const bad = (reason: string): InvalidEntry => ({ name, reason, target: isRecord(raw) && isRecord(raw.target) ? (raw.target as Partial<Target>) : undefined })
   if (!isRecord(raw)) return bad('an entry must be a mapping')
   if (typeof raw.name !== 'string' || !raw.name.trim()) return bad('name is missing')
   if (name.length > 200) return bad('name is longer than 200 characters')
@@ -84,7 +112,11 @@ export function parseSource(root: string, base: string, raw: unknown, index: num
   if (type !== 'http' && type !== 'https') return bad(`type must be local, http or https (got ${JSON.stringify(type)})`)
   if (typeof raw.url !== 'string') return bad('an http source needs url')
   let url: URL
-  try { url = new URL(raw.url) } catch { return bad(`url ${JSON.stringify(raw.url).slice(0, 200)} is not a URL`) }
+  try {
+    url = new URL(raw.url)
+  } catch {
+    return bad(`url ${JSON.stringify(raw.url).slice(0, 200)} is not a URL`)
+  }
   if (url.protocol !== `${type}:`) return bad(`url ${url.href} does not match type ${type}`)
   if (url.username || url.password) return bad('url must not carry credentials')
   const ttl = raw.cache_ttl ?? DEFAULT_CACHE_TTL
@@ -98,7 +130,11 @@ function parseRoot(raw: unknown, index: number): DiscoveryRoot | InvalidEntry {
   const name = isRecord(raw) && typeof raw.name === 'string' && raw.name.trim() ? raw.name.trim() : `root #${index + 1}`
   if (!isRecord(raw)) return { name, reason: 'a root must be a mapping' }
   let url: URL
-  try { url = new URL(String(raw.url)) } catch { return { name, reason: 'a root needs an http(s) url' } }
+  try {
+    url = new URL(String(raw.url))
+  } catch {
+    return { name, reason: 'a root needs an http(s) url' }
+  }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { name, reason: 'a root needs an http(s) url' }
   if (url.username || url.password) return { name, reason: 'url must not carry credentials' }
   const depth = raw.max_depth ?? DEFAULT_MAX_DEPTH
@@ -112,15 +148,25 @@ function parseRoot(raw: unknown, index: number): DiscoveryRoot | InvalidEntry {
 export async function loadSources(root: string): Promise<SourcesFile> {
   const out: SourcesFile = { exists: false, version: SOURCES_VERSION, sources: [], roots: [], invalid: [] }
   let text: string
-  try { text = await readFile(join(root, SOURCES_FILE), 'utf8') } catch (error) {
+  try {
+    text = await readFile(join(root, SOURCES_FILE), 'utf8')
+  } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') out.error = `cannot read ${SOURCES_FILE}: ${(error as Error).message}`
     return out
   }
   out.exists = true
   let data: unknown
-  try { data = parseYaml(text, { maxAliasCount: 50 }) } catch (error) { out.error = `${SOURCES_FILE}: ${(error as Error).message.split('\n')[0]}`; return out }
+  try {
+    data = parseYaml(text, { maxAliasCount: 50 })
+  } catch (error) {
+    out.error = `${SOURCES_FILE}: ${(error as Error).message.split('\n')[0]}`
+    return out
+  }
   if (data === null || data === undefined) return out
-  if (!isRecord(data)) { out.error = `${SOURCES_FILE} must be a mapping with sources: and roots:`; return out }
+  if (!isRecord(data)) {
+    out.error = `${SOURCES_FILE} must be a mapping with sources: and roots:`
+    return out
+  }
   if (data.version !== undefined) out.version = String(data.version)
   const base = dirname(resolve(root))
   const entries = Array.isArray(data.sources) ? data.sources.slice(0, MAX_ENTRIES) : []
@@ -128,8 +174,14 @@ export async function loadSources(root: string): Promise<SourcesFile> {
   const names = new Set<string>()
   entries.forEach((raw, index) => {
     const parsed = parseSource(root, base, raw, index)
-    if ('reason' in parsed) { out.invalid.push(parsed); return }
-    if (names.has(parsed.name)) { out.invalid.push({ name: parsed.name, reason: 'another source has the same name', target: parsed.target }); return }
+    if ('reason' in parsed) {
+      out.invalid.push(parsed)
+      return
+    }
+    if (names.has(parsed.name)) {
+      out.invalid.push({ name: parsed.name, reason: 'another source has the same name', target: parsed.target })
+      return
+    }
     names.add(parsed.name)
     out.sources.push(parsed)
   })
@@ -149,5 +201,7 @@ export function declaresRoots(root: string): boolean {
     if (!existsSync(path)) return false
     const data = parseYaml(readFileSync(path, 'utf8'), { maxAliasCount: 50 }) as unknown
     return isRecord(data) && Array.isArray(data.roots) && data.roots.length > 0
-  } catch { return false }
+  } catch {
+    return false
+  }
 }

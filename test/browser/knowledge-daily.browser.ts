@@ -27,7 +27,11 @@ const day = (k: number) => new Date(Date.UTC(2026, 8, 1) + k * 3_600_000).toISOS
 
 function round(k: number, over: Record<string, unknown> = {}) {
   return {
-    session: session(k), turn: 1, cwd: k % 2 ? '/work/projects/webapp' : '/work/projects/api', created: day(k), outcome: 'completed',
+    session: session(k),
+    turn: 1,
+    cwd: k % 2 ? '/work/projects/webapp' : '/work/projects/api',
+    created: day(k),
+    outcome: 'completed',
     question: `Why does pnpm install fail with ERR_PNPM_FETCH_404 for @acme/pkg${k}?`,
     answer: `The cause was the registry URL in .npmrc for @acme/pkg${k}. Workaround: set @acme:registry=https://npm.acme.internal/ and pin pnpm@9.12.${k % 10}.`,
     tools: [{ name: 'bash', arguments: JSON.stringify({ command: `pnpm add @acme/pkg${k}` }) }],
@@ -37,7 +41,8 @@ function round(k: number, over: Record<string, unknown> = {}) {
 
 const TOKEN_ROUND = round(500, {
   question: 'How do I authenticate pnpm against the private registry in CI?',
-  answer: 'The fix: add `//npm.acme.internal/:_authToken=${NPM_TOKEN}` to .npmrc and export NPM_TOKEN in the CI job; my old token npm_Xq7Rk2Lm9Vt4Bn8Wc3Yd6Hf1Js5Pz0Ga2Ue4 was revoked. Pin pnpm@9.12.1.',
+  answer:
+    'The fix: add `//npm.acme.internal/:_authToken=${NPM_TOKEN}` to .npmrc and export NPM_TOKEN in the CI job; my old token npm_Xq7Rk2Lm9Vt4Bn8Wc3Yd6Hf1Js5Pz0Ga2Ue4 was revoked. Pin pnpm@9.12.1.',
   tools: [{ name: 'bash', arguments: '{"command":"pnpm install --frozen-lockfile"}', isError: true, result: 'ERR_PNPM_FETCH_401' }],
   created: '2026-11-20T10:00:00Z',
 })
@@ -71,7 +76,11 @@ const search = () => page.getByRole('searchbox', { name: 'Search' })
 async function onList(): Promise<void> {
   if (!(await page.getByTestId('knowledge-page').count())) await openKnowledge()
   await page.getByTestId('knowledge-page').getByRole('tab', { name: 'Documents' }).click()
-  if (await page.getByTestId('knowledge-document').count()) await page.getByTestId('knowledge-document').getByRole('button', { name: /All documents/ }).click()
+  if (await page.getByTestId('knowledge-document').count())
+    await page
+      .getByTestId('knowledge-document')
+      .getByRole('button', { name: /All documents/ })
+      .click()
   await page.getByTestId('knowledge-documents').waitFor()
 }
 
@@ -82,18 +91,21 @@ async function openKnowledge(tab: 'Documents' | 'Config' = 'Documents'): Promise
 }
 
 /** The scrolling pane the list sits in (dsh's settings content column). */
-const scrollTop = () => page.getByTestId('knowledge-documents').evaluate((el) => {
-  for (let p = el.parentElement; p; p = p.parentElement) if (/(auto|scroll)/.test(getComputedStyle(p).overflowY) && p.scrollHeight > p.clientHeight) return p.scrollTop
-  return -1
-})
+const scrollTop = () =>
+  page.getByTestId('knowledge-documents').evaluate((el) => {
+    for (let p = el.parentElement; p; p = p.parentElement) if (/(auto|scroll)/.test(getComputedStyle(p).overflowY) && p.scrollHeight > p.clientHeight) return p.scrollTop
+    return -1
+  })
 
 describe('the Knowledge page as a daily tool', () => {
   beforeAll(async () => {
     root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-daily-')), 'knowledge')
     mkdirSync(root, { recursive: true })
-    server = await startModelServer(byPrompt({
-      [CARD_PROMPT]: [{ toolCalls: [{ name: 'knowledge_search', arguments: { query: 'zebracard' } }] }, { text: 'Found the zebracard note.' }],
-    }))
+    server = await startModelServer(
+      byPrompt({
+        [CARD_PROMPT]: [{ toolCalls: [{ name: 'knowledge_search', arguments: { query: 'zebracard' } }] }, { text: 'Found the zebracard note.' }],
+      }),
+    )
     home = await createDshHome({ profile: 'web', modelUrl: server.url, knowledgeRoot: root })
     workspace = join(home.home, 'project')
     mkdirSync(workspace)
@@ -146,7 +158,12 @@ describe('the Knowledge page as a daily tool', () => {
     await page.getByTestId('knowledge-document').waitFor()
     await page.keyboard.press('Escape')
     await page.getByTestId('knowledge-documents').waitFor()
-    expect(await page.getByRole('dialog').filter({ has: page.getByRole('navigation') }).count()).toBe(1) // Settings still open
+    expect(
+      await page
+        .getByRole('dialog')
+        .filter({ has: page.getByRole('navigation') })
+        .count(),
+    ).toBe(1) // Settings still open
     expect(await docRows().count()).toBe(MANY) // the pages are kept
     expect(Math.abs((await scrollTop()) - before)).toBeLessThan(40) // and the scroll
     expect(await page.evaluate(() => document.activeElement?.closest('[data-testid=knowledge-doc]')?.getAttribute('data-id'))).toBe(id) // and focus
@@ -216,7 +233,10 @@ describe('the Knowledge page as a daily tool', () => {
     await openSettingsSection(page, /^knowledge$/i)
     await poll(() => page.getByTestId('knowledge-document').getAttribute('data-id')).toBe(id)
     await screenshot(page, 'knowledge-daily-reload')
-    await page.getByTestId('knowledge-document').getByRole('button', { name: /All documents/ }).click()
+    await page
+      .getByTestId('knowledge-document')
+      .getByRole('button', { name: /All documents/ })
+      .click()
     expect(await search().inputValue()).toBe('authToken')
     await poll(() => docRows().count()).toBe(1)
   })
@@ -249,7 +269,10 @@ describe('the Knowledge page as a daily tool', () => {
     for (const tags of await docRows().evaluateAll((rows) => rows.map((r) => Array.from(r.querySelectorAll('[data-testid=knowledge-tag]')).map((t) => t.textContent)))) {
       expect(tags).toContain('pnpm')
     }
-    const kinds = await page.getByRole('combobox', { name: 'Kind' }).locator('option').evaluateAll((o) => o.map((e) => (e as HTMLOptionElement).value))
+    const kinds = await page
+      .getByRole('combobox', { name: 'Kind' })
+      .locator('option')
+      .evaluateAll((o) => o.map((e) => (e as HTMLOptionElement).value))
     expect(kinds).toEqual(['', 'raw'])
     await screenshot(page, 'knowledge-daily-tags')
     await page.getByRole('button', { name: 'Clear' }).click()
@@ -261,7 +284,14 @@ describe('the Knowledge page as a daily tool', () => {
     await poll(() => docRows().count()).toBeGreaterThan(10)
     await page.getByRole('combobox', { name: 'Sort hits' }).selectOption('created')
     await poll(async () => {
-      const dates = await docRows().evaluateAll((rows) => rows.map((r) => Array.from(r.querySelectorAll('[title]')).map((e) => e.getAttribute('title') ?? '').find((v) => /^\d{4}-\d\d-\d\dT/.test(v)) ?? ''))
+      const dates = await docRows().evaluateAll((rows) =>
+        rows.map(
+          (r) =>
+            Array.from(r.querySelectorAll('[title]'))
+              .map((e) => e.getAttribute('title') ?? '')
+              .find((v) => /^\d{4}-\d\d-\d\dT/.test(v)) ?? '',
+        ),
+      )
       return dates.slice(0, 10).every((d, k, all) => k === 0 || all[k - 1] >= d)
     }).toBe(true)
     await search().fill('')
@@ -273,14 +303,20 @@ describe('the Knowledge page as a daily tool', () => {
     // Settings reopened at this size, as a person on a small laptop would see it, scrolled to the top.
     await page.getByTestId('knowledge-page').locator('h2').click()
     await page.keyboard.press('Escape')
-    await page.getByRole('dialog').filter({ has: page.getByRole('navigation') }).waitFor({ state: 'detached' })
+    await page
+      .getByRole('dialog')
+      .filter({ has: page.getByRole('navigation') })
+      .waitFor({ state: 'detached' })
     await openKnowledge()
     await poll(() => docRows().count()).toBeGreaterThan(10)
     expect(await page.getByTestId('knowledge-filters-toggle').getAttribute('aria-expanded')).toBe('false')
     const visible = await docRows().evaluateAll((rows) => {
       const dialog = document.querySelector('[role=dialog]')!.getBoundingClientRect()
       const bottom = Math.min(window.innerHeight, dialog.bottom)
-      return rows.filter((r) => { const b = r.getBoundingClientRect(); return b.top >= dialog.top && b.bottom <= bottom }).length
+      return rows.filter((r) => {
+        const b = r.getBoundingClientRect()
+        return b.top >= dialog.top && b.bottom <= bottom
+      }).length
     })
     console.log(`[item 6] rows fully visible at 1024×640 with nothing scrolled: ${visible}`)
     await screenshot(page, 'knowledge-daily-1024x640')
@@ -303,13 +339,17 @@ describe('the Knowledge page as a daily tool', () => {
     const bar = scores[Math.floor(scores.length / 2)]
     const expected = data.rounds.filter((r) => r.score >= bar).length
     await chart.getByTestId('knowledge-rounds-try').fill(String(bar))
-    await poll(() => chart.getByTestId('knowledge-rounds-would').innerText()).toBe(`At ${bar}: ${expected} of ${data.rounds.length} would be kept (now ${MANY + 3}). Nothing is saved until you save minScore above.`)
+    await poll(() => chart.getByTestId('knowledge-rounds-would').innerText()).toBe(
+      `At ${bar}: ${expected} of ${data.rounds.length} would be kept (now ${MANY + 3}). Nothing is saved until you save minScore above.`,
+    )
     expect(await chart.getByTestId('knowledge-rounds-trial').count()).toBe(1)
     await chart.getByTestId('knowledge-rounds-dropped').locator('summary').click()
     const dropped = await chart.getByTestId('knowledge-dropped-round').allInnerTexts()
     expect(dropped).toHaveLength(3)
     for (const line of dropped) expect(line).toMatch(/^run the tests \(\d\).*score -?[\d.]+.*terse status/)
-    expect(await json<{ sections: { capture: { effective: { salience: { minScore: number } } } } }>('/knowledge/config').then((c) => c.sections.capture.effective.salience.minScore)).toBe(data.minScore)
+    expect(await json<{ sections: { capture: { effective: { salience: { minScore: number } } } } }>('/knowledge/config').then((c) => c.sections.capture.effective.salience.minScore)).toBe(
+      data.minScore,
+    )
     await chart.scrollIntoViewIfNeeded()
     await screenshot(page, 'knowledge-daily-bar')
 

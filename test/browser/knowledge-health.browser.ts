@@ -23,7 +23,10 @@ let root: string
 function post(path: string, headers: Record<string, string>): Promise<number> {
   const url = new URL(path, web.url)
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode ?? 0)) })
+    const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+      res.resume()
+      res.on('end', () => resolve(res.statusCode ?? 0))
+    })
     req.on('error', reject)
     req.end('{}')
   })
@@ -32,7 +35,13 @@ function post(path: string, headers: Record<string, string>): Promise<number> {
 async function documentsIndexed(): Promise<boolean> {
   const url = new URL('/knowledge/stats', web.url)
   const body = await new Promise<string>((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'GET' }, (res) => { let b = ''; res.on('data', (d) => { b += d }); res.on('end', () => resolve(b)) })
+    const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'GET' }, (res) => {
+      let b = ''
+      res.on('data', (d) => {
+        b += d
+      })
+      res.on('end', () => resolve(b))
+    })
     req.on('error', reject)
     req.end()
   })
@@ -41,12 +50,16 @@ async function documentsIndexed(): Promise<boolean> {
 
 async function timedGet(path: string): Promise<number> {
   const url = new URL(path, web.url)
-  const once = () => new Promise<number>((resolve, reject) => {
-    const t = performance.now()
-    const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'GET' }, (res) => { res.resume(); res.on('end', () => resolve(performance.now() - t)) })
-    req.on('error', reject)
-    req.end()
-  })
+  const once = () =>
+    new Promise<number>((resolve, reject) => {
+      const t = performance.now()
+      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'GET' }, (res) => {
+        res.resume()
+        res.on('end', () => resolve(performance.now() - t))
+      })
+      req.on('error', reject)
+      req.end()
+    })
   const times = []
   for (let k = 0; k < 5; k++) times.push(await once())
   return times.sort((a, b) => a - b)[2]
@@ -97,7 +110,7 @@ describe('the Health tab', () => {
 
     await page.getByTestId('knowledge-health-run').click()
     await page.getByTestId('knowledge-health-figures').waitFor({ timeout: 60_000 })
-    const figures = await page.getByTestId("knowledge-health-figures").innerText()
+    const figures = await page.getByTestId('knowledge-health-figures').innerText()
     expect(figures, figures).toMatch(/recall@5 [01]\.\d{3}, MRR [01]\.\d{3} \(500 of 10000 documents probed\)/)
     await page.getByTestId('knowledge-health-recall').locator('circle').first().waitFor()
     const history = readFileSync(join(root, '.knowledge/health.jsonl'), 'utf8').trim().split('\n')

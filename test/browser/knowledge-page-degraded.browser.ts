@@ -24,10 +24,14 @@ describe('the Knowledge page without a settings service', () => {
     const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-page-')), 'knowledge')
     execFileSync(process.execPath, [join(PROJECT_ROOT, 'lib/cli/bin.js'), 'capture', '--root', root], {
       input: JSON.stringify({
-        session: 'sess-eeee5555', turn: 1, cwd: '/work/projects/cli', created: '2026-10-09T10:00:00Z',
+        session: 'sess-eeee5555',
+        turn: 1,
+        cwd: '/work/projects/cli',
+        created: '2026-10-09T10:00:00Z',
         question: 'Why does the release script exit with code 127?',
         answer: 'Because `pnpm` is not on PATH inside the release container, so the shell exits 127. Install pnpm@10 in the image.',
-        outcome: 'completed', tools: [{ name: 'bash', arguments: { command: './release.sh' } }],
+        outcome: 'completed',
+        tools: [{ name: 'bash', arguments: { command: './release.sh' } }],
       }),
     })
     const home = await createDshHome({ profile: 'web', knowledgeRoot: root, profilePatch: '- id: settings\n  disabled: true\n' })

@@ -15,42 +15,59 @@ import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { createDshHome, PROJECT_ROOT, type DshHome, type WebProcess } from '../harness/dsh.ts'
 import { byPrompt, startModelServer, type ModelServer } from '../harness/model-server.ts'
-import {
-  chooseWorkspace, closeSettings, launchBrowser, openDsh, openSettingsSection, screenshot, sendPrompt,
-  type BrowserSession,
-} from '../harness/browser.ts'
+import { chooseWorkspace, closeSettings, launchBrowser, openDsh, openSettingsSection, screenshot, sendPrompt, type BrowserSession } from '../harness/browser.ts'
 
 const CLI = join(PROJECT_ROOT, 'lib/cli/bin.js')
 
 /** Rounds seeded through `dsh-knowledge capture` (the last one is terse status: dropped). */
 const SEEDED = [
   {
-    session: 'sess-aaaa1111', turn: 1, cwd: '/work/projects/webapp', created: '2026-10-02T09:15:00Z',
+    session: 'sess-aaaa1111',
+    turn: 1,
+    cwd: '/work/projects/webapp',
+    created: '2026-10-02T09:15:00Z',
     question: 'Why does pnpm install fail with ERR_PNPM_FETCH_404 in CI?',
-    answer: 'The cause was the registry URL in `.npmrc`: CI used the public registry, not the private one, so the scoped package 404s.\n\nWorkaround: pin `pnpm@9.12.1` and set `@acme:registry=https://npm.acme.internal/` in `.npmrc`.\n\n```bash\npnpm config set @acme:registry https://npm.acme.internal/\n```',
-    outcome: 'completed', tools: [{ name: 'bash', arguments: { command: 'pnpm install --frozen-lockfile' } }],
+    answer:
+      'The cause was the registry URL in `.npmrc`: CI used the public registry, not the private one, so the scoped package 404s.\n\nWorkaround: pin `pnpm@9.12.1` and set `@acme:registry=https://npm.acme.internal/` in `.npmrc`.\n\n```bash\npnpm config set @acme:registry https://npm.acme.internal/\n```',
+    outcome: 'completed',
+    tools: [{ name: 'bash', arguments: { command: 'pnpm install --frozen-lockfile' } }],
   },
   {
-    session: 'sess-bbbb2222', turn: 3, cwd: '/work/projects/api', created: '2026-10-05T14:02:00Z',
+    session: 'sess-bbbb2222',
+    turn: 3,
+    cwd: '/work/projects/api',
+    created: '2026-10-05T14:02:00Z',
     question: 'Should we keep Postgres 15 or move to 16 for the API?',
     answer: 'We decided to stay on postgres 15.6 for now because the `pg_partman` extension is not yet packaged for 16 on our base image. Revisit after the image moves to debian 13.',
-    outcome: 'completed', tools: [{ name: 'read_file', arguments: { path: 'docker/db/Dockerfile' } }],
+    outcome: 'completed',
+    tools: [{ name: 'read_file', arguments: { path: 'docker/db/Dockerfile' } }],
   },
   {
-    session: 'sess-cccc3333', turn: 2, cwd: '/work/projects/webapp', created: '2026-10-07T11:30:00Z',
+    session: 'sess-cccc3333',
+    turn: 2,
+    cwd: '/work/projects/webapp',
+    created: '2026-10-07T11:30:00Z',
     question: 'How do I show user-supplied HTML in the preview pane without XSS?',
-    answer: 'The preview broke because it used innerHTML on raw input, so a payload like <script>window.__knowledgeXss = 1</script> or <img src=x onerror="window.__knowledgeXss = 2"> runs.\n\nFix: render text nodes only, never `dangerouslySetInnerHTML`. See [MDN on innerHTML](https://developer.mozilla.org/en-US/docs/Web/API/Element/innerHTML) and do not click [this link](javascript:window.__knowledgeXss=3).\n\n- **Rule**: escape on output\n- _Never_ trust `<iframe srcdoc>`',
-    outcome: 'completed', tools: [{ name: 'edit_file', arguments: { path: 'src/preview.tsx' } }],
+    answer:
+      'The preview broke because it used innerHTML on raw input, so a payload like <script>window.__knowledgeXss = 1</script> or <img src=x onerror="window.__knowledgeXss = 2"> runs.\n\nFix: render text nodes only, never `dangerouslySetInnerHTML`. See [MDN on innerHTML](https://developer.mozilla.org/en-US/docs/Web/API/Element/innerHTML) and do not click [this link](javascript:window.__knowledgeXss=3).\n\n- **Rule**: escape on output\n- _Never_ trust `<iframe srcdoc>`',
+    outcome: 'completed',
+    tools: [{ name: 'edit_file', arguments: { path: 'src/preview.tsx' } }],
   },
   {
-    session: 'sess-dddd4444', turn: 1, cwd: '/work/projects/webapp', created: '2026-10-08T08:00:00Z',
-    question: 'run the tests', answer: 'All 12 tests passed.', outcome: 'completed',
+    session: 'sess-dddd4444',
+    turn: 1,
+    cwd: '/work/projects/webapp',
+    created: '2026-10-08T08:00:00Z',
+    question: 'run the tests',
+    answer: 'All 12 tests passed.',
+    outcome: 'completed',
     tools: [{ name: 'bash', arguments: { command: 'pnpm test' } }],
   },
 ]
 
 /** The scripted model's answer to both chat prompts: a finding worth keeping (cause, workaround, config, version). */
-const FINDING = 'The login test was flaky because the fixture clock is frozen at 2024-01-01 while jsonwebtoken checks exp against the real clock, so every token looked expired. Workaround: set FAKE_NOW=2026-01-01T00:00:00Z in .env.test and pin jsonwebtoken@9.0.2.'
+const FINDING =
+  'The login test was flaky because the fixture clock is frozen at 2024-01-01 while jsonwebtoken checks exp against the real clock, so every token looked expired. Workaround: set FAKE_NOW=2026-01-01T00:00:00Z in .env.test and pin jsonwebtoken@9.0.2.'
 const PROMPT_DROPPED = 'Why is the login test flaky on CI? (first try)'
 const PROMPT_KEPT = 'Why did the login test start failing after the clock change?'
 
@@ -64,7 +81,10 @@ let browser: BrowserSession
 let page: Page
 let workspace: string
 
-interface StatsBody { documents: number; rounds: { kept: number; dropped: number } }
+interface StatsBody {
+  documents: number
+  rounds: { kept: number; dropped: number }
+}
 
 /** GET a route of the running dsh web from node, with the given Host header. */
 function httpGet(path: string, host?: string): Promise<{ status: number; type: string; body: string }> {
@@ -73,7 +93,9 @@ function httpGet(path: string, host?: string): Promise<{ status: number; type: s
     const req = request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method: 'GET', headers: host ? { host } : {} }, (res) => {
       let body = ''
       res.setEncoding('utf8')
-      res.on('data', (d) => { body += d })
+      res.on('data', (d) => {
+        body += d
+      })
       res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), body }))
     })
     req.on('error', reject)
@@ -182,7 +204,12 @@ describe('the Knowledge page in dsh web', () => {
     await page.getByRole('combobox', { name: 'Kind' }).selectOption('raw')
     await poll(() => docRows().count()).toBe(1)
     // Only kinds with documents under the other filters are offered (item 16.9): no zero-count `note`.
-    expect(await page.getByRole('combobox', { name: 'Kind' }).locator('option').evaluateAll((o) => o.map((e) => (e as HTMLOptionElement).value))).toEqual(['', 'raw'])
+    expect(
+      await page
+        .getByRole('combobox', { name: 'Kind' })
+        .locator('option')
+        .evaluateAll((o) => o.map((e) => (e as HTMLOptionElement).value)),
+    ).toEqual(['', 'raw'])
     await page.getByRole('button', { name: 'Clear' }).click()
     await poll(() => docRows().count()).toBe(3)
   })
@@ -218,7 +245,10 @@ describe('the Knowledge page in dsh web', () => {
   it('renders a document holding <script> and <img onerror> as text: nothing runs, no element is made', async () => {
     await resetDocuments()
     const dialogs: string[] = []
-    page.on('dialog', (d) => { dialogs.push(d.message()); void d.dismiss() })
+    page.on('dialog', (d) => {
+      dialogs.push(d.message())
+      void d.dismiss()
+    })
     await docRows().filter({ hasText: 'without XSS' }).getByTestId('knowledge-doc-open').click()
     const body = page.getByTestId('knowledge-markdown')
     await body.waitFor()
@@ -295,7 +325,7 @@ describe('the Knowledge page in dsh web', () => {
     await page.getByRole('button', { name: 'Clear' }).click()
   }, 120_000)
 
-  it('refuses a bad regular expression and an out-of-range number, showing the host\'s message', async () => {
+  it("refuses a bad regular expression and an out-of-range number, showing the host's message", async () => {
     await page.getByTestId('knowledge-page').getByRole('tab', { name: 'Config' }).click()
     const patterns = field('redact.patterns')
     await patterns.getByRole('textbox').fill('token=\\w+\n([unclosed')
@@ -320,7 +350,10 @@ describe('the Knowledge page in dsh web', () => {
   })
 
   it('follows the dsh locale: Chinese labels once Language is set to 中文', async () => {
-    await page.getByRole('dialog').getByRole('button', { name: /^general$/i }).click()
+    await page
+      .getByRole('dialog')
+      .getByRole('button', { name: /^general$/i })
+      .click()
     await page.getByRole('button', { name: /^English/ }).click()
     await page.getByText('中文', { exact: true }).click()
     await page.getByRole('dialog').getByRole('button', { name: '知识库' }).click()
@@ -333,24 +366,39 @@ describe('the Knowledge page in dsh web', () => {
     expect(await page.getByTestId('knowledge-stats').getAttribute('title')).toMatch(/^-(terse-status|below-bar)$/)
     await screenshot(page, 'knowledge-documents-zh')
     // Back to English for whoever looks at the page next.
-    await page.getByRole('dialog').getByRole('button', { name: /^(通用设置|general)$/i }).click()
+    await page
+      .getByRole('dialog')
+      .getByRole('button', { name: /^(通用设置|general)$/i })
+      .click()
     await page.getByRole('button', { name: /^中文/ }).click()
     await page.getByText('English', { exact: true }).click()
     await page.getByRole('dialog').getByRole('button', { name: 'Knowledge' }).waitFor()
   })
 
-  it('follows the dsh theme: dark Appearance turns the page\'s text light', async () => {
-    const luminance = async () => page.getByTestId('knowledge-page').locator('h2').evaluate((el) => {
-      const [r, g, b] = getComputedStyle(el).color.match(/[\d.]+/g)!.map(Number)
-      return 0.2126 * r + 0.7152 * g + 0.0722 * b
-    })
-    await page.getByRole('dialog').getByRole('button', { name: /^general$/i }).click()
+  it("follows the dsh theme: dark Appearance turns the page's text light", async () => {
+    const luminance = async () =>
+      page
+        .getByTestId('knowledge-page')
+        .locator('h2')
+        .evaluate((el) => {
+          const [r, g, b] = getComputedStyle(el)
+            .color.match(/[\d.]+/g)!
+            .map(Number)
+          return 0.2126 * r + 0.7152 * g + 0.0722 * b
+        })
+    await page
+      .getByRole('dialog')
+      .getByRole('button', { name: /^general$/i })
+      .click()
     await page.getByRole('button', { name: /^dark$/i }).click()
     await page.getByRole('dialog').getByRole('button', { name: 'Knowledge' }).click()
     await page.getByTestId('knowledge-page').waitFor()
     await poll(luminance).toBeGreaterThan(160)
     await screenshot(page, 'knowledge-documents-dark')
-    await page.getByRole('dialog').getByRole('button', { name: /^general$/i }).click()
+    await page
+      .getByRole('dialog')
+      .getByRole('button', { name: /^general$/i })
+      .click()
     await page.getByRole('button', { name: /^light$/i }).click()
     await page.getByRole('dialog').getByRole('button', { name: 'Knowledge' }).click()
     await poll(luminance).toBeLessThan(100)

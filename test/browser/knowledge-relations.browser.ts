@@ -25,7 +25,8 @@ let web: WebProcess
 let browser: BrowserSession
 let page: Page
 let root = ''
-let oldId = '', newId = ''
+let oldId = '',
+  newId = ''
 
 const cli = (...args: string[]) => JSON.parse(execFileSync(process.execPath, [CLI, ...args, '--root', root, '--json'], { encoding: 'utf8' }))
 
@@ -37,12 +38,17 @@ describe('correcting knowledge on the Knowledge page', () => {
     mkdirSync(join(workspace, '.git'), { recursive: true })
     oldId = cli('note', '--cwd', workspace, '--title', 'Builds need Node 18', '--finding', 'The build only works on Node 18 because of the native sqlite addon.').id
     newId = cli('note', '--cwd', workspace, '--title', 'Builds need Node 22', '--finding', 'The build needs Node 22: it uses node:sqlite, so no native addon is built.', '--supersedes', oldId).id
-    server = await startModelServer(byPrompt({
-      'Retire the Node 18 note': [
-        { toolCalls: [{ name: 'knowledge_retire', arguments: { id: oldId, reason: 'Node 18 was never required; the addon was removed long ago.' } }] },
-        { text: 'Retired the Node 18 note.' },
-      ],
-    }, { title: 'Retire a note' }))
+    server = await startModelServer(
+      byPrompt(
+        {
+          'Retire the Node 18 note': [
+            { toolCalls: [{ name: 'knowledge_retire', arguments: { id: oldId, reason: 'Node 18 was never required; the addon was removed long ago.' } }] },
+            { text: 'Retired the Node 18 note.' },
+          ],
+        },
+        { title: 'Retire a note' },
+      ),
+    )
     home = await createDshHome({ profile: 'web', knowledgeRoot: root, modelUrl: server.url })
     web = await home.web({ cwd: workspace })
     browser = await launchBrowser()
@@ -71,7 +77,7 @@ describe('correcting knowledge on the Knowledge page', () => {
     await poll(() => page.getByTestId('knowledge-supersedesLabel').innerText()).toContain('Builds need Node 18 (superseded)')
   })
 
-  it('retires a document with a reason and restores it; both are recorded as the page\'s doing', async () => {
+  it("retires a document with a reason and restores it; both are recorded as the page's doing", async () => {
     const view = page.getByTestId('knowledge-document')
     await view.getByRole('button', { name: 'Retire…' }).click()
     const confirm = view.getByRole('button', { name: 'Retire', exact: true })
@@ -102,7 +108,7 @@ describe('correcting knowledge on the Knowledge page', () => {
     await poll(() => page.getByTestId('knowledge-doc').count()).toBe(2)
   })
 
-  it('the agent\'s knowledge_retire waits for dsh web\'s approval panel; allowed once, the document is retired', async () => {
+  it("the agent's knowledge_retire waits for dsh web's approval panel; allowed once, the document is retired", async () => {
     await closeSettings(page)
     await chooseWorkspace(page, workspace)
     const composer = page.locator('textarea').first()
@@ -119,6 +125,10 @@ describe('correcting knowledge on the Knowledge page', () => {
     const chat = server.requests.filter((r) => r.kind === 'chat')
     expect((chat[0].body.tools ?? []).map((t) => t.function.name)).toContain('knowledge_retire')
     expect(allDocuments(root).find((d) => d.text.includes(`id: ${oldId}`))!.text).toMatch(/^status: retired$/m)
-    expect(ledgerEntries(root).filter((e) => e.type === 'status').at(-1)).toMatchObject({ id: oldId, status: 'retired', actor: 'tool' })
+    expect(
+      ledgerEntries(root)
+        .filter((e) => e.type === 'status')
+        .at(-1),
+    ).toMatchObject({ id: oldId, status: 'retired', actor: 'tool' })
   })
 })

@@ -30,7 +30,9 @@ function httpGet(path: string): Promise<string> {
     const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'GET' }, (res) => {
       let body = ''
       res.setEncoding('utf8')
-      res.on('data', (d) => { body += d })
+      res.on('data', (d) => {
+        body += d
+      })
       res.on('end', () => resolve(body))
     })
     req.on('error', reject)

@@ -14,7 +14,8 @@ import { launchBrowser, openDsh, openSettingsSection, screenshot, type BrowserSe
 import { startWebServer, text, type WebServer } from '../harness/web-server.ts'
 
 const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 20_000, interval: 100 })
-const ORIGINAL = '---\nid: vendor\ntitle: Vendor notes\n---\nOur own notes stay.\n<!-- upstream:start name="limits" -->\nold limits\n<!-- upstream:end -->\n<!-- upstream:start name="adr" -->\n<!-- upstream:end -->\n'
+const ORIGINAL =
+  '---\nid: vendor\ntitle: Vendor notes\n---\nOur own notes stay.\n<!-- upstream:start name="limits" -->\nold limits\n<!-- upstream:end -->\n<!-- upstream:start name="adr" -->\n<!-- upstream:end -->\n'
 
 let model: ModelServer
 let upstream: WebServer
@@ -32,11 +33,14 @@ describe('the Sources tab in dsh web', () => {
     mkdirSync(root)
     writeFileSync(join(base, 'adr.md'), 'Decision: retries stay at 3.\n')
     writeFileSync(join(root, 'vendor.md'), ORIGINAL)
-    writeFileSync(join(root, 'sources.yml'), `sources:
+    writeFileSync(
+      join(root, 'sources.yml'),
+      `sources:
   - { name: limits, type: http, url: "${upstream.url}/limits", selector: main, target: { file: vendor.md, section: limits } }
   - { name: adr, type: local, path: adr.md, target: { file: vendor.md, section: adr } }
   - { name: broken, type: https, url: "${upstream.url}/x", target: { file: vendor.md, section: limits } }
-`)
+`,
+    )
     model = await startModelServer(byPrompt({}, { title: 'ok' }))
     home = await createDshHome({ profile: 'web', modelUrl: model.url, knowledgeRoot: root, env: { DSH_KNOWLEDGE_SYNC_ALLOW_HOSTS: '127.0.0.1' } })
     const workspace = join(home.home, 'project')

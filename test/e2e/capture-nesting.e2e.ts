@@ -13,40 +13,63 @@ import { PROJECT_ROOT } from '../harness/dsh.ts'
 import { allDocuments, allFiles } from '../harness/files.ts'
 
 const BIN = join(PROJECT_ROOT, 'lib/cli/bin.js')
-interface CliResult { code: number | null; stdout: string; stderr: string }
+interface CliResult {
+  code: number | null
+  stdout: string
+  stderr: string
+}
 
 function cli(args: string[], input: string): Promise<CliResult> {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' }
   delete env.DSH_KNOWLEDGE_ROOT
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { env })
-    let stdout = '', stderr = ''
-    child.stdout.on('data', (d) => { stdout += d })
-    child.stderr.on('data', (d) => { stderr += d })
+    let stdout = '',
+      stderr = ''
+    child.stdout.on('data', (d) => {
+      stdout += d
+    })
+    child.stderr.on('data', (d) => {
+      stderr += d
+    })
     child.on('error', reject)
     child.on('close', (code) => resolve({ code, stdout, stderr }))
     child.stdin.end(input)
   })
 }
 
-const ANSWER = 'The cause was the pnpm store path: pnpm install failed with ERR_PNPM_EACCES because /root/.local/share/pnpm was owned by another user. Fixed by setting store-dir=/tmp/pnpm-store in .npmrc; chose that over chown because CI images are read-only.'
+const ANSWER =
+  'The cause was the pnpm store path: pnpm install failed with ERR_PNPM_EACCES because /root/.local/share/pnpm was owned by another user. Fixed by setting store-dir=/tmp/pnpm-store in .npmrc; chose that over chown because CI images are read-only.'
 /** A round whose second tool call's arguments are `deep` (spliced in as raw JSON text, so no serializer recurses). */
 function roundJson(deep: string): string {
   const round = {
-    session: 'session-3f2a9c1e-1111-4222-8333-444455556666', turn: 1, cwd: '/work/proj', created: '2025-01-02T03:04:05.000Z',
-    question: 'Why does pnpm install fail on the CI runner?', answer: ANSWER, outcome: 'completed',
-    tools: [{ name: 'bash', arguments: { command: 'pnpm install' } }, { name: 'write', arguments: '@DEEP@' }],
+    session: 'session-3f2a9c1e-1111-4222-8333-444455556666',
+    turn: 1,
+    cwd: '/work/proj',
+    created: '2025-01-02T03:04:05.000Z',
+    question: 'Why does pnpm install fail on the CI runner?',
+    answer: ANSWER,
+    outcome: 'completed',
+    tools: [
+      { name: 'bash', arguments: { command: 'pnpm install' } },
+      { name: 'write', arguments: '@DEEP@' },
+    ],
   }
   return JSON.stringify(round).replace('"@DEEP@"', deep)
 }
 const nested = (levels: number) => '{"a":'.repeat(levels) + '{"token":"x"}' + '}'.repeat(levels)
 
-beforeAll(() => { expect(existsSync(BIN), 'build first: node scripts/build.mjs').toBe(true) })
+beforeAll(() => {
+  expect(existsSync(BIN), 'build first: node scripts/build.mjs').toBe(true)
+})
 
 describe('dsh-knowledge capture with deeply nested tool arguments', () => {
   it('refuses 200k levels of nesting with a message naming the field, and writes nothing', async () => {
     const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-nest-')), 'kb')
-    for (const args of [['capture', '--root', root], ['capture', '--root', root, '--dry-run']]) {
+    for (const args of [
+      ['capture', '--root', root],
+      ['capture', '--root', root, '--dry-run'],
+    ]) {
       const r = await cli(args, roundJson(nested(200_000)))
       expect(r.code, r.stderr).toBe(1)
       expect(r.stderr).toMatch(/^dsh-knowledge: round\.tools\[1\]\.arguments is nested deeper than 64 levels \(at \$\.a\.a\.a/)

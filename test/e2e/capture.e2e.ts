@@ -14,33 +14,55 @@ const AWS_SECRET = 'wJalrXUtnFEMI/K7MDENG/' + 'bPxRfiCYzQ8Tn3Lk9V'
 const GH_TOKEN = 'ghp_' + 'R8k2LmN4pQ6sT8vX0zA2bC4dE6fG8hJ0kL2m'
 const DB_PASSWORD = 'S3cr3t-Pa55w0rd-x9Q'
 const DB_URL = `postgres://app_user:${DB_PASSWORD}@db.internal:5432/orders`
-const PEM_BODY = 'MIIEowIBAAKCAQEA' + 'v3mT9qXy2Lk8Pn4Rs6Tu8Vw0Xy2Za4Bc6De8Fg0Hi2Jk4Lm6No8Pq0Rs2Tu4Vw6Xy8Za0Bc2De4Fg6Hi8Jk0Lm2No4Pq6Rs8Tu0Vw2Xy4Za6Bc8De0Fg2Hi4Jk6Lm8No0Pq2Rs4Tu6Vw8Xy0Za2Bc4De6Fg8Hi0Jk2Lm4No6Pq8Rs0Tu2Vw4Xy6Za8Bc0De2Fg4Hi6Jk8Lm0No2Pq4Rs6Tu8Vw0Xy2Za4Bc6De8Fg0Hi2Jk4'
+const PEM_BODY =
+  'MIIEowIBAAKCAQEA' +
+  'v3mT9qXy2Lk8Pn4Rs6Tu8Vw0Xy2Za4Bc6De8Fg0Hi2Jk4Lm6No8Pq0Rs2Tu4Vw6Xy8Za0Bc2De4Fg6Hi8Jk0Lm2No4Pq6Rs8Tu0Vw2Xy4Za6Bc8De0Fg2Hi4Jk6Lm8No0Pq2Rs4Tu6Vw8Xy0Za2Bc4De6Fg8Hi0Jk2Lm4No6Pq8Rs0Tu2Vw4Xy6Za8Bc0De2Fg4Hi6Jk8Lm0No2Pq4Rs6Tu8Vw0Xy2Za4Bc6De8Fg0Hi2Jk4'
 const PEM = `-----BEGIN RSA PRIVATE KEY-----\n${PEM_BODY.match(/.{1,64}/g)!.join('\n')}\n-----END RSA PRIVATE KEY-----`
 const REASONING = 'HIDDEN-REASONING-b71f0c'
 
-const DIAGNOSIS = 'The deploy failed because the database URL pointed at the old host; I updated DATABASE_URL in the deploy config and rotated the key. Root cause: the migration script read `.env.production` before the override.'
+const DIAGNOSIS =
+  'The deploy failed because the database URL pointed at the old host; I updated DATABASE_URL in the deploy config and rotated the key. Root cause: the migration script read `.env.production` before the override.'
 
 let server: ModelServer
 let home: DshHome
 
 beforeAll(async () => {
-  server = await startModelServer(byPrompt({
-    'Deploy the orders service': [
-      { reasoning: `${REASONING} thinking about ${AWS_SECRET}`, toolCalls: [{ name: 'bash', arguments: {
-        command: `AWS_ACCESS_KEY_ID=${AWS_ID} AWS_SECRET_ACCESS_KEY=${AWS_SECRET} GITHUB_TOKEN=${GH_TOKEN} ./deploy.sh --db '${DB_URL}'`,
-        description: `deploy with key:\n${PEM}`,
-      } }] },
-      { reasoning: REASONING, text: DIAGNOSIS },
-    ],
-    'run the tests': [{ reasoning: REASONING, text: '12 passed' }],
-    'break the model': [{ status: 400 }],
-    'slow question': [{ reasoning: REASONING, text: 'The cause is slow.', delayMs: 8000 }],
-    '为什么构建失败': [{ text: '原因是 node_modules 里的 esbuild 二进制与 Node 22 不匹配，导致构建失败；解决办法：删除 node_modules 并用 pnpm@10 重新安装，因为 pnpm 10 默认跳过构建脚本，需要在 package.json 里设置 onlyBuiltDependencies。' }],
-  }, { title: 'Scripted title' }))
+  server = await startModelServer(
+    byPrompt(
+      {
+        'Deploy the orders service': [
+          {
+            reasoning: `${REASONING} thinking about ${AWS_SECRET}`,
+            toolCalls: [
+              {
+                name: 'bash',
+                arguments: {
+                  command: `AWS_ACCESS_KEY_ID=${AWS_ID} AWS_SECRET_ACCESS_KEY=${AWS_SECRET} GITHUB_TOKEN=${GH_TOKEN} ./deploy.sh --db '${DB_URL}'`,
+                  description: `deploy with key:\n${PEM}`,
+                },
+              },
+            ],
+          },
+          { reasoning: REASONING, text: DIAGNOSIS },
+        ],
+        'run the tests': [{ reasoning: REASONING, text: '12 passed' }],
+        'break the model': [{ status: 400 }],
+        'slow question': [{ reasoning: REASONING, text: 'The cause is slow.', delayMs: 8000 }],
+        为什么构建失败: [
+          {
+            text: '原因是 node_modules 里的 esbuild 二进制与 Node 22 不匹配，导致构建失败；解决办法：删除 node_modules 并用 pnpm@10 重新安装，因为 pnpm 10 默认跳过构建脚本，需要在 package.json 里设置 onlyBuiltDependencies。',
+          },
+        ],
+      },
+      { title: 'Scripted title' },
+    ),
+  )
   home = await createDshHome({ profile: 'headless', modelUrl: server.url })
 }, 180_000)
 
-afterAll(async () => { await server?.close() })
+afterAll(async () => {
+  await server?.close()
+})
 
 describe('capture with the real dsh CLI', () => {
   it('writes a round whose tool arguments held an AWS key pair, a GitHub token, a DB password and a PEM key, with none of them', async () => {

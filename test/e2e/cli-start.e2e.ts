@@ -14,13 +14,22 @@ import { PROJECT_ROOT, createDshHome } from '../harness/dsh.ts'
 const BIN = join(PROJECT_ROOT, 'lib/cli/bin.js')
 const tmp = (name: string) => mkdtempSync(join(tmpdir(), `dsh-ks-lean-${name}-`))
 const ROUND = JSON.stringify({
-  session: 'session-77778888-0000-4000-8000-000000000000', turn: 1, cwd: '/ws', outcome: 'completed',
+  session: 'session-77778888-0000-4000-8000-000000000000',
+  turn: 1,
+  cwd: '/ws',
+  outcome: 'completed',
   question: 'Why does pnpm install fail with ERR_PNPM_FETCH_404 on the CI runner?',
-  answer: 'The lockfile pointed at the internal registry mirror, which returned 404 for the tarball. Setting `registry=` in .npmrc to the public registry and regenerating the lockfile fixed ERR_PNPM_FETCH_404.',
+  answer:
+    'The lockfile pointed at the internal registry mirror, which returned 404 for the tarball. Setting `registry=` in .npmrc to the public registry and regenerating the lockfile fixed ERR_PNPM_FETCH_404.',
   tools: [{ name: 'bash', arguments: '{"command":"pnpm install"}', result: 'ERR_PNPM_FETCH_404', isError: true }],
 })
 
-interface Result { code: number | null; stdout: string; stderr: string; sqlite: string[] }
+interface Result {
+  code: number | null
+  stdout: string
+  stderr: string
+  sqlite: string[]
+}
 
 /**
  * Runs a command with the warnings a user would see (no NODE_OPTIONS from the test environment, which silences
@@ -30,18 +39,30 @@ function run(command: string, args: string[], options: { input?: string; preload
   const dir = tmp('probe')
   const out = join(dir, 'modules.json')
   const probe = join(dir, 'probe.cjs')
-  writeFileSync(probe, `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify(process.moduleLoadList.filter((m) => /sqlite/i.test(m)))))\n${options.preload ?? ''}`)
+  writeFileSync(
+    probe,
+    `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify(process.moduleLoadList.filter((m) => /sqlite/i.test(m)))))\n${options.preload ?? ''}`,
+  )
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', NODE_OPTIONS: `--require ${probe}` }
   delete env.DSH_KNOWLEDGE_ROOT
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env, cwd: dir })
-    let stdout = '', stderr = ''
-    child.stdout.on('data', (d) => { stdout += d })
-    child.stderr.on('data', (d) => { stderr += d })
+    let stdout = '',
+      stderr = ''
+    child.stdout.on('data', (d) => {
+      stdout += d
+    })
+    child.stderr.on('data', (d) => {
+      stderr += d
+    })
     child.on('error', reject)
     child.on('close', (code) => {
       let sqlite: string[] = []
-      try { sqlite = JSON.parse(readFileSync(out, 'utf8')) } catch { /* the probe did not run */ }
+      try {
+        sqlite = JSON.parse(readFileSync(out, 'utf8'))
+      } catch {
+        /* the probe did not run */
+      }
       resolve({ code, stdout, stderr, sqlite })
     })
     child.stdin.end(options.input ?? '')
@@ -100,10 +121,18 @@ describe('the CLI starts lean', () => {
     const bin = join(home.home, 'profiles/headless/node_modules/.bin/dsh-knowledge')
     const env = { ...home.env }
     const captured = await new Promise<Result>((resolve, reject) => {
-      const child = spawn('sh', ['-c', `"\${DSH_HOME:-$HOME/.dsh}/profiles/headless/node_modules/.bin/dsh-knowledge" capture --root "${root}" --json`], { env: { ...env, DSH_HOME: home.home }, cwd: root })
-      let stdout = '', stderr = ''
-      child.stdout.on('data', (d) => { stdout += d })
-      child.stderr.on('data', (d) => { stderr += d })
+      const child = spawn('sh', ['-c', `"\${DSH_HOME:-$HOME/.dsh}/profiles/headless/node_modules/.bin/dsh-knowledge" capture --root "${root}" --json`], {
+        env: { ...env, DSH_HOME: home.home },
+        cwd: root,
+      })
+      let stdout = '',
+        stderr = ''
+      child.stdout.on('data', (d) => {
+        stdout += d
+      })
+      child.stderr.on('data', (d) => {
+        stderr += d
+      })
       child.on('error', reject)
       child.on('close', (code) => resolve({ code, stdout, stderr, sqlite: [] }))
       child.stdin.end(ROUND)

@@ -20,7 +20,11 @@ const BIN = join(PROJECT_ROOT, 'lib/cli/bin.js')
 const GH_TOKEN = 'ghp_' + 'R8k2LmN4pQ6sT8vX0zA2bC4dE6fG8hJ0kL2m'
 const AWS_ID = 'AKIA' + 'QYLPMN5HFIQR7XZT'
 
-interface CliResult { code: number | null; stdout: string; stderr: string }
+interface CliResult {
+  code: number | null
+  stdout: string
+  stderr: string
+}
 
 /** Runs `node lib/cli/bin.js …args` with `input` on stdin; DSH_KNOWLEDGE_ROOT only when `env` sets it. */
 function cli(args: string[], options: { input?: string; cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
@@ -28,64 +32,107 @@ function cli(args: string[], options: { input?: string; cwd?: string; env?: Reco
   if (!options.env?.DSH_KNOWLEDGE_ROOT) delete env.DSH_KNOWLEDGE_ROOT
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? scratch, env })
-    let stdout = '', stderr = ''
-    child.stdout.on('data', (d) => { stdout += d })
-    child.stderr.on('data', (d) => { stderr += d })
+    let stdout = '',
+      stderr = ''
+    child.stdout.on('data', (d) => {
+      stdout += d
+    })
+    child.stderr.on('data', (d) => {
+      stderr += d
+    })
     child.on('error', reject)
     child.on('close', (code) => resolve({ code, stdout, stderr }))
     child.stdin.end(options.input ?? '')
   })
 }
-const json = (r: CliResult) => { expect(r.code, r.stderr).toBe(0); return JSON.parse(r.stdout) }
+const json = (r: CliResult) => {
+  expect(r.code, r.stderr).toBe(0)
+  return JSON.parse(r.stdout)
+}
 const tmp = (name: string) => mkdtempSync(join(tmpdir(), `dsh-ks-cli-${name}-`))
 
 let scratch = ''
-let base = '', ws = '', sub = '', other = '', root = ''
+let base = '',
+  ws = '',
+  sub = '',
+  other = '',
+  root = ''
 
-const ANSWER = 'The cause was the pnpm store path: `pnpm install` failed with ERR_PNPM_EACCES because /root/.local/share/pnpm was owned by another user. Fixed by setting `store-dir=/tmp/pnpm-store` in .npmrc; chose that over chown because CI images are read-only.'
+const ANSWER =
+  'The cause was the pnpm store path: `pnpm install` failed with ERR_PNPM_EACCES because /root/.local/share/pnpm was owned by another user. Fixed by setting `store-dir=/tmp/pnpm-store` in .npmrc; chose that over chown because CI images are read-only.'
 const round = (over: Record<string, unknown> = {}) => ({
-  session: 'session-3f2a9c1e-1111-4222-8333-444455556666', turn: 2, cwd: '/work/proj', created: '2025-01-02T03:04:05.000Z',
-  question: 'Why does pnpm install fail on the CI runner?', answer: ANSWER, outcome: 'completed',
-  tools: [{ name: 'bash', arguments: '{"command":"pnpm install --reporter=ndjson"}' }], ...over,
+  session: 'session-3f2a9c1e-1111-4222-8333-444455556666',
+  turn: 2,
+  cwd: '/work/proj',
+  created: '2025-01-02T03:04:05.000Z',
+  question: 'Why does pnpm install fail on the CI runner?',
+  answer: ANSWER,
+  outcome: 'completed',
+  tools: [{ name: 'bash', arguments: '{"command":"pnpm install --reporter=ndjson"}' }],
+  ...over,
 })
 const TERSE = { session: 'session-7e5e7e5e-0000-4000-8000-000000000000', turn: 1, cwd: '/work/proj', question: 'run the tests', answer: '12 passed', outcome: 'completed', tools: [] }
 
 // The shared search fixture: a git project /a/b with a subdirectory c, and an unrelated workspace /x.
-let idWs = '', idOther = '', idManual = ''
+let idWs = '',
+  idOther = '',
+  idManual = ''
 
 beforeAll(async () => {
   expect(existsSync(BIN), 'build first: node scripts/build.mjs').toBe(true)
   scratch = tmp('scratch')
   base = tmp('tree')
-  ws = join(base, 'a/b'); sub = join(ws, 'c'); other = join(base, 'x')
-  mkdirSync(join(ws, '.git'), { recursive: true }); mkdirSync(sub); mkdirSync(other)
+  ws = join(base, 'a/b')
+  sub = join(ws, 'c')
+  other = join(base, 'x')
+  mkdirSync(join(ws, '.git'), { recursive: true })
+  mkdirSync(sub)
+  mkdirSync(other)
   root = join(tmp('root'), 'kb')
   const inWs = json(await cli(['capture', '--root', root, '--json'], { input: JSON.stringify(round({ cwd: ws })) }))
-  const inOther = json(await cli(['capture', '--root', root, '--json'], { input: JSON.stringify(round({
-    session: 'session-b0b0b0b0-0000-4000-8000-000000000000', turn: 1, cwd: other,
-    question: 'Why does pnpm report a lockfile conflict in the monorepo?',
-    answer: 'The lockfile conflict came from two pnpm versions: CI used pnpm 8 and developers pnpm 10. Fixed by pinning packageManager to pnpm@10.4.1 in package.json, because corepack then selects the same version everywhere.',
-    tools: [{ name: 'git', arguments: '{"args":["diff","pnpm-lock.yaml"]}' }],
-  })) }))
-  idWs = inWs.id; idOther = inOther.id
+  const inOther = json(
+    await cli(['capture', '--root', root, '--json'], {
+      input: JSON.stringify(
+        round({
+          session: 'session-b0b0b0b0-0000-4000-8000-000000000000',
+          turn: 1,
+          cwd: other,
+          question: 'Why does pnpm report a lockfile conflict in the monorepo?',
+          answer:
+            'The lockfile conflict came from two pnpm versions: CI used pnpm 8 and developers pnpm 10. Fixed by pinning packageManager to pnpm@10.4.1 in package.json, because corepack then selects the same version everywhere.',
+          tools: [{ name: 'git', arguments: '{"args":["diff","pnpm-lock.yaml"]}' }],
+        }),
+      ),
+    }),
+  )
+  idWs = inWs.id
+  idOther = inOther.id
   // A hand-written document of the project (kind manual), as a user would drop it in.
   idManual = 'release-checklist'
   mkdirSync(join(root, 'manual'), { recursive: true })
-  writeFileSync(join(root, 'manual/release-checklist.md'), `---\nid: ${idManual}\ntitle: Release checklist\ncwd: ${ws}\ntags: [release]\n---\n\n# Release checklist\n\nRun pnpm publish only after the changelog is merged.\n`)
+  writeFileSync(
+    join(root, 'manual/release-checklist.md'),
+    `---\nid: ${idManual}\ntitle: Release checklist\ncwd: ${ws}\ntags: [release]\n---\n\n# Release checklist\n\nRun pnpm publish only after the changelog is merged.\n`,
+  )
 }, 60_000)
 
 describe('dsh-knowledge capture', () => {
   it('writes the document exactly as the capture row writes the same round', async () => {
     // The plugin side: the real capture row in the real agent loop, with a failed tool call in the round.
     const pluginRoot = join(tmp('plugin'), 'kb')
-    const loop = await createLoop(byPrompt({
-      'Why does pnpm install fail': [
-        { toolCalls: [{ name: 'missing_tool', arguments: { command: 'pnpm install --reporter=ndjson', token: GH_TOKEN } }] },
-        { text: ANSWER },
+    const loop = await createLoop(
+      byPrompt({
+        'Why does pnpm install fail': [{ toolCalls: [{ name: 'missing_tool', arguments: { command: 'pnpm install --reporter=ndjson', token: GH_TOKEN } }] }, { text: ANSWER }],
+      }),
+      [
+        [knowledge, { root: pluginRoot }],
+        [capture, {}],
       ],
-    }), [[knowledge, { root: pluginRoot }], [capture, {}]])
+    )
     const events: TurnEvent[] = []
-    ;(loop.ctx as any).on('session/event', (_session: unknown, event: TurnEvent) => { events.push(event) })
+    ;(loop.ctx as any).on('session/event', (_session: unknown, event: TurnEvent) => {
+      events.push(event)
+    })
     const session = 'session-3f2a9c1e-1111-4222-8333-444455556666'
     await loop.ask('Why does pnpm install fail on the CI runner?', { session, cwd: '/work/proj' })
     await loop.dispose()
@@ -110,14 +157,26 @@ describe('dsh-knowledge capture', () => {
     const dir = join(tmp('layout'), 'kb')
     const out = json(await cli(['capture', '--root', dir, '--json'], { input: JSON.stringify(round()) }))
     expect(Object.keys(out)).toEqual(['kept', 'score', 'reasons', 'id', 'path', 'redacted', 'error'])
-    expect(out).toMatchObject({ kept: true, id: '3f2a9c1e-t2', path: 'session-3f2a9c1e-1111-4222-8333-444455556666/3f2a9c1e-t2-why-does-pnpm-install-fail-on-the-ci-runner.md', redacted: 0, error: null })
+    expect(out).toMatchObject({
+      kept: true,
+      id: '3f2a9c1e-t2',
+      path: 'session-3f2a9c1e-1111-4222-8333-444455556666/3f2a9c1e-t2-why-does-pnpm-install-fail-on-the-ci-runner.md',
+      redacted: 0,
+      error: null,
+    })
     const text = readFileSync(join(dir, out.path), 'utf8')
-    const keys = /^---\n([\s\S]*?)\n---\n/.exec(text)![1].split('\n').filter((l) => /^\w/.test(l)).map((l) => l.split(':')[0])
+    const keys = /^---\n([\s\S]*?)\n---\n/
+      .exec(text)![1]
+      .split('\n')
+      .filter((l) => /^\w/.test(l))
+      .map((l) => l.split(':')[0])
     expect(keys).toEqual(['id', 'title', 'kind', 'session', 'turn', 'created', 'outcome', 'cwd', 'tools', 'tags', 'salience', 'redacted'])
     const { meta, body } = parseDocument(text, out.path, 'x', 0)
     expect(meta).toMatchObject({ id: '3f2a9c1e-t2', kind: 'raw', turn: 2, created: '2025-01-02T03:04:05.000Z', outcome: 'completed', cwd: '/work/proj', tools: ['bash'] })
     expect(meta.salience).toEqual({ score: out.score, reasons: out.reasons })
-    expect(body).toBe(`# Why does pnpm install fail on the CI runner?\n\n## Question\n\nWhy does pnpm install fail on the CI runner?\n\n## Answer\n\n${ANSWER}\n\n## Tools\n\n- \`bash\` — {"command":"pnpm install --reporter=ndjson"}\n`)
+    expect(body).toBe(
+      `# Why does pnpm install fail on the CI runner?\n\n## Question\n\nWhy does pnpm install fail on the CI runner?\n\n## Answer\n\n${ANSWER}\n\n## Tools\n\n- \`bash\` — {"command":"pnpm install --reporter=ndjson"}\n`,
+    )
   })
 
   it('with --dry-run prints kept, score, reasons, path and the document, and writes nothing at all', async () => {
@@ -143,7 +202,15 @@ describe('dsh-knowledge capture', () => {
   })
 
   it.each([
-    ['a missing answer', (() => { const r: Record<string, unknown> = round(); delete r.answer; return JSON.stringify(r) })(), 'round.answer must be a string (missing)'],
+    [
+      'a missing answer',
+      (() => {
+        const r: Record<string, unknown> = round()
+        delete r.answer
+        return JSON.stringify(r)
+      })(),
+      'round.answer must be a string (missing)',
+    ],
     ['turn as a string', JSON.stringify(round({ turn: '2' })), 'round.turn must be a number (got string)'],
     ['a tool without a name', JSON.stringify(round({ tools: [{ arguments: '{}' }] })), 'round.tools[0].name must be a string (missing)'],
     ['an unknown outcome', JSON.stringify(round({ outcome: 'done' })), 'round.outcome must be one of completed'],
@@ -207,7 +274,9 @@ describe('dsh-knowledge redact', () => {
 
 describe('root resolution', () => {
   it('capture writes to --root, else $DSH_KNOWLEDGE_ROOT, else ./knowledge of the working directory', async () => {
-    const cwd = tmp('cwd'), envRoot = join(tmp('env'), 'kb'), flagRoot = join(tmp('flag'), 'kb')
+    const cwd = tmp('cwd'),
+      envRoot = join(tmp('env'), 'kb'),
+      flagRoot = join(tmp('flag'), 'kb')
     const input = JSON.stringify(round())
     const rel = json(await cli(['capture', '--dry-run'], { input })).path as string
     await cli(['capture', '--root', flagRoot], { input, cwd, env: { DSH_KNOWLEDGE_ROOT: envRoot } })
@@ -254,7 +323,10 @@ describe('dsh-knowledge search', () => {
   })
 
   it('applies the workspace rule with --cwd: the git root and below see its documents, another workspace does not', async () => {
-    const visible = async (cwdFlag?: string) => json(await cli(['search', 'pnpm', '--root', root, '--json', ...(cwdFlag ? ['--cwd', cwdFlag] : [])])).map((h: any) => h.id).sort()
+    const visible = async (cwdFlag?: string) =>
+      json(await cli(['search', 'pnpm', '--root', root, '--json', ...(cwdFlag ? ['--cwd', cwdFlag] : [])]))
+        .map((h: any) => h.id)
+        .sort()
     expect(await visible(ws)).toEqual([idWs, idManual].sort())
     expect(await visible(sub)).toEqual([idWs, idManual].sort())
     expect(await visible(other)).toEqual([idOther])
@@ -262,7 +334,10 @@ describe('dsh-knowledge search', () => {
   })
 
   it('filters by --kind, --tag, --tool and --limit', async () => {
-    const ids = async (...flags: string[]) => json(await cli(['search', 'pnpm', '--root', root, '--json', ...flags])).map((h: any) => h.id).sort()
+    const ids = async (...flags: string[]) =>
+      json(await cli(['search', 'pnpm', '--root', root, '--json', ...flags]))
+        .map((h: any) => h.id)
+        .sort()
     expect(await ids('--kind', 'manual')).toEqual([idManual])
     expect(await ids('--kind', 'raw')).toEqual([idWs, idOther].sort())
     expect(await ids('--tag', 'release')).toEqual([idManual])
@@ -340,7 +415,10 @@ describe('dsh-knowledge list and stats', () => {
   })
 
   it('changes nothing on disk: the reading commands leave the root exactly as it was', async () => {
-    const snapshot = () => allFiles(root).map((f) => `${f.path}\n${f.text}`).sort()
+    const snapshot = () =>
+      allFiles(root)
+        .map((f) => `${f.path}\n${f.text}`)
+        .sort()
     const before = snapshot()
     await cli(['search', 'pnpm', '--root', root])
     await cli(['list', '--root', root])

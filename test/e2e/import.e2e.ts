@@ -19,9 +19,14 @@ const GH_TOKEN = 'ghp_' + 'R8k2LmN4pQ6sT8vX0zA2bC4dE6fG8hJ0kL2m'
 function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, cwd: tmpdir() })
-    let stdout = '', stderr = ''
-    child.stdout.on('data', (d) => { stdout += d })
-    child.stderr.on('data', (d) => { stderr += d })
+    let stdout = '',
+      stderr = ''
+    child.stdout.on('data', (d) => {
+      stdout += d
+    })
+    child.stderr.on('data', (d) => {
+      stderr += d
+    })
     child.on('error', reject)
     child.on('close', (code) => resolve({ code, stdout, stderr }))
     child.stdin.end()
@@ -32,14 +37,21 @@ let server: ModelServer
 let home: DshHome
 
 beforeAll(async () => {
-  server = await startModelServer(byPrompt({
-    'Why does the CI build fail': [
-      { toolCalls: [{ name: 'bash', arguments: { command: `GITHUB_TOKEN=${GH_TOKEN} pnpm install --frozen-lockfile` } }] },
-      { text: 'The build fails because esbuild was installed for Node 20; the fix is to delete node_modules and reinstall with pnpm 10 under Node 22, since pnpm 10 skips build scripts unless onlyBuiltDependencies lists esbuild.' },
-    ],
-    'run the tests': [{ text: '12 passed' }],
-    '为什么部署超时': [{ text: '原因是健康检查的超时只有 5 秒，而服务冷启动需要 12 秒；解决办法：把 readinessProbe 的 initialDelaySeconds 调到 15，因为冷启动要先加载模型。' }],
-  }, { title: 'Scripted title' }))
+  server = await startModelServer(
+    byPrompt(
+      {
+        'Why does the CI build fail': [
+          { toolCalls: [{ name: 'bash', arguments: { command: `GITHUB_TOKEN=${GH_TOKEN} pnpm install --frozen-lockfile` } }] },
+          {
+            text: 'The build fails because esbuild was installed for Node 20; the fix is to delete node_modules and reinstall with pnpm 10 under Node 22, since pnpm 10 skips build scripts unless onlyBuiltDependencies lists esbuild.',
+          },
+        ],
+        'run the tests': [{ text: '12 passed' }],
+        为什么部署超时: [{ text: '原因是健康检查的超时只有 5 秒，而服务冷启动需要 12 秒；解决办法：把 readinessProbe 的 initialDelaySeconds 调到 15，因为冷启动要先加载模型。' }],
+      },
+      { title: 'Scripted title' },
+    ),
+  )
   home = await createDshHome({ profile: 'headless', modelUrl: server.url })
   for (const prompt of ['Why does the CI build fail on main?', 'run the tests', '为什么部署超时？']) {
     const run = await home.run(prompt, { cwd: home.home })
@@ -47,10 +59,12 @@ beforeAll(async () => {
   }
 }, 240_000)
 
-afterAll(async () => { await server?.close() })
+afterAll(async () => {
+  await server?.close()
+})
 
 describe('dsh-knowledge import', () => {
-  it('writes, from dsh\'s own session logs, exactly the documents live capture wrote', async () => {
+  it("writes, from dsh's own session logs, exactly the documents live capture wrote", async () => {
     const live = allDocuments(home.knowledgeRoot)
     expect(live).toHaveLength(2)
     const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-import-')), 'kb')
@@ -62,7 +76,10 @@ describe('dsh-knowledge import', () => {
     expect(allDocuments(root)).toEqual(live)
     for (const doc of allDocuments(root)) expect(doc.text).not.toContain(GH_TOKEN)
     // The ledger tells the same story as live capture's.
-    const kinds = (r: string) => ledgerEntries(r).map((e) => `${e.type}:${e.session}:${e.turn}`).sort()
+    const kinds = (r: string) =>
+      ledgerEntries(r)
+        .map((e) => `${e.type}:${e.session}:${e.turn}`)
+        .sort()
     expect(kinds(root)).toEqual(kinds(home.knowledgeRoot))
 
     const again = JSON.parse((await cli(['import', '--dsh-home', home.home, '--root', root, '--json'])).stdout)
@@ -104,14 +121,19 @@ describe('dsh-knowledge import', () => {
     expect(summary).toMatchObject({ sessions: 2, dropped: 1, unanswered: 1, kept: 0, failed: 0 })
   }, 60_000)
 
-  it('runs from the dsh profile the bundle was installed into, with the profile\'s own dsh packages', async () => {
+  it("runs from the dsh profile the bundle was installed into, with the profile's own dsh packages", async () => {
     const bin = join(home.home, 'profiles', home.profile, 'node_modules/dsh-knowledge-sync/lib/cli/bin.js')
     const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-import-')), 'kb')
     const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
       const child = spawn(process.execPath, [bin, 'import', '--dsh-home', home.home, '--root', root, '--json'], { cwd: tmpdir(), env: { ...process.env, NODE_PATH: '' } })
-      let stdout = '', stderr = ''
-      child.stdout.on('data', (d) => { stdout += d })
-      child.stderr.on('data', (d) => { stderr += d })
+      let stdout = '',
+        stderr = ''
+      child.stdout.on('data', (d) => {
+        stdout += d
+      })
+      child.stderr.on('data', (d) => {
+        stderr += d
+      })
       child.on('error', reject)
       child.on('close', (code) => resolve({ code, stdout, stderr }))
     })

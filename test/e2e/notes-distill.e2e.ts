@@ -33,14 +33,21 @@ const RAW_ANSWER = 'Root cause: the vite dev server HMR websocket on port 24678 
 
 // Distill scenarios, told apart by the round's question inside the distill request.
 const Q_OK = 'Why does the orders API return 502 behind nginx?'
-const A_OK = 'The 502 came from nginx: proxy_read_timeout was 5s while the orders API needs up to 20s for the CSV export. Fixed by raising proxy_read_timeout to 30s in deploy/nginx.conf, chosen over async export because the client expects a direct download.'
+const A_OK =
+  'The 502 came from nginx: proxy_read_timeout was 5s while the orders API needs up to 20s for the CSV export. Fixed by raising proxy_read_timeout to 30s in deploy/nginx.conf, chosen over async export because the client expects a direct download.'
 const Q_BUDGET = 'Why does the invoice worker crash with ENOMEM at night?'
-const A_BUDGET = 'The invoice worker crashed because the nightly batch loads every invoice at once; NODE_OPTIONS capped the heap at 512 MB. Fixed by streaming the rows with a cursor in worker/batch.ts, chosen over raising the heap because the batch keeps growing.'
+const A_BUDGET =
+  'The invoice worker crashed because the nightly batch loads every invoice at once; NODE_OPTIONS capped the heap at 512 MB. Fixed by streaming the rows with a cursor in worker/batch.ts, chosen over raising the heap because the batch keeps growing.'
 const Q_FAIL = 'Why does the search index rebuild hang on startup?'
-const A_FAIL = 'The rebuild hung because two workers took the same advisory lock; the second waited forever. Fixed by taking pg_try_advisory_lock in indexer/rebuild.ts and skipping when it is held, chosen over a timeout because a skipped rebuild is harmless.'
+const A_FAIL =
+  'The rebuild hung because two workers took the same advisory lock; the second waited forever. Fixed by taking pg_try_advisory_lock in indexer/rebuild.ts and skipping when it is held, chosen over a timeout because a skipped rebuild is harmless.'
 const Q_SLOW = 'Why does the mail queue drop messages after a deploy?'
-const A_SLOW = 'Messages were dropped because the old container acknowledged them before the SIGTERM drain finished. Fixed by acking only after delivery in mailer/queue.ts and setting stop_grace_period to 30s, chosen over a dead-letter queue because redelivery is idempotent.'
-const DISTILLED = { text: `## Summary\nThe orders API returned 502 because nginx timed out first.\n\n## Finding\nRaise proxy_read_timeout to 30s in deploy/nginx.conf for the CSV export.`, usage: { prompt_tokens: 777, completion_tokens: 55 } }
+const A_SLOW =
+  'Messages were dropped because the old container acknowledged them before the SIGTERM drain finished. Fixed by acking only after delivery in mailer/queue.ts and setting stop_grace_period to 30s, chosen over a dead-letter queue because redelivery is idempotent.'
+const DISTILLED = {
+  text: `## Summary\nThe orders API returned 502 because nginx timed out first.\n\n## Finding\nRaise proxy_read_timeout to 30s in deploy/nginx.conf for the CSV export.`,
+  usage: { prompt_tokens: 777, completion_tokens: 55 },
+}
 const MAX_TOKENS = 300
 
 let server: ModelServer
@@ -65,21 +72,32 @@ function script(request: LoggedRequest): Reply {
   if (p.includes('vite hot reload is broken again')) {
     return request.step === 0 ? { toolCalls: [{ name: 'knowledge_search', arguments: { query: 'vite HMR websocket proxy clientPort' } }] } : { text: 'Per the note: set server.hmr.clientPort to 443.' }
   }
-  for (const [q, a] of [[Q_OK, A_OK], [Q_BUDGET, A_BUDGET], [Q_FAIL, A_FAIL], [Q_SLOW, A_SLOW]]) if (p.includes(q)) return { text: a }
+  for (const [q, a] of [
+    [Q_OK, A_OK],
+    [Q_BUDGET, A_BUDGET],
+    [Q_FAIL, A_FAIL],
+    [Q_SLOW, A_SLOW],
+  ])
+    if (p.includes(q)) return { text: a }
   return { text: `scripted: no reply for ${JSON.stringify(p.slice(0, 60))}` }
 }
 
 /** A `--patch` layer that replaces the capture row's whole config (patch `config` replaces, never merges). */
 function capturePatch(name: string, distill: Record<string, unknown>): string {
   const file = join(home.home, `${name}.patch.yml`)
-  writeFileSync(file, `- id: knowledge-capture\n  config:\n    enabled: true\n    salience: { minScore: 2 }\n    captureSubagents: false\n    keepFailedResults: false\n    distill: ${JSON.stringify({ enabled: true, provider: '', model: '', budgetPerDay: 50, maxTokens: MAX_TOKENS, timeoutMs: 30_000, ...distill })}\n`)
+  writeFileSync(
+    file,
+    `- id: knowledge-capture\n  config:\n    enabled: true\n    salience: { minScore: 2 }\n    captureSubagents: false\n    keepFailedResults: false\n    distill: ${JSON.stringify({ enabled: true, provider: '', model: '', budgetPerDay: 50, maxTokens: MAX_TOKENS, timeoutMs: 30_000, ...distill })}\n`,
+  )
   return file
 }
 
 /** Runs one prompt; meanwhile records the first text each document had on disk (the raw round before distill). */
 async function runWatching(prompt: string, root: string, args: string[]): Promise<{ run: RunResult; firstSeen: Map<string, string>; ms: number }> {
   const firstSeen = new Map<string, string>()
-  const timer = setInterval(() => { for (const d of allDocuments(root)) if (!firstSeen.has(d.path)) firstSeen.set(d.path, d.text) }, 25)
+  const timer = setInterval(() => {
+    for (const d of allDocuments(root)) if (!firstSeen.has(d.path)) firstSeen.set(d.path, d.text)
+  }, 25)
   const started = Date.now()
   const run = await home.run(prompt, { cwd: workspace, args, env: { DSH_KNOWLEDGE_ROOT: root } })
   const ms = Date.now() - started
@@ -91,9 +109,14 @@ async function runWatching(prompt: string, root: string, args: string[]): Promis
 function cliStats(root: string): Promise<any> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(PROJECT_ROOT, 'lib/cli/bin.js'), 'stats', '--json', '--root', root])
-    let out = '', err = ''
-    child.stdout.on('data', (d) => { out += d })
-    child.stderr.on('data', (d) => { err += d })
+    let out = '',
+      err = ''
+    child.stdout.on('data', (d) => {
+      out += d
+    })
+    child.stderr.on('data', (d) => {
+      err += d
+    })
     child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(err))))
   })
 }
@@ -111,14 +134,33 @@ beforeAll(async () => {
   distillPatient = capturePatch('distill-patient', { timeoutMs: 60_000 })
 }, 180_000)
 
-afterAll(async () => { await server?.close() })
+afterAll(async () => {
+  await server?.close()
+})
 
 describe('knowledge_note with the real dsh CLI', () => {
   it('a note written in session 1 is found by knowledge_search in session 2 above the raw round with the same words', async () => {
     // Unrelated rounds of the same workspace, so the shared words are rare enough to score.
     const seed = new KnowledgeStore({ root: home.knowledgeRoot, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: false })
-    for (const [k, title] of ['pnpm store permissions on CI', 'Postgres migration lock timeout', 'Docker layer cache misses', 'TypeScript project references build order', 'Flaky snapshot test and TZ'].entries()) {
-      await seed.write({ kind: 'raw', title, cwd: workspace, session: `session-f${k}f${k}f${k}f${k}-0000-4000-8000-000000000000`, turn: 1, outcome: 'completed', sections: [{ heading: 'Question', text: title }, { heading: 'Answer', text: `${title}: fixed in the config.` }] })
+    for (const [k, title] of [
+      'pnpm store permissions on CI',
+      'Postgres migration lock timeout',
+      'Docker layer cache misses',
+      'TypeScript project references build order',
+      'Flaky snapshot test and TZ',
+    ].entries()) {
+      await seed.write({
+        kind: 'raw',
+        title,
+        cwd: workspace,
+        session: `session-f${k}f${k}f${k}f${k}-0000-4000-8000-000000000000`,
+        turn: 1,
+        outcome: 'completed',
+        sections: [
+          { heading: 'Question', text: title },
+          { heading: 'Answer', text: `${title}: fixed in the config.` },
+        ],
+      })
     }
     await seed.close()
 
@@ -145,7 +187,10 @@ describe('knowledge_note with the real dsh CLI', () => {
     expect(second.code, `${second.stderr}\n${second.log}`).toBe(0)
     const chat = server.requests.slice(mark).filter((r) => r.kind === 'chat' && r.prompt.includes('broken again'))
     const result = toolMessages(chat[1]).at(-1)!
-    const ranked = result.split('\n').filter((l) => /^\d+\. /.test(l)).map((l) => /^\d+\. (\S+)/.exec(l)![1])
+    const ranked = result
+      .split('\n')
+      .filter((l) => /^\d+\. /.test(l))
+      .map((l) => /^\d+\. (\S+)/.exec(l)![1])
     expect(ranked.slice(0, 2), result).toEqual([note.meta.id, raw.meta.id])
     expect(second.stdout).toContain('server.hmr.clientPort to 443')
     expect(server.requests.slice(mark).map((r) => r.kind)).not.toContain('distill')
@@ -175,7 +220,9 @@ describe('distillation with the real dsh CLI', () => {
     const [doc] = allDocuments(rootA()).map(parsed)
     expect(doc.meta.kind).toBe('distilled')
     expect(doc.meta.distill).toMatchObject({ provider: expect.any(String), model: body.model, tokensIn: 777, tokensOut: 55 })
-    expect(doc.body).toMatch(/^# Why does the orders API return 502 behind nginx\?\n\n## Summary\n\nThe orders API returned 502 because nginx timed out first\.\n\n## Finding\n\nRaise proxy_read_timeout/)
+    expect(doc.body).toMatch(
+      /^# Why does the orders API return 502 behind nginx\?\n\n## Summary\n\nThe orders API returned 502 because nginx timed out first\.\n\n## Finding\n\nRaise proxy_read_timeout/,
+    )
     expect(doc.body).toContain(`## Appendix: the raw round\n\n### Question\n\n${Q_OK}\n\n### Answer\n\n${A_OK}`)
     // Same file as the raw round, which was on disk first.
     expect(parsed({ path: doc.path, text: firstSeen.get(doc.path)! }).meta.kind).toBe('raw')
@@ -189,12 +236,21 @@ describe('distillation with the real dsh CLI', () => {
     const { run } = await runWatching(Q_BUDGET, rootA(), ['--patch', distillOn])
     expect(run.code, `${run.stderr}\n${run.log}`).toBe(0)
     expect(distillCalls(mark)).toHaveLength(0)
-    const kinds = allDocuments(rootA()).map(parsed).map((d) => [d.meta.title, d.meta.kind])
-    expect(kinds.sort()).toEqual([[Q_BUDGET, 'raw'], [Q_OK, 'distilled']].sort())
+    const kinds = allDocuments(rootA())
+      .map(parsed)
+      .map((d) => [d.meta.title, d.meta.kind])
+    expect(kinds.sort()).toEqual(
+      [
+        [Q_BUDGET, 'raw'],
+        [Q_OK, 'distilled'],
+      ].sort(),
+    )
     const stats = await cliStats(rootA())
     expect(stats.rounds.kept).toBe(2)
     expect(stats.rounds.distill).toMatchObject({ calls: 1, skipped: { budget: 1 } })
-    const second = allDocuments(rootA()).map(parsed).find((d) => d.meta.title === Q_BUDGET)!
+    const second = allDocuments(rootA())
+      .map(parsed)
+      .find((d) => d.meta.title === Q_BUDGET)!
     expect(ledgerEntries(rootA()).filter((e) => e.type === 'distill-skipped')).toMatchObject([{ id: second.meta.id, reason: 'budget' }])
   }, 60_000)
 

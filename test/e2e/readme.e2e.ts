@@ -23,7 +23,10 @@ export function replayBlock(readme: string, profile: Profile): string[] {
   const start = readme.indexOf(marker)
   if (start < 0) throw new Error(`no ${marker} in the README`)
   const block = /```bash\n([\s\S]*?)```/.exec(readme.slice(start))![1]
-  return block.split('\n').map((line) => line.replace(/\s+#\s.*$/, '').trim()).filter(Boolean)
+  return block
+    .split('\n')
+    .map((line) => line.replace(/\s+#\s.*$/, '').trim())
+    .filter(Boolean)
 }
 
 const readmes = { en: readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8'), zh: readFileSync(join(PROJECT_ROOT, 'README.zh.md'), 'utf8') }
@@ -36,9 +39,16 @@ beforeAll(async () => {
   server = await startModelServer(byPrompt({ 'Why does the build fail': [{ text: ANSWER }] }, { title: 'Build failure' }))
   npmPrefix = mkdtempSync(join(tmpdir(), 'dsh-ks-readme-npm-'))
 })
-afterAll(async () => { await server?.close() })
+afterAll(async () => {
+  await server?.close()
+})
 
-interface Replay { code: number | null; output: string; home: string; knowledge: string }
+interface Replay {
+  code: number | null
+  output: string
+  home: string
+  knowledge: string
+}
 
 /** Runs `lines` in one bash (so `source` and `export` carry over) with a fresh DSH_HOME; `onOutput` may stop it. */
 function replay(lines: string[], onOutput?: (output: string, stop: () => void) => void): Promise<Replay> {
@@ -49,13 +59,22 @@ function replay(lines: string[], onOutput?: (output: string, stop: () => void) =
     const child = spawn('bash', ['-c', script], {
       cwd: PROJECT_ROOT,
       env: {
-        ...process.env, DSH_HOME: home, DSH_KNOWLEDGE_ROOT: knowledge, DEEPSEEK_BASE_URL: server.url,
-        npm_config_prefix: npmPrefix, npm_config_loglevel: 'error', npm_config_audit: 'false', npm_config_fund: 'false',
+        ...process.env,
+        DSH_HOME: home,
+        DSH_KNOWLEDGE_ROOT: knowledge,
+        DEEPSEEK_BASE_URL: server.url,
+        npm_config_prefix: npmPrefix,
+        npm_config_loglevel: 'error',
+        npm_config_audit: 'false',
+        npm_config_fund: 'false',
         PATH: `${join(npmPrefix, 'bin')}:${process.env.PATH}`,
       },
     })
     let output = ''
-    const onData = (d: Buffer) => { output += d; onOutput?.(output, () => child.kill('SIGTERM')) }
+    const onData = (d: Buffer) => {
+      output += d
+      onOutput?.(output, () => child.kill('SIGTERM'))
+    }
     child.stdout.on('data', onData)
     child.stderr.on('data', onData)
     child.on('error', reject)
@@ -65,11 +84,19 @@ function replay(lines: string[], onOutput?: (output: string, stop: () => void) =
 
 function getJson(url: string): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
-    request(url, (res) => { let b = ''; res.on('data', (d) => { b += d }); res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(b) })) }).on('error', reject).end()
+    request(url, (res) => {
+      let b = ''
+      res.on('data', (d) => {
+        b += d
+      })
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(b) }))
+    })
+      .on('error', reject)
+      .end()
   })
 }
 
-describe('the READMEs\' real-model set-up, replayed verbatim', () => {
+describe("the READMEs' real-model set-up, replayed verbatim", () => {
   it('says the same commands in English and Chinese, for both profiles', () => {
     for (const profile of ['web', 'headless'] as const) {
       expect(replayBlock(readmes.zh, profile)).toEqual(replayBlock(readmes.en, profile))
@@ -87,7 +114,7 @@ describe('the READMEs\' real-model set-up, replayed verbatim', () => {
     expect(docs[0].text).toContain(ANSWER)
   }, 600_000)
 
-  it('web: the same lines start dsh web with the bundle\'s routes live', async () => {
+  it("web: the same lines start dsh web with the bundle's routes live", async () => {
     const lines = replayBlock(readmes.en, 'web')
     lines[lines.length - 1] += ' --host 127.0.0.1 --port 0 --no-open'
     let url = ''
@@ -96,7 +123,14 @@ describe('the READMEs\' real-model set-up, replayed verbatim', () => {
       const match = /dsh web: (http:\/\/127\.0\.0\.1:\d+)/.exec(output)
       if (match && !url) {
         url = match[1]
-        getJson(`${url}/knowledge/stats`).then((s) => { stats = s }, () => {}).finally(stop)
+        getJson(`${url}/knowledge/stats`)
+          .then(
+            (s) => {
+              stats = s
+            },
+            () => {},
+          )
+          .finally(stop)
       }
     })
     expect(url, run.output).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)

@@ -10,7 +10,8 @@ import { createDshHome, type DshHome } from '../harness/dsh.ts'
 import { allDocuments } from '../harness/files.ts'
 import { byPrompt, startModelServer, systemText, type ChatMessage, type LoggedRequest, type ModelServer } from '../harness/model-server.ts'
 
-const FINDING = 'The flaky checkout test fails because TZ is unset on the CI runner; the snapshot renders local time. Fixed by exporting TZ=UTC in .github/workflows/ci.yml, chosen over mocking Date because other tests rely on real timers.'
+const FINDING =
+  'The flaky checkout test fails because TZ is unset on the CI runner; the snapshot renders local time. Fixed by exporting TZ=UTC in .github/workflows/ci.yml, chosen over mocking Date because other tests rely on real timers.'
 
 let server: ModelServer
 let home: DshHome
@@ -24,13 +25,20 @@ beforeAll(async () => {
   workspace = mkdtempSync(join(tmpdir(), 'dsh-ks-ws-'))
   mkdirSync(join(workspace, '.git'))
   mkdirSync(join(workspace, 'packages/web'), { recursive: true })
-  server = await startModelServer(byPrompt({
-    'Why is the checkout test flaky': [{ text: FINDING }],
-  }, { title: 'Scripted title' }))
+  server = await startModelServer(
+    byPrompt(
+      {
+        'Why is the checkout test flaky': [{ text: FINDING }],
+      },
+      { title: 'Scripted title' },
+    ),
+  )
   home = await createDshHome({ profile: 'headless', modelUrl: server.url })
 }, 180_000)
 
-afterAll(async () => { await server?.close() })
+afterAll(async () => {
+  await server?.close()
+})
 
 describe('recall with the real dsh CLI', () => {
   it('session 1 captures a round; session 2 sees the pointer, searches and reads the right document', async () => {
@@ -40,15 +48,20 @@ describe('recall with the real dsh CLI', () => {
     expect(docs).toHaveLength(1)
     capturedId = /^id: (\S+)$/m.exec(docs[0].text)![1]
     // The read step's reply is built before the id is known; rebuild the script with it.
-    server.setScript(byPrompt({
-      'checkout test is red again': [
-        { toolCalls: [{ name: 'knowledge_search', arguments: { query: 'flaky checkout test TZ' } }] },
-        { toolCalls: [{ name: 'knowledge_read', arguments: { id: capturedId } }] },
-        { text: 'Per the knowledge base: export TZ=UTC.' },
-      ],
-      'hello from elsewhere': [{ text: 'Hi.' }],
-      'hello from a subdirectory': [{ toolCalls: [{ name: 'knowledge_search', arguments: { query: 'checkout flaky' } }] }, { text: 'Found it.' }],
-    }, { title: 'Scripted title' }))
+    server.setScript(
+      byPrompt(
+        {
+          'checkout test is red again': [
+            { toolCalls: [{ name: 'knowledge_search', arguments: { query: 'flaky checkout test TZ' } }] },
+            { toolCalls: [{ name: 'knowledge_read', arguments: { id: capturedId } }] },
+            { text: 'Per the knowledge base: export TZ=UTC.' },
+          ],
+          'hello from elsewhere': [{ text: 'Hi.' }],
+          'hello from a subdirectory': [{ toolCalls: [{ name: 'knowledge_search', arguments: { query: 'checkout flaky' } }] }, { text: 'Found it.' }],
+        },
+        { title: 'Scripted title' },
+      ),
+    )
     const mark = server.requests.length
     const second = await home.run('The checkout test is red again, what do we know?', { cwd: workspace })
     expect(second.code, second.log).toBe(0)
@@ -84,9 +97,9 @@ describe('recall with the real dsh CLI', () => {
     expect(toolMessages(chat[1]).at(-1)).toContain(capturedId)
   }, 60_000)
 
-  it('finds the English round for a Traditional Chinese query through the installed package\'s dictionary tables', async () => {
+  it("finds the English round for a Traditional Chinese query through the installed package's dictionary tables", async () => {
     // 快照 is in CC-CEDICT (snapshot) but not in the glossary: a hit proves the packed cedict-tables.json loads.
-    server.setScript(byPrompt({ '中文查詢': [{ toolCalls: [{ name: 'knowledge_search', arguments: { query: '快照' } }] }, { text: 'ok' }] }, { title: 'Scripted title' }))
+    server.setScript(byPrompt({ 中文查詢: [{ toolCalls: [{ name: 'knowledge_search', arguments: { query: '快照' } }] }, { text: 'ok' }] }, { title: 'Scripted title' }))
     const mark = server.requests.length
     const run = await home.run('中文查詢：快照為什麼不對？', { cwd: workspace })
     expect(run.code, run.log).toBe(0)

@@ -22,42 +22,71 @@ const BIN = join(PROJECT_ROOT, 'lib/cli/bin.js')
 const SESSION = 'session-7e7e7e7e-0000-4000-8000-000000000001'
 
 let loop: Loop | undefined
-afterEach(async () => { await loop?.dispose(); loop = undefined })
+afterEach(async () => {
+  await loop?.dispose()
+  loop = undefined
+})
 
 function cli(args: string[], input = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1' } })
-    let stdout = '', stderr = ''
-    child.stdout.on('data', (d) => { stdout += d })
-    child.stderr.on('data', (d) => { stderr += d })
+    let stdout = '',
+      stderr = ''
+    child.stdout.on('data', (d) => {
+      stdout += d
+    })
+    child.stderr.on('data', (d) => {
+      stderr += d
+    })
     child.on('error', reject)
     child.on('close', (code) => resolve({ code, stdout, stderr }))
     child.stdin.end(input)
   })
 }
-const round = (answer: string, question = 'Why does the nightly build miss the cache?') => JSON.stringify({
-  session: SESSION, turn: 1, cwd: '/work/proj', question, outcome: 'completed',
-  answer, tools: [{ name: 'bash', arguments: '{"command":"pnpm build"}' }],
-})
+const round = (answer: string, question = 'Why does the nightly build miss the cache?') =>
+  JSON.stringify({
+    session: SESSION,
+    turn: 1,
+    cwd: '/work/proj',
+    question,
+    outcome: 'completed',
+    answer,
+    tools: [{ name: 'bash', arguments: '{"command":"pnpm build"}' }],
+  })
 const until = async (check: () => boolean, ms = 5000) => {
   const end = Date.now() + ms
-  while (!check()) { if (Date.now() > end) throw new Error('timed out waiting'); await new Promise((r) => setTimeout(r, 20)) }
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out waiting')
+    await new Promise((r) => setTimeout(r, 20))
+  }
 }
 const idsOf = (root: string) => allDocuments(root).map((d) => parseDocument(d.text, d.path, 'x', 0).meta.id)
 
 describe('re-capturing a round (10.7)', () => {
   it('plugin first, then the CLI in another process: one file, the newer content, seen by the running plugin', async () => {
     const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-recap-')), 'kb')
-    loop = await createLoop(byPrompt({
-      nightly: [{ text: 'Root cause: the cache key included a timestamp; removed it in turbo.json because every build missed.' }],
-    }), [[knowledge, { root }], [capture, { salience: { minScore: 0 } }]])
+    loop = await createLoop(
+      byPrompt({
+        nightly: [{ text: 'Root cause: the cache key included a timestamp; removed it in turbo.json because every build missed.' }],
+      }),
+      [
+        [knowledge, { root }],
+        [capture, { salience: { minScore: 0 } }],
+      ],
+    )
     const store = (loop.ctx as any).knowledge as KnowledgeStore
     await loop.ask('Why does the nightly build miss the cache?', { session: SESSION, cwd: '/work/proj' })
     await until(() => idsOf(root).length === 1)
     const [first] = allDocuments(root)
     expect(first.text).toContain('timestamp')
 
-    const again = await cli(['capture', '--root', root, '--min-score', '0', '--json'], round('Correction: the real cause was an unpinned lockfile; pinned pnpm-lock.yaml because CI resolved new versions.', 'Why does the nightly build still miss the cache after removing the timestamp?'))
+    const again = await cli(
+      ['capture', '--root', root, '--min-score', '0', '--json'],
+      round(
+        'Correction: the real cause was an unpinned lockfile; pinned pnpm-lock.yaml because CI resolved new versions.',
+        'Why does the nightly build still miss the cache after removing the timestamp?',
+      ),
+    )
     expect(again.code, again.stderr).toBe(0)
     const docs = allDocuments(root)
     expect(idsOf(root)).toEqual(['7e7e7e7e-t1'])
@@ -76,7 +105,10 @@ describe('re-capturing a round (10.7)', () => {
   it('two CLI processes one after the other: the later capture wins, one file', async () => {
     const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-recap-')), 'kb')
     // Different questions, so different titles and slugs: the second must not land beside the first.
-    for (const [question, answer] of [['Why does the build miss the cache?', 'First: the cache key held a timestamp; removed it because builds missed.'], ['Why does it still miss the cache?', 'Second: the lockfile was unpinned; pinned it because CI resolved new versions.']]) {
+    for (const [question, answer] of [
+      ['Why does the build miss the cache?', 'First: the cache key held a timestamp; removed it because builds missed.'],
+      ['Why does it still miss the cache?', 'Second: the lockfile was unpinned; pinned it because CI resolved new versions.'],
+    ]) {
       const r = await cli(['capture', '--root', root, '--min-score', '0', '--json'], round(answer, question))
       expect(r.code, r.stderr).toBe(0)
     }
@@ -91,10 +123,11 @@ describe('re-capturing a round (10.7)', () => {
     for (let attempt = 0; attempt < Number(process.env.RACE_ATTEMPTS ?? 12); attempt++) {
       const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-recap-')), 'kb')
       const startAt = String(Date.now() + 1500)
-      const run = (title: string, answer: string) => new Promise<number>((resolve) => {
-        const child = spawn(process.execPath, [script, root, startAt, title, answer], { stdio: 'inherit' })
-        child.on('close', (code) => resolve(code ?? 1))
-      })
+      const run = (title: string, answer: string) =>
+        new Promise<number>((resolve) => {
+          const child = spawn(process.execPath, [script, root, startAt, title, answer], { stdio: 'inherit' })
+          child.on('close', (code) => resolve(code ?? 1))
+        })
       const codes = await Promise.all([
         run('Why does the build miss the cache?', 'Root cause: the cache key held a timestamp; removed it because builds missed.'),
         run('Why does the nightly still miss the cache?', 'Root cause: the lockfile was unpinned; pinned it because CI resolved new versions.'),
@@ -109,8 +142,10 @@ describe('re-capturing a round (10.7)', () => {
     const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-recap-')), 'kb')
     const dir = join(root, SESSION)
     mkdirSync(dir, { recursive: true })
-    const old = (slug: string, text: string) => writeFileSync(join(dir, `7e7e7e7e-t1-${slug}.md`), `---\nid: 7e7e7e7e-t1\ntitle: ${slug}\nkind: raw\nsession: ${SESSION}\nturn: 1\ncwd: /work/proj\n---\n\n${text}\n`)
-    old('aaa', 'old one'); old('bbb', 'old two')
+    const old = (slug: string, text: string) =>
+      writeFileSync(join(dir, `7e7e7e7e-t1-${slug}.md`), `---\nid: 7e7e7e7e-t1\ntitle: ${slug}\nkind: raw\nsession: ${SESSION}\nturn: 1\ncwd: /work/proj\n---\n\n${text}\n`)
+    old('aaa', 'old one')
+    old('bbb', 'old two')
     // A hand-written file whose name merely looks like the round's is someone else's: never overwritten or removed.
     writeFileSync(join(dir, '7e7e7e7e-t1-my-own-notes.md'), '---\nid: my-own-notes\ntitle: Mine\n---\n\nkeep me\n')
     const r = await cli(['capture', '--root', root, '--min-score', '0', '--json'], round('Third: the runner cache was evicted; raised its size because builds missed.'))

@@ -13,27 +13,41 @@ import { PROJECT_ROOT } from '../harness/dsh.ts'
 import { allDocuments, ledgerEntries } from '../harness/files.ts'
 
 const BIN = join(PROJECT_ROOT, 'lib/cli/bin.js')
-interface CliResult { code: number | null; stdout: string; stderr: string }
+interface CliResult {
+  code: number | null
+  stdout: string
+  stderr: string
+}
 
 function cli(args: string[]): Promise<CliResult> {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' }
   delete env.DSH_KNOWLEDGE_ROOT
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { cwd: tmpdir(), env })
-    let stdout = '', stderr = ''
-    child.stdout.on('data', (d) => { stdout += d })
-    child.stderr.on('data', (d) => { stderr += d })
+    let stdout = '',
+      stderr = ''
+    child.stdout.on('data', (d) => {
+      stdout += d
+    })
+    child.stderr.on('data', (d) => {
+      stderr += d
+    })
     child.on('error', reject)
     child.on('close', (code) => resolve({ code, stdout, stderr }))
     child.stdin.end('')
   })
 }
-const json = (r: CliResult) => { expect(r.code, r.stderr).toBe(0); return JSON.parse(r.stdout) }
+const json = (r: CliResult) => {
+  expect(r.code, r.stderr).toBe(0)
+  return JSON.parse(r.stdout)
+}
 const tmp = (name: string) => mkdtempSync(join(tmpdir(), `dsh-ks-rel-cli-${name}-`))
 
-let root = '', ws = ''
+let root = '',
+  ws = ''
 /** The two notes' ids (the CLI's session folder is `notes`; the store picks the id prefix). */
-let A = '', B = ''
+let A = '',
+  B = ''
 beforeAll(() => {
   expect(existsSync(BIN), 'build first: node scripts/build.mjs').toBe(true)
   root = join(tmp('root'), 'kb')
@@ -47,7 +61,21 @@ describe('dsh-knowledge note / supersede / retire / restore / check', () => {
     const first = json(await cli(['note', ...at, '--json', '--title', 'Staging deploys need VPN', '--finding', 'Deploying to staging requires the office VPN because the registry is private.']))
     expect(first).toMatchObject({ id: expect.stringMatching(/^notes\w*-n1$/), kind: 'note', supersedes: [] })
     A = first.id
-    const second = json(await cli(['note', ...at, '--json', '--title', 'Staging deploys use the public registry mirror', '--finding', 'Deploying to staging no longer requires the VPN: the registry has a public mirror since November.', '--supersedes', first.id, '--link', first.id]))
+    const second = json(
+      await cli([
+        'note',
+        ...at,
+        '--json',
+        '--title',
+        'Staging deploys use the public registry mirror',
+        '--finding',
+        'Deploying to staging no longer requires the VPN: the registry has a public mirror since November.',
+        '--supersedes',
+        first.id,
+        '--link',
+        first.id,
+      ]),
+    )
     B = second.id
     expect(second).toMatchObject({ id: A.replace(/n1$/, 'n2'), supersedes: [A] })
     const hits = json(await cli(['search', 'staging deploy VPN registry', ...at, '--json']))

@@ -15,13 +15,26 @@ let home: DshHome
 let web: WebProcess
 let port = 0
 
-interface Answer { status: number; body: any }
+interface Answer {
+  status: number
+  body: any
+}
 function call(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, method, path, headers: { host: `127.0.0.1:${port}`, ...headers } }, (res) => {
       let text = ''
-      res.on('data', (d) => { text += d })
-      res.on('end', () => { let parsed: unknown = text; try { parsed = JSON.parse(text) } catch { /* not JSON */ } resolve({ status: res.statusCode ?? 0, body: parsed }) })
+      res.on('data', (d) => {
+        text += d
+      })
+      res.on('end', () => {
+        let parsed: unknown = text
+        try {
+          parsed = JSON.parse(text)
+        } catch {
+          /* not JSON */
+        }
+        resolve({ status: res.statusCode ?? 0, body: parsed })
+      })
     })
     req.on('error', reject)
     req.end(body)
@@ -33,12 +46,20 @@ beforeAll(async () => {
   home = await createDshHome({ profile: 'web' })
   const dir = join(home.knowledgeRoot, 'manual')
   mkdirSync(dir, { recursive: true })
-  writeFileSync(join(dir, 'old-proxy.md'), '---\nid: old-proxy\ntitle: Proxy needs port 8080\nkind: note\nstatus: superseded\nsuperseded_by: new-proxy\n---\n\n# Proxy needs port 8080\n\nThe office proxy listens on 8080.\n')
-  writeFileSync(join(dir, 'new-proxy.md'), '---\nid: new-proxy\ntitle: Proxy moved to port 3128\nkind: note\nsupersedes: [old-proxy]\n---\n\n# Proxy moved to port 3128\n\nThe office proxy listens on 3128 since May; see [the old note](./old-proxy.md).\n')
+  writeFileSync(
+    join(dir, 'old-proxy.md'),
+    '---\nid: old-proxy\ntitle: Proxy needs port 8080\nkind: note\nstatus: superseded\nsuperseded_by: new-proxy\n---\n\n# Proxy needs port 8080\n\nThe office proxy listens on 8080.\n',
+  )
+  writeFileSync(
+    join(dir, 'new-proxy.md'),
+    '---\nid: new-proxy\ntitle: Proxy moved to port 3128\nkind: note\nsupersedes: [old-proxy]\n---\n\n# Proxy moved to port 3128\n\nThe office proxy listens on 3128 since May; see [the old note](./old-proxy.md).\n',
+  )
   web = await home.web()
   port = Number(new URL(web.url).port)
 }, 180_000)
-afterAll(async () => { await web?.stop() })
+afterAll(async () => {
+  await web?.stop()
+})
 
 describe('state-changing routes on real dsh web', () => {
   it('serves computed relations with the document: superseded by, linked from, links as ids', async () => {
@@ -56,7 +77,12 @@ describe('state-changing routes on real dsh web', () => {
     const form = await call('POST', '/knowledge/documents/new-proxy/retire', { origin: 'http://evil.example', 'content-type': 'application/x-www-form-urlencoded' }, 'reason=pwned')
     expect(form.status).toBe(403)
     expect(form.body.error).toMatch(/origin "http:\/\/evil\.example" is not this page's origin/)
-    const foreign = await call('POST', '/knowledge/documents/new-proxy/retire', { host: `evil.example:${port}`, origin: `http://evil.example:${port}`, 'content-type': 'application/json', 'x-knowledge-token': token }, '{"reason":"x"}')
+    const foreign = await call(
+      'POST',
+      '/knowledge/documents/new-proxy/retire',
+      { host: `evil.example:${port}`, origin: `http://evil.example:${port}`, 'content-type': 'application/json', 'x-knowledge-token': token },
+      '{"reason":"x"}',
+    )
     expect(foreign.status).toBe(403)
     expect(foreign.body.error).toMatch(/host "evil\.example" is not loopback or trusted/)
     const noToken = await call('POST', '/knowledge/documents/new-proxy/retire', { origin: origin(), 'content-type': 'application/json' }, '{"reason":"x"}')

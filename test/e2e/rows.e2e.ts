@@ -12,9 +12,17 @@ let server: ModelServer
 beforeAll(async () => {
   server = await startModelServer(byPrompt({ 'Why does esbuild': [{ text: FINDING }] }, { title: 'Scripted title' }))
 })
-afterAll(async () => { await server?.close() })
+afterAll(async () => {
+  await server?.close()
+})
 
-const toolsOffered = () => new Set(server.requests.filter((r) => r.kind === 'chat').at(-1)?.body.tools?.map((t) => t.function.name) ?? [])
+const toolsOffered = () =>
+  new Set(
+    server.requests
+      .filter((r) => r.kind === 'chat')
+      .at(-1)
+      ?.body.tools?.map((t) => t.function.name) ?? [],
+  )
 
 describe('rows are independent in a real dsh profile', () => {
   it('captures with recall, note and http disabled', async () => {

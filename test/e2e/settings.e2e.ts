@@ -13,12 +13,19 @@ const TOKEN = 'ghp_' + 'Settings0Test1Token2Abc3Def4Ghi5Jkl6M'
 let server: ModelServer
 
 beforeAll(async () => {
-  server = await startModelServer(byPrompt({
-    'run the tests': [{ text: '12 passed' }],
-    'rotate the token': [{ text: `The cause was an expired token; rotated it to ${TOKEN} because the old one leaked in CI logs.` }],
-  }, { title: 'Scripted title' }))
+  server = await startModelServer(
+    byPrompt(
+      {
+        'run the tests': [{ text: '12 passed' }],
+        'rotate the token': [{ text: `The cause was an expired token; rotated it to ${TOKEN} because the old one leaked in CI logs.` }],
+      },
+      { title: 'Scripted title' },
+    ),
+  )
 })
-afterAll(async () => { await server?.close() })
+afterAll(async () => {
+  await server?.close()
+})
 
 describe('settings with the real dsh CLI', () => {
   it('applies a minScore override from the knowledge namespace in settings.yaml', async () => {
@@ -32,7 +39,7 @@ describe('settings with the real dsh CLI', () => {
     expect(allDocuments(home.knowledgeRoot)).toHaveLength(1)
   }, 60_000)
 
-  it('keeps working on the rows\' own config when the stored settings are invalid, and says why', async () => {
+  it("keeps working on the rows' own config when the stored settings are invalid, and says why", async () => {
     const home = await createDshHome({ modelUrl: server.url })
     writeFileSync(join(home.home, 'settings.yaml'), 'knowledge:\n  redact:\n    patterns: ["(unclosed"]\n')
     const run = await home.run('rotate the token now')
@@ -52,7 +59,10 @@ describe('settings with the real dsh CLI', () => {
   }, 60_000)
 
   it('refuses a bad redact pattern in the row config with a clear error naming it', async () => {
-    const home = await createDshHome({ modelUrl: server.url, profilePatch: "- id: knowledge\n  config: { root: '', redact: { enabled: true, mask: '[REDACTED]', patterns: ['ok-[0-9]+', '(unclosed'] } }\n" })
+    const home = await createDshHome({
+      modelUrl: server.url,
+      profilePatch: "- id: knowledge\n  config: { root: '', redact: { enabled: true, mask: '[REDACTED]', patterns: ['ok-[0-9]+', '(unclosed'] } }\n",
+    })
     const run = await home.run('rotate the token now')
     expect(`${run.stderr}\n${run.log}`).toMatch(/redact\.patterns\[1\].*\(unclosed/)
     expect(allDocuments(home.knowledgeRoot)).toHaveLength(0)

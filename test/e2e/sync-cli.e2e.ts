@@ -12,7 +12,11 @@ import { PROJECT_ROOT } from '../harness/dsh.ts'
 import { startWebServer, text, type WebServer } from '../harness/web-server.ts'
 
 const BIN = join(PROJECT_ROOT, 'lib/cli/bin.js')
-interface CliResult { code: number | null; stdout: string; stderr: string }
+interface CliResult {
+  code: number | null
+  stdout: string
+  stderr: string
+}
 
 function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
   const full: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' }
@@ -21,9 +25,14 @@ function cli(args: string[], env: Record<string, string | undefined> = {}): Prom
   for (const [k, v] of Object.entries(env)) if (v !== undefined) full[k] = v
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { cwd: base, env: full })
-    let stdout = '', stderr = ''
-    child.stdout.on('data', (d) => { stdout += d })
-    child.stderr.on('data', (d) => { stderr += d })
+    let stdout = '',
+      stderr = ''
+    child.stdout.on('data', (d) => {
+      stdout += d
+    })
+    child.stderr.on('data', (d) => {
+      stderr += d
+    })
     child.on('error', reject)
     child.on('close', (code) => resolve({ code, stdout, stderr }))
     child.stdin.end()
@@ -34,7 +43,8 @@ const ALLOW = { DSH_KNOWLEDGE_SYNC_ALLOW_HOSTS: '127.0.0.1' }
 let server: WebServer
 let base = ''
 let root = ''
-const ORIGINAL = '---\nid: vendor\ntitle: Vendor API\n---\n# Vendor API\n\nOur notes.\n<!-- upstream:start name="limits" -->\n<!-- upstream:end -->\n<!-- upstream:start name="adr" -->\n<!-- upstream:end -->\n'
+const ORIGINAL =
+  '---\nid: vendor\ntitle: Vendor API\n---\n# Vendor API\n\nOur notes.\n<!-- upstream:start name="limits" -->\n<!-- upstream:end -->\n<!-- upstream:start name="adr" -->\n<!-- upstream:end -->\n'
 
 beforeAll(async () => {
   expect(existsSync(BIN), 'build first: node scripts/build.mjs').toBe(true)
@@ -50,7 +60,9 @@ beforeAll(async () => {
   mkdirSync(join(base, 'adr'))
   writeFileSync(join(base, 'adr/0002.md'), 'Decision: keep retries at 3.\n')
   writeFileSync(join(root, 'vendor.md'), ORIGINAL)
-  writeFileSync(join(root, 'sources.yml'), `sources:
+  writeFileSync(
+    join(root, 'sources.yml'),
+    `sources:
   - name: limits
     type: http
     url: ${server.url}/limits
@@ -62,16 +74,22 @@ beforeAll(async () => {
     target: { file: vendor.md, section: adr }
 roots:
   - { name: docs, url: "${server.url}/docs/", max_depth: 1 }
-`)
+`,
+  )
 })
-afterAll(async () => { await server?.close() })
+afterAll(async () => {
+  await server?.close()
+})
 
 describe('dsh-knowledge sync', () => {
   it('refuses 127.0.0.1 when the exemption is unset, and the other source still syncs', async () => {
     const r = await cli(['status', '--root', root, '--json'])
     expect(r.code).toBe(1)
     const report = JSON.parse(r.stdout)
-    expect(report.results.map((x: any) => [x.name, x.status])).toEqual([['limits', 'fetch-error'], ['adr', 'would-change']])
+    expect(report.results.map((x: any) => [x.name, x.status])).toEqual([
+      ['limits', 'fetch-error'],
+      ['adr', 'would-change'],
+    ])
     expect(report.results[0].reason).toMatch(/refused: 127\.0\.0\.1 is 127\.0\.0\.1 \(loopback\)/)
     expect(server.seen).toHaveLength(0)
     expect(readFileSync(join(root, 'vendor.md'), 'utf8')).toBe(ORIGINAL)

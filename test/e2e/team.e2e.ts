@@ -18,16 +18,25 @@ import { PROJECT_ROOT } from '../harness/dsh.ts'
 
 const X = 'session-abcd1234-aaaa-4000-8000-000000000001'
 const Y = 'session-abcd1234-bbbb-4000-8000-000000000002'
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' } })
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' } })
 const redactor = () => createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] })
 const round = (session: string, turn: number, topic: string): Round => ({
-  session, turn, cwd: '/work/app', created: new Date(Date.UTC(2026, 10, turn)).toISOString(), outcome: 'completed', tools: [],
+  session,
+  turn,
+  cwd: '/work/app',
+  created: new Date(Date.UTC(2026, 10, turn)).toISOString(),
+  outcome: 'completed',
+  tools: [],
   question: `Why does ${topic} fail on CI?`,
   answer: `The cause is ${topic}: the lockfile pinned an old version, because the cache was stale; the fix is to run pnpm install --force and commit the lockfile.`,
 })
 async function until(check: () => boolean, ms = 10_000): Promise<void> {
   const end = Date.now() + ms
-  while (!check()) { if (Date.now() > end) throw new Error('timed out'); await new Promise((r) => setTimeout(r, 50)) }
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out')
+    await new Promise((r) => setTimeout(r, 50))
+  }
 }
 const idMap = (store: KnowledgeStore) => Object.fromEntries(store.list({ limit: 1000 }).items.map((m) => [m.id, m.path]))
 
@@ -42,7 +51,10 @@ beforeAll(async () => {
   const init = spawnSync(process.execPath, [join(PROJECT_ROOT, 'lib/cli/bin.js'), 'init', '--git', '--root', a, '--json'], { encoding: 'utf8' })
   expect(init.status, init.stderr).toBe(0)
   expect(JSON.parse(init.stdout).gitattributesAdded).toEqual(['.knowledge/*.jsonl merge=union'])
-  git(a, 'add', '-A'); git(a, 'commit', '--quiet', '-m', 'knowledge base'); git(a, 'remote', 'add', 'origin', origin); git(a, 'push', '--quiet', 'origin', 'HEAD:main')
+  git(a, 'add', '-A')
+  git(a, 'commit', '--quiet', '-m', 'knowledge base')
+  git(a, 'remote', 'add', 'origin', origin)
+  git(a, 'push', '--quiet', 'origin', 'HEAD:main')
   b = join(base, 'b')
   git(base, 'clone', '--quiet', '--branch', 'main', origin, b)
   git(a, 'branch', '--quiet', '--set-upstream-to=origin/main')
@@ -51,17 +63,31 @@ beforeAll(async () => {
   await Promise.all([storeA.start(), storeB.start()])
 }, 60_000)
 
-afterAll(async () => { await storeA?.close(); await storeB?.close() })
+afterAll(async () => {
+  await storeA?.close()
+  await storeB?.close()
+})
 
 describe('a base shared through git', () => {
-  it('merges both machines\' work without a conflict, and both indexes hold every document under the same unique ids', async () => {
-    for (const [store, session, topics] of [[storeA, X, ['esbuild', 'the TLS proxy']], [storeB, Y, ['the docker cache']]] as const) {
+  it("merges both machines' work without a conflict, and both indexes hold every document under the same unique ids", async () => {
+    for (const [store, session, topics] of [
+      [storeA, X, ['esbuild', 'the TLS proxy']],
+      [storeB, Y, ['the docker cache']],
+    ] as const) {
       for (const [k, topic] of topics.entries()) expect((await captureRound(store, round(session, k + 1, topic), { minScore: 2 })).kept).toBe(true)
-      await store.write(noteDraft({ title: `Note from ${session.slice(8, 21)}`, finding: `Pin ${topics[0]} in CI; it broke twice.`, tags: ['ci'], kind: 'note', links: [], supersedes: [] }, { session, cwd: '/work/app', suffix: store.nextNoteSuffix(session) }))
+      await store.write(
+        noteDraft(
+          { title: `Note from ${session.slice(8, 21)}`, finding: `Pin ${topics[0]} in CI; it broke twice.`, tags: ['ci'], kind: 'note', links: [], supersedes: [] },
+          { session, cwd: '/work/app', suffix: store.nextNoteSuffix(session) },
+        ),
+      )
     }
     expect(storeA.get('abcd1234-t1')?.session).toBe(X)
     expect(storeB.get('abcd1234-t1')?.session).toBe(Y)
-    for (const dir of [a, b]) { git(dir, 'add', '-A'); git(dir, 'commit', '--quiet', '-m', `work on ${dir}`) }
+    for (const dir of [a, b]) {
+      git(dir, 'add', '-A')
+      git(dir, 'commit', '--quiet', '-m', `work on ${dir}`)
+    }
     git(a, 'push', '--quiet', 'origin', 'HEAD:main')
     git(b, 'pull', '--quiet', '--no-rebase', '--no-edit', 'origin', 'main')
     git(b, 'push', '--quiet', 'origin', 'HEAD:main')
@@ -88,7 +114,7 @@ describe('a base shared through git', () => {
     await fresh.close()
   }, 60_000)
 
-  it('new writes on the machine that lost the short prefix never collide with the teammate\'s ids', async () => {
+  it("new writes on the machine that lost the short prefix never collide with the teammate's ids", async () => {
     const written = await captureRound(storeB, round(Y, 2, 'the flaky e2e test'), { minScore: 2 })
     expect(written.id).toBe('abcd1234bbbb-t2')
     expect(storeB.get('abcd1234-t2')?.session).toBe(X)

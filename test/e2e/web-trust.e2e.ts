@@ -24,14 +24,19 @@ let outside: string
 
 let web: WebProcess
 
-interface Reply { status: number; body: string }
+interface Reply {
+  status: number
+  body: string
+}
 function send(path: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Reply> {
   const url = new URL(web.url)
   return new Promise((resolve, reject) => {
     const req = request({ host: url.hostname, port: url.port, path, method: options.method ?? 'GET', headers: options.headers ?? {} }, (res) => {
       let body = ''
       res.setEncoding('utf8')
-      res.on('data', (d) => { body += d })
+      res.on('data', (d) => {
+        body += d
+      })
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
     })
     req.on('error', reject)
@@ -58,7 +63,9 @@ beforeAll(async () => {
   const home = await createDshHome({ profile: 'web', knowledgeRoot: root })
   web = await home.web()
 })
-afterAll(async () => { await web?.stop() })
+afterAll(async () => {
+  await web?.stop()
+})
 
 const getJson = async (path: string) => {
   const reply = await send(path, { headers: { host: loopbackHost() } })
@@ -68,7 +75,15 @@ const getJson = async (path: string) => {
 describe('the store under a running dsh web (10.6, 10.2)', () => {
   it('indexes a root created after boot: a round the CLI writes later appears without a restart', async () => {
     expect((await getJson('/knowledge/stats')).json.documents).toBe(0)
-    const round = { session: 'session-1a2b3c4d-0000-4000-8000-000000000001', turn: 1, cwd: '/work/proj', question: 'Why does the deploy fail?', answer: 'Root cause: the deploy key expired; rotated it and pinned the runner image because the old one lacked ssh.', outcome: 'completed', tools: [] }
+    const round = {
+      session: 'session-1a2b3c4d-0000-4000-8000-000000000001',
+      turn: 1,
+      cwd: '/work/proj',
+      question: 'Why does the deploy fail?',
+      answer: 'Root cause: the deploy key expired; rotated it and pinned the runner image because the old one lacked ssh.',
+      outcome: 'completed',
+      tools: [],
+    }
     execFileSync(process.execPath, [CLI, 'capture', '--root', root, '--min-score', '0'], { input: JSON.stringify(round) })
     await expect.poll(async () => (await getJson('/knowledge/documents')).json.items?.map((d: { id: string }) => d.id), { timeout: 10_000 }).toEqual(['1a2b3c4d-t1'])
   })
@@ -113,7 +128,7 @@ describe('strict Host on the running dsh web (10.10)', () => {
   })
 })
 
-describe('dsh web\'s own settings API at rc.8 (10.10)', () => {
+describe("dsh web's own settings API at rc.8 (10.10)", () => {
   it('refuses a rebound Host, a foreign Origin, a cross-site fetch and a simple (non-JSON) post; redaction stays on', async () => {
     expect(await redactionEnabled()).toBe(true)
     expect((await mutate(false, { host: `evil.example:${new URL(web.url).port}` })).status).toBe(403)

@@ -19,8 +19,15 @@ export const ARTIFACTS = join(PROJECT_ROOT, 'test/artifacts')
 export const CHROMIUM = process.env.DSH_TEST_CHROMIUM ?? '/usr/bin/chromium'
 
 export const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-  '--disable-sync', '--no-first-run', '--disable-quic', '--disable-dev-shm-usage',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+  '--disable-dev-shm-usage',
 ]
 
 export interface BrowserSession {
@@ -36,15 +43,19 @@ export async function launchBrowser(options: { locale?: string; viewport?: { wid
   const userDataDir = mkdtempSync(join(tmpdir(), 'dsh-ks-chromium-'))
   // playwright owns --user-data-dir: a persistent context is how a fresh, throw-away profile dir is passed.
   const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM, args: CHROMIUM_ARGS, locale: options.locale ?? 'en-US',
+    executablePath: CHROMIUM,
+    args: CHROMIUM_ARGS,
+    locale: options.locale ?? 'en-US',
     viewport: options.viewport ?? { width: 1280, height: 900 },
   })
-  const page = context.pages()[0] ?? await context.newPage()
+  const page = context.pages()[0] ?? (await context.newPage())
   const log: string[] = []
   page.on('console', (m) => log.push(`${m.type()}: ${m.text()}`))
   page.on('pageerror', (e) => log.push(`pageerror: ${e.message}`))
   return {
-    context, page, console: log,
+    context,
+    page,
+    console: log,
     async close() {
       await context.close().catch(() => {})
       rmSync(userDataDir, { recursive: true, force: true })
@@ -64,7 +75,10 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 export async function dismissDialogs(page: Page, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   // Only the first-run buttons: a broader pattern would also hit the Settings dialog's own Close.
-  const button = page.locator('[role=dialog] button').filter({ hasText: /^(continue|configure later)$/i }).first()
+  const button = page
+    .locator('[role=dialog] button')
+    .filter({ hasText: /^(continue|configure later)$/i })
+    .first()
   let quiet = 0
   while (Date.now() < deadline && quiet < 3) {
     if (await button.count()) {
@@ -84,7 +98,10 @@ export async function openDsh(page: Page, url: string): Promise<void> {
   try {
     await trigger.first().waitFor({ state: 'visible', timeout: 30_000 })
   } catch (error) {
-    const text = await page.locator('body').innerText().catch(() => '')
+    const text = await page
+      .locator('body')
+      .innerText()
+      .catch(() => '')
     throw new Error(`dsh web did not boot: ${(error as Error).message}\npage text:\n${text.slice(0, 2000)}`)
   }
   await dismissDialogs(page)
@@ -95,7 +112,10 @@ export async function openSettingsSection(page: Page, section: RegExp): Promise<
   await dismissDialogs(page, 1500)
   const dialog = page.getByRole('dialog')
   if (!(await dialog.filter({ has: page.getByRole('navigation') }).count())) {
-    await page.getByRole('button', { name: /^(settings|设置)$/i }).first().click()
+    await page
+      .getByRole('button', { name: /^(settings|设置)$/i })
+      .first()
+      .click()
   }
   await dialog.getByRole('button', { name: section }).first().click()
 }
@@ -114,9 +134,15 @@ export async function closeSettings(page: Page): Promise<void> {
  * → edit path → Enter → Open).
  */
 export async function chooseWorkspace(page: Page, dir: string): Promise<void> {
-  await page.getByText(/^choose workspace$/i).first().click()
+  await page
+    .getByText(/^choose workspace$/i)
+    .first()
+    .click()
   const dialog = page.getByRole('dialog').filter({ hasText: /select workspace directory/i })
-  await dialog.getByRole('button', { name: /edit path/i }).first().click()
+  await dialog
+    .getByRole('button', { name: /edit path/i })
+    .first()
+    .click()
   const input = dialog.getByRole('textbox').first()
   await input.fill(dir)
   await input.press('Enter')

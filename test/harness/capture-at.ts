@@ -15,8 +15,21 @@ const { captureRound } = await load('lib/capture/keep-round.js')
 const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: false })
 await store.start()
 while (Date.now() < Number(startAt)) await new Promise((r) => setTimeout(r, 1))
-const result = await captureRound(store, {
-  session: 'session-c0ccc0cc-0000-4000-8000-000000000001', turn: 1, cwd: '/work/proj', question: title, answer, outcome: 'completed', tools: [],
-}, { minScore: 0 })
+const result = await captureRound(
+  store,
+  {
+    session: 'session-c0ccc0cc-0000-4000-8000-000000000001',
+    turn: 1,
+    cwd: '/work/proj',
+    question: title,
+    answer,
+    outcome: 'completed',
+    tools: [],
+  },
+  { minScore: 0 },
+)
 await store.close()
-if (result.error) { console.error(result.error); process.exit(1) }
+if (result.error) {
+  console.error(result.error)
+  process.exit(1)
+}

@@ -88,12 +88,10 @@ function baseEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
 
 function execNode(args: string[], options: { cwd?: string; env: NodeJS.ProcessEnv; timeoutMs?: number }, logFile: string): Promise<RunResult> {
   return new Promise((resolvePromise) => {
-    execFile(join(NODE_BIN, 'node'), args, { cwd: options.cwd, env: options.env, timeout: options.timeoutMs ?? 120_000, maxBuffer: 64 << 20 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : null) : 0
-        resolvePromise({ code, signal: (error as { signal?: NodeJS.Signals } | null)?.signal ?? null, stdout, stderr,
-          log: existsSync(logFile) ? readFileSync(logFile, 'utf8') : '' })
-      })
+    execFile(join(NODE_BIN, 'node'), args, { cwd: options.cwd, env: options.env, timeout: options.timeoutMs ?? 120_000, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
+      const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : null) : 0
+      resolvePromise({ code, signal: (error as { signal?: NodeJS.Signals } | null)?.signal ?? null, stdout, stderr, log: existsSync(logFile) ? readFileSync(logFile, 'utf8') : '' })
+    })
   })
 }
 
@@ -127,8 +125,14 @@ export async function createDshHome(options: DshHomeOptions = {}): Promise<DshHo
   const launcher = ['--profile', profile, '--patch', exporterPatch]
 
   return {
-    home, profile, knowledgeRoot, logFile, env,
-    patchProfile(yaml) { appendFileSync(patchFile, `\n${yaml}\n`) },
+    home,
+    profile,
+    knowledgeRoot,
+    logFile,
+    env,
+    patchProfile(yaml) {
+      appendFileSync(patchFile, `\n${yaml}\n`)
+    },
     dumpConfig: () => execNode([DSH_ENTRY, '--profile', profile, '--dump-config'], { env, cwd: home }, logFile),
     run(prompt, runOptions = {}) {
       const cwd = runOptions.cwd ?? home
@@ -138,9 +142,14 @@ export async function createDshHome(options: DshHomeOptions = {}): Promise<DshHo
       }
       return new Promise((resolvePromise) => {
         const child = spawn(join(NODE_BIN, 'node'), [DSH_ENTRY, ...launcher, ...(runOptions.args ?? []), prompt], { cwd, env: runEnv })
-        let stdout = '', stderr = ''
-        child.stdout.on('data', (d) => { stdout += d })
-        child.stderr.on('data', (d) => { stderr += d })
+        let stdout = '',
+          stderr = ''
+        child.stdout.on('data', (d) => {
+          stdout += d
+        })
+        child.stderr.on('data', (d) => {
+          stderr += d
+        })
         const timer = setTimeout(() => child.kill(runOptions.signal ?? 'SIGINT'), runOptions.signalAfterMs)
         child.on('close', (code, signal) => {
           clearTimeout(timer)
@@ -153,26 +162,38 @@ export async function createDshHome(options: DshHomeOptions = {}): Promise<DshHo
         const args = [DSH_ENTRY, ...launcher, '--host', '127.0.0.1', '--port', '0', '--no-open', ...(webOptions.args ?? [])]
         const child = spawn(join(NODE_BIN, 'node'), args, { cwd: webOptions.cwd ?? home, env })
         let output = ''
-        const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`dsh web did not start:\n${output}\n${existsSync(logFile) ? readFileSync(logFile, 'utf8') : ''}`)) }, 90_000)
+        const timer = setTimeout(() => {
+          child.kill('SIGKILL')
+          reject(new Error(`dsh web did not start:\n${output}\n${existsSync(logFile) ? readFileSync(logFile, 'utf8') : ''}`))
+        }, 90_000)
         const onData = (d: Buffer) => {
           output += d
           const match = /dsh web: (http:\/\/127\.0\.0\.1:\d+)/.exec(output)
           if (match) {
             clearTimeout(timer)
             resolvePromise({
-              url: match[1], child, output: () => output,
-              stop: () => new Promise((done) => {
-                if (child.exitCode !== null) return done()
-                const kill = setTimeout(() => child.kill('SIGKILL'), 8000)
-                child.once('close', () => { clearTimeout(kill); done() })
-                child.kill('SIGTERM')
-              }),
+              url: match[1],
+              child,
+              output: () => output,
+              stop: () =>
+                new Promise((done) => {
+                  if (child.exitCode !== null) return done()
+                  const kill = setTimeout(() => child.kill('SIGKILL'), 8000)
+                  child.once('close', () => {
+                    clearTimeout(kill)
+                    done()
+                  })
+                  child.kill('SIGTERM')
+                }),
             })
           }
         }
         child.stdout.on('data', onData)
         child.stderr.on('data', onData)
-        child.on('close', (code) => { clearTimeout(timer); reject(new Error(`dsh web exited (${code}):\n${output}\n${existsSync(logFile) ? readFileSync(logFile, 'utf8') : ''}`)) })
+        child.on('close', (code) => {
+          clearTimeout(timer)
+          reject(new Error(`dsh web exited (${code}):\n${output}\n${existsSync(logFile) ? readFileSync(logFile, 'utf8') : ''}`))
+        })
       })
     },
   }

@@ -4,7 +4,10 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 
-export interface FileOnDisk { path: string; text: string }
+export interface FileOnDisk {
+  path: string
+  text: string
+}
 
 /** Every `.md` file under `root` (dot folders and files excluded), root-relative paths, sorted. */
 export function allDocuments(root: string): FileOnDisk[] {
@@ -41,5 +44,8 @@ export function allFiles(root: string): FileOnDisk[] {
 export function ledgerEntries(root: string): any[] {
   const file = join(root, '.knowledge/ledger.jsonl')
   if (!existsSync(file)) return []
-  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line))
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
 }

@@ -31,16 +31,20 @@ export interface LoopRequest {
 
 export type LoopScript = (request: LoopRequest) => Reply | Promise<Reply>
 
-const textOf = (content: unknown): string => Array.isArray(content)
-  ? content.map((b: { type?: string; text?: string }) => (b.type === 'text' ? b.text ?? '' : '')).join('') : String(content ?? '')
+const textOf = (content: unknown): string => (Array.isArray(content) ? content.map((b: { type?: string; text?: string }) => (b.type === 'text' ? (b.text ?? '') : '')).join('') : String(content ?? ''))
 
 /** A scripted provider: every call is answered from the script, in the chunk protocol of dsh-llm. */
 export class ScriptedAdapter extends LlmAdapter {
   readonly requests: LoopRequest[] = []
   private script: LoopScript
-  constructor(script: LoopScript) { super(); this.script = script }
+  constructor(script: LoopScript) {
+    super()
+    this.script = script
+  }
 
-  setScript(script: LoopScript): void { this.script = script }
+  setScript(script: LoopScript): void {
+    this.script = script
+  }
 
   override providerInfo(provider: string): LlmProviderInfo {
     return { id: provider, name: 'Scripted' } as LlmProviderInfo
@@ -148,7 +152,11 @@ export async function createLoop(script: LoopScript, rows: Row[]): Promise<Loop>
       agent.followup(createUserMessage({ content: [{ type: 'text', text: prompt }], source: { kind: 'user' } }))
       await agent.whenIdle()
     },
-    async dispose() { while (fibers.length) await fibers.pop()!.dispose() },
-    agent(session = 'session-00000000-0000-4000-8000-000000000001') { return agents.get(session) },
+    async dispose() {
+      while (fibers.length) await fibers.pop()!.dispose()
+    },
+    agent(session = 'session-00000000-0000-4000-8000-000000000001') {
+      return agents.get(session)
+    },
   }
 }

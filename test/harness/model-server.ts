@@ -62,7 +62,10 @@ export function messageText(message: ChatMessage | undefined): string {
 
 /** The system prompt text of a request. */
 export function systemText(body: ChatRequest): string {
-  return body.messages.filter((m) => m.role === 'system').map(messageText).join('\n')
+  return body.messages
+    .filter((m) => m.role === 'system')
+    .map(messageText)
+    .join('\n')
 }
 
 export function classify(body: ChatRequest): LoggedRequest {
@@ -107,8 +110,7 @@ export interface ModelServer {
 }
 
 function chunk(delta: Record<string, unknown>, finish: string | null = null, extra: Record<string, unknown> = {}): string {
-  return `data: ${JSON.stringify({ id: 'chatcmpl-scripted', object: 'chat.completion.chunk', created: 0, model: 'scripted',
-    choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`
+  return `data: ${JSON.stringify({ id: 'chatcmpl-scripted', object: 'chat.completion.chunk', created: 0, model: 'scripted', choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {
@@ -126,7 +128,10 @@ async function respond(res: ServerResponse, reply: Reply): Promise<void> {
   }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' })
   res.write(chunk({ role: 'assistant', content: '' }))
-  if (reply.dropAfterFirstChunk) { res.destroy(); return }
+  if (reply.dropAfterFirstChunk) {
+    res.destroy()
+    return
+  }
   if (reply.reasoning) res.write(chunk({ reasoning_content: reply.reasoning }))
   if (reply.text) {
     // Two fragments, so the client really assembles a stream.
@@ -172,7 +177,13 @@ export async function startModelServer(script: Script): Promise<ModelServer> {
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
-    setScript: (next) => { current = next },
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }),
+    setScript: (next) => {
+      current = next
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
   }
 }

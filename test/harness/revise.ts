@@ -21,8 +21,18 @@ if (command === 'versions') {
 } else if (command === 'replace') {
   const [id, answer] = rest
   const old = store.get(id)
-  const written = await store.write({ kind: old.kind, title: old.title, cwd: old.cwd, session: old.session, turn: old.turn, replaceId: id,
-    sections: [{ heading: 'Question', text: old.title }, { heading: 'Answer', text: answer }] })
+  const written = await store.write({
+    kind: old.kind,
+    title: old.title,
+    cwd: old.cwd,
+    session: old.session,
+    turn: old.turn,
+    replaceId: id,
+    sections: [
+      { heading: 'Question', text: old.title },
+      { heading: 'Answer', text: answer },
+    ],
+  })
   console.log(JSON.stringify({ id: written.id, version: written.version }))
 } else if (command === 'status') {
   const [id, status] = rest

@@ -13,8 +13,15 @@ const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: tru
 const filler = big ? 'The cache key includes a timestamp, so every build misses. '.repeat(1000) : 'Because the key includes a timestamp.'
 for (let turn = 1; turn <= Number(count); turn++) {
   const written = await store.write({
-    kind: 'raw', title: `Round ${turn} of ${session}`, cwd: '/ws', session, turn,
-    sections: [{ heading: 'Question', text: `Why does build ${turn} miss the cache?` }, { heading: 'Answer', text: filler }],
+    kind: 'raw',
+    title: `Round ${turn} of ${session}`,
+    cwd: '/ws',
+    session,
+    turn,
+    sections: [
+      { heading: 'Question', text: `Why does build ${turn} miss the cache?` },
+      { heading: 'Answer', text: filler },
+    ],
   })
   await store.ledger.record({ type: 'kept', session, turn, id: written.id, score: 1, redacted: 0 })
 }

@@ -17,10 +17,14 @@ import { allDocuments, ledgerEntries } from '../harness/files.ts'
 const SESSION = 'session-3f2a9c1e-1111-4222-8333-444455556666'
 // Fake credential of a real shape, assembled so no scanner flags this file itself.
 const GH = 'ghp_' + 'R8k2LmN4pQ6sT8vX0zA2bC4dE6fG8hJ0kL2m'
-const ANSWER = 'The cause was the pnpm store path: pnpm install failed with ERR_PNPM_EACCES because /root/.local/share/pnpm was owned by another user. Fixed by setting store-dir=/tmp/pnpm-store in .npmrc; chose that over chown because CI images are read-only.'
+const ANSWER =
+  'The cause was the pnpm store path: pnpm install failed with ERR_PNPM_EACCES because /root/.local/share/pnpm was owned by another user. Fixed by setting store-dir=/tmp/pnpm-store in .npmrc; chose that over chown because CI images are read-only.'
 
 let loop: Loop | undefined
-afterEach(async () => { await loop?.dispose(); loop = undefined })
+afterEach(async () => {
+  await loop?.dispose()
+  loop = undefined
+})
 
 /** A value nested `levels` deep, built without recursion; a token sits at the top and at the bottom. */
 function deepValue(levels: number): Record<string, unknown> {
@@ -32,7 +36,13 @@ function deepValue(levels: number): Record<string, unknown> {
 describe('capture with deeply nested tool arguments', () => {
   it('stores a code-mode round whose arguments value is 200k levels deep, with the deep part replaced by a marker', async () => {
     const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-nest-loop-')), 'kb')
-    loop = await createLoop(() => ({ text: 'unused' }), [[knowledge, { root }], [capture, {}]])
+    loop = await createLoop(
+      () => ({ text: 'unused' }),
+      [
+        [knowledge, { root }],
+        [capture, {}],
+      ],
+    )
     const session = { id: SESSION, header: { cwd: '/work/proj' } }
     const emit = (type: string, data: unknown) => (loop!.ctx as any).emit('session/event', session, { type, time: Date.now(), data })
     emit('turn/start', { turn: 1 })
@@ -55,10 +65,20 @@ describe('capture with deeply nested tool arguments', () => {
 
   it('records a round that cannot be folded as failed, with the reason (never a silent loss)', async () => {
     const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-nest-loop-')), 'kb')
-    loop = await createLoop(() => ({ text: 'unused' }), [[knowledge, { root }], [capture, {}]])
+    loop = await createLoop(
+      () => ({ text: 'unused' }),
+      [
+        [knowledge, { root }],
+        [capture, {}],
+      ],
+    )
     const session = { id: SESSION, header: { cwd: '/work/proj' } }
     const emit = (type: string, data: unknown) => (loop!.ctx as any).emit('session/event', session, { type, time: Date.now(), data })
-    const hostile = { get command(): string { throw new Error('hostile getter') } }
+    const hostile = {
+      get command(): string {
+        throw new Error('hostile getter')
+      },
+    }
     emit('turn/start', { turn: 2 })
     emit('user/message', { source: { kind: 'user' }, content: [{ type: 'text', text: 'Why does pnpm install fail on the CI runner?' }] })
     emit('tool/code-dispatch-start', { dispatchId: 'd1', tool: 'bash', args: hostile })
@@ -72,7 +92,10 @@ describe('capture with deeply nested tool arguments', () => {
   it('stores a round whose model-sent arguments string is 200k levels deep, through the real agent loop', async () => {
     const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-nest-loop-')), 'kb')
     const deep = '{"a":'.repeat(200_000) + `{"token":"${GH}"}` + '}'.repeat(200_000)
-    loop = await createLoop(byPrompt({ 'pnpm install': [{ toolCalls: [{ name: 'write', arguments: deep }] }, { text: ANSWER }] }), [[knowledge, { root }], [capture, {}]])
+    loop = await createLoop(byPrompt({ 'pnpm install': [{ toolCalls: [{ name: 'write', arguments: deep }] }, { text: ANSWER }] }), [
+      [knowledge, { root }],
+      [capture, {}],
+    ])
     await loop.ask('Why does pnpm install fail on the CI runner?', { session: SESSION, cwd: '/work/proj' })
     await loop.dispose()
     const docs = allDocuments(root)

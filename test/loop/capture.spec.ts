@@ -14,24 +14,36 @@ import { allDocuments, ledgerEntries } from '../harness/files.ts'
 
 const SESSION = 'session-3f2a9c1e-1111-4222-8333-444455556666'
 let loop: Loop | undefined
-afterEach(async () => { await loop?.dispose(); loop = undefined })
+afterEach(async () => {
+  await loop?.dispose()
+  loop = undefined
+})
 
 async function boot(script: LoopScript, captureConfig: Record<string, unknown> = {}) {
   const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-capture-')), 'kb')
-  loop = await createLoop(script, [[knowledge, { root }], [capture, captureConfig]])
+  loop = await createLoop(script, [
+    [knowledge, { root }],
+    [capture, captureConfig],
+  ])
   return { root, loop }
 }
 
-const DIAGNOSIS = 'The cause was the pnpm store path: `pnpm install` failed with ERR_PNPM_EACCES because /root/.local/share/pnpm was owned by another user. Fixed by setting `store-dir=/tmp/pnpm-store` in .npmrc; chose that over chown because CI images are read-only.'
+const DIAGNOSIS =
+  'The cause was the pnpm store path: `pnpm install` failed with ERR_PNPM_EACCES because /root/.local/share/pnpm was owned by another user. Fixed by setting `store-dir=/tmp/pnpm-store` in .npmrc; chose that over chown because CI images are read-only.'
 
 describe('capture in the real agent loop', () => {
   it('writes one redacted document per kept round, with the documented front matter and body', async () => {
-    const { root, loop } = await boot(byPrompt({
-      'Why does pnpm install fail': [
-        { reasoning: 'PRIVATE-CHAIN-OF-THOUGHT-7731', toolCalls: [{ name: 'missing_tool', arguments: { command: 'pnpm install --reporter=ndjson', token: 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8' } }] },
-        { reasoning: 'MORE-PRIVATE-REASONING-9942', text: DIAGNOSIS },
-      ],
-    }))
+    const { root, loop } = await boot(
+      byPrompt({
+        'Why does pnpm install fail': [
+          {
+            reasoning: 'PRIVATE-CHAIN-OF-THOUGHT-7731',
+            toolCalls: [{ name: 'missing_tool', arguments: { command: 'pnpm install --reporter=ndjson', token: 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8' } }],
+          },
+          { reasoning: 'MORE-PRIVATE-REASONING-9942', text: DIAGNOSIS },
+        ],
+      }),
+    )
     await loop.ask('Why does pnpm install fail on the CI runner?', { session: SESSION, cwd: '/work/proj' })
     await loop.dispose()
     const docs = allDocuments(root)
@@ -73,30 +85,37 @@ describe('capture in the real agent loop', () => {
   })
 
   it('writes nothing for an errored round or a round with no answer text', async () => {
-    const { root, loop } = await boot(byPrompt({
-      'explode': [{ status: 400 }],
-      'silent': [{ toolCalls: [{ name: 'missing_tool', arguments: {} }] }, { text: '' }],
-    }))
+    const { root, loop } = await boot(
+      byPrompt({
+        explode: [{ status: 400 }],
+        silent: [{ toolCalls: [{ name: 'missing_tool', arguments: {} }] }, { text: '' }],
+      }),
+    )
     await loop.ask('explode please', { session: SESSION })
     await loop.ask('silent please', { session: SESSION })
     await loop.dispose()
     expect(allDocuments(root)).toHaveLength(0)
-    const outcomes = ledgerEntries(root).filter((e) => e.type === 'unanswered').map((e) => e.outcome).sort()
+    const outcomes = ledgerEntries(root)
+      .filter((e) => e.type === 'unanswered')
+      .map((e) => e.outcome)
+      .sort()
     expect(outcomes).toEqual(['errored', 'no-answer'])
   })
 
   it('gives two sessions that share a short id different ids and never overwrites', async () => {
-    const script = byPrompt({ 'Why': [{ text: DIAGNOSIS }] })
+    const script = byPrompt({ Why: [{ text: DIAGNOSIS }] })
     const { root, loop } = await boot(script)
     await loop.ask('Why does pnpm install fail?', { session: 'session-abcdef12-0000-4000-8000-000000000001' })
     await loop.ask('Why does pnpm install fail?', { session: 'session-abcdef12-9999-4000-8000-000000000002' })
     await loop.dispose()
-    const ids = allDocuments(root).map((d) => parseDocument(d.text, d.path, 'x', 0).meta.id).sort()
+    const ids = allDocuments(root)
+      .map((d) => parseDocument(d.text, d.path, 'x', 0).meta.id)
+      .sort()
     expect(ids).toEqual(['abcdef12-t1', 'abcdef129999-t1'])
   })
 
   it('does not capture subagent child sessions separately unless captureSubagents is on', async () => {
-    const script = byPrompt({ 'Why': [{ text: DIAGNOSIS }] })
+    const script = byPrompt({ Why: [{ text: DIAGNOSIS }] })
     const off = await boot(script)
     await off.loop.ask('Why does pnpm install fail?', { session: 'session-c0c0c0c0-0000-4000-8000-000000000001', subagentOf: SESSION })
     await off.loop.dispose()
@@ -108,7 +127,7 @@ describe('capture in the real agent loop', () => {
   })
 
   it('stops capturing when the row is disabled and leaves the agent loop working', async () => {
-    const { root, loop } = await boot(byPrompt({ 'Why': [{ text: DIAGNOSIS }] }), { enabled: false })
+    const { root, loop } = await boot(byPrompt({ Why: [{ text: DIAGNOSIS }] }), { enabled: false })
     await loop.ask('Why does pnpm install fail?', { session: SESSION })
     await loop.dispose()
     expect(existsSync(root) ? readdirSync(root).filter((n) => !n.startsWith('.')) : []).toEqual([])
@@ -118,9 +137,12 @@ describe('capture in the real agent loop', () => {
   it('survives hostile rounds: a 10 MB argument, binary, {{, YAML breakers and front-matter delimiters', async () => {
     const huge = 'x'.repeat(10 * 1024 * 1024)
     const hostile = 'Root cause: the parser broke because of `---` lines.\n---\nid: evil\ntitle: "x\n---\n{{ system }} \u0000\u0001\ud800 ::: - [ ] & * ! | > %'
-    const { root, loop } = await boot(byPrompt({
-      'hostile': [{ toolCalls: [{ name: 'missing_tool', arguments: { blob: huge, bin: '\u0000\u00ff\ufffd' } }] }, { text: hostile }],
-    }), { salience: { minScore: 0 } })
+    const { root, loop } = await boot(
+      byPrompt({
+        hostile: [{ toolCalls: [{ name: 'missing_tool', arguments: { blob: huge, bin: '\u0000\u00ff\ufffd' } }] }, { text: hostile }],
+      }),
+      { salience: { minScore: 0 } },
+    )
     await loop.ask('hostile: ---\nkind: note\n{{x}}', { session: SESSION })
     await loop.dispose()
     const docs = allDocuments(root)
@@ -136,7 +158,7 @@ describe('capture in the real agent loop', () => {
 
 describe('capture off the hot path', () => {
   it('awaits queued rounds when the row is disposed', async () => {
-    const { root, loop } = await boot(byPrompt({ 'Why': [{ text: DIAGNOSIS }] }))
+    const { root, loop } = await boot(byPrompt({ Why: [{ text: DIAGNOSIS }] }))
     await loop.ask('Why does pnpm install fail?', { session: SESSION })
     // No wait here: disposal itself must flush the queue.
     await loop.dispose()

@@ -24,15 +24,22 @@ const DB_PASSWORD = 'yfE7kQ2pLm9xTr4v'
 const SECRETS = [GH, GH2, AKIA, AWS_SECRET, DB_PASSWORD]
 
 const QUESTION = `Why does git push fail with my token ${GH}?`
-const ANSWER = 'The cause was an expired credential: git push failed with HTTP 403 because the token had been revoked. Fixed by creating a new token with the repo scope and storing it in the credential helper; chose that over an env var because the CI image is shared.'
+const ANSWER =
+  'The cause was an expired credential: git push failed with HTTP 403 because the token had been revoked. Fixed by creating a new token with the repo scope and storing it in the credential helper; chose that over an env var because the CI image is shared.'
 const REPLY: Reply = { text: '## Summary\nAsked why git push fails; the token had been revoked.\n\n## Finding\nCreate a new token with the repo scope and store it in the credential helper.' }
 
 let loop: Loop | undefined
-afterEach(async () => { await loop?.dispose(); loop = undefined })
+afterEach(async () => {
+  await loop?.dispose()
+  loop = undefined
+})
 const isDistill = (r: LoopRequest) => /dsh-knowledge-sync distiller/.test(r.system)
 const until = async (check: () => boolean, ms = 8000) => {
   const end = Date.now() + ms
-  while (!check()) { if (Date.now() > end) throw new Error('timed out waiting'); await new Promise((r) => setTimeout(r, 20)) }
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out waiting')
+    await new Promise((r) => setTimeout(r, 20))
+  }
 }
 
 /** The first 6-character piece of any secret that `text` holds. */
@@ -49,7 +56,10 @@ describe('the distill request', () => {
         {
           toolCalls: [
             { name: 'bash', arguments: { command: `git remote set-url origin https://x-access-token:${GH}@github.com/acme/app.git && git push` } },
-            { name: 'bash', arguments: { command: `AWS_ACCESS_KEY_ID=${AKIA} AWS_SECRET_ACCESS_KEY=${AWS_SECRET} aws s3 ls`, env: { DATABASE_URL: `postgres://admin:${DB_PASSWORD}@db.internal:5432/app` } } },
+            {
+              name: 'bash',
+              arguments: { command: `AWS_ACCESS_KEY_ID=${AKIA} AWS_SECRET_ACCESS_KEY=${AWS_SECRET} aws s3 ls`, env: { DATABASE_URL: `postgres://admin:${DB_PASSWORD}@db.internal:5432/app` } },
+            },
             // As a model may send it: JSON with \u escapes, which the request would otherwise show decoded.
             { name: 'bash', arguments: `{"command":"curl -H 'Authorization: token ${GH2.replace('g', '\\u0067').replace('h', '\\u0068')}' https://api.github.com/user"}` },
             { name: 'bash', arguments: { command: `psql ${DB_PASSWORD}` } },
@@ -58,9 +68,24 @@ describe('the distill request', () => {
         { text: ANSWER },
       ],
     })
-    loop = await createLoop((r) => (isDistill(r) ? REPLY : chat(r)), [[knowledge, { root }], [capture, { distill: { enabled: true } }]])
+    loop = await createLoop(
+      (r) => (isDistill(r) ? REPLY : chat(r)),
+      [
+        [knowledge, { root }],
+        [capture, { distill: { enabled: true } }],
+      ],
+    )
     ;(loop.adapter as any).resolveModel = async (provider: string, model: string) => ({
-      provider, id: model, name: model, reasoning: { efforts: [{ id: 'off', name: 'Off' }, { id: 'high', name: 'High' }], defaultEffort: 'high' },
+      provider,
+      id: model,
+      name: model,
+      reasoning: {
+        efforts: [
+          { id: 'off', name: 'Off' },
+          { id: 'high', name: 'High' },
+        ],
+        defaultEffort: 'high',
+      },
     })
     await loop.ask(QUESTION, { session: SESSION, cwd: '/work/proj' })
     await until(() => ledgerEntries(root).some((e) => e.type === 'distilled' || e.type === 'distill-failed'))

@@ -28,10 +28,20 @@ const NOTE = {
 }
 
 let loop: Loop | undefined
-afterEach(async () => { await loop?.dispose(); loop = undefined })
+afterEach(async () => {
+  await loop?.dispose()
+  loop = undefined
+})
 const tmp = (name: string) => mkdtempSync(join(tmpdir(), `dsh-ks-${name}-`))
 
-async function boot(script: LoopScript, rows: (root: string) => Row[] = (root) => [[knowledge, { root }], [note, {}], [recall, {}]]) {
+async function boot(
+  script: LoopScript,
+  rows: (root: string) => Row[] = (root) => [
+    [knowledge, { root }],
+    [note, {}],
+    [recall, {}],
+  ],
+) {
   const root = join(tmp('note'), 'kb')
   loop = await createLoop(script, rows(root))
   return { root, store: (loop.ctx as any).knowledge as KnowledgeStore }
@@ -39,13 +49,14 @@ async function boot(script: LoopScript, rows: (root: string) => Row[] = (root) =
 
 /** The tool results the model received in a request, with `[isError]` appended to failed ones. */
 function toolResults(request: LoopRequest): string[] {
-  return (request.options.messages as any[]).flatMap((m) => (m.content ?? []).filter((b: any) => b.type === 'tool-result')
-    .map((b: any) => (b.content ?? []).map((c: any) => c.text ?? '').join('') + (b.isError ? ' [isError]' : '')))
+  return (request.options.messages as any[]).flatMap((m) =>
+    (m.content ?? []).filter((b: any) => b.type === 'tool-result').map((b: any) => (b.content ?? []).map((c: any) => c.text ?? '').join('') + (b.isError ? ' [isError]' : '')),
+  )
 }
 const offeredTools = (request: LoopRequest) => (request.options.tools ?? []).map((t: any) => t.name)
 
 describe('knowledge_note', () => {
-  it('writes a kind: note document with Finding, Evidence and Scope in the session\'s folder', async () => {
+  it("writes a kind: note document with Finding, Evidence and Scope in the session's folder", async () => {
     const ws = tmp('ws')
     await boot(byPrompt({ 'note the proxy': [{ toolCalls: [{ name: 'knowledge_note', arguments: NOTE }] }, { text: 'Noted.' }] }))
     await loop!.ask('note the proxy finding', { session: SESSION, cwd: ws })
@@ -61,7 +72,7 @@ describe('knowledge_note', () => {
   })
 
   it('masks a token given in evidence before anything reaches disk, and counts it', async () => {
-    const { root } = await boot(byPrompt({ 'note': [{ toolCalls: [{ name: 'knowledge_note', arguments: NOTE }] }, { text: 'Noted.' }] }))
+    const { root } = await boot(byPrompt({ note: [{ toolCalls: [{ name: 'knowledge_note', arguments: NOTE }] }, { text: 'Noted.' }] }))
     await loop!.ask('note it', { session: SESSION, cwd: tmp('ws') })
     await loop!.dispose()
     const [doc] = allDocuments(root)
@@ -71,11 +82,20 @@ describe('knowledge_note', () => {
     expect(ledgerEntries(root)).toMatchObject([{ type: 'note', session: SESSION, id: '7a1b2c3d-n1', redacted: 1 }])
   })
 
-  it('numbers a session\'s notes n1, n2 and never overwrites one; optional fields may be left out', async () => {
-    const { root } = await boot(byPrompt({ 'two notes': [{ toolCalls: [
-      { name: 'knowledge_note', arguments: { title: 'First finding', finding: 'Alpha is configured in a.yml.' } },
-      { name: 'knowledge_note', arguments: { title: 'Second finding', finding: 'Beta is configured in b.yml.' } },
-    ] }, { text: 'Noted both.' }] }))
+  it("numbers a session's notes n1, n2 and never overwrites one; optional fields may be left out", async () => {
+    const { root } = await boot(
+      byPrompt({
+        'two notes': [
+          {
+            toolCalls: [
+              { name: 'knowledge_note', arguments: { title: 'First finding', finding: 'Alpha is configured in a.yml.' } },
+              { name: 'knowledge_note', arguments: { title: 'Second finding', finding: 'Beta is configured in b.yml.' } },
+            ],
+          },
+          { text: 'Noted both.' },
+        ],
+      }),
+    )
     await loop!.ask('two notes please', { session: SESSION, cwd: tmp('ws') })
     await loop!.dispose()
     const docs = allDocuments(root).map((d) => parseDocument(d.text, d.path, 'x', 0))
@@ -86,21 +106,49 @@ describe('knowledge_note', () => {
 
   it('is searchable in the same turn and ranks above a raw round with the same words', async () => {
     const ws = tmp('ws')
-    const { store } = await boot(byPrompt({ 'record and look up': [
-      { toolCalls: [{ name: 'knowledge_note', arguments: NOTE }] },
-      { toolCalls: [{ name: 'knowledge_search', arguments: { query: 'vite HMR websocket corporate proxy clientPort' } }] },
-      { text: 'Found it.' },
-    ] }))
+    const { store } = await boot(
+      byPrompt({
+        'record and look up': [
+          { toolCalls: [{ name: 'knowledge_note', arguments: NOTE }] },
+          { toolCalls: [{ name: 'knowledge_search', arguments: { query: 'vite HMR websocket corporate proxy clientPort' } }] },
+          { text: 'Found it.' },
+        ],
+      }),
+    )
     // A raw round saying the same thing (shorter, so plain BM25 would favour it), and unrelated rounds for the idf.
-    const raw = await store.write({ kind: 'raw', title: 'Why does vite HMR websocket fail behind the corporate proxy?', cwd: ws, session: 'session-0a0a0a0a-0000-4000-8000-000000000000', turn: 1, outcome: 'completed',
-      sections: [{ heading: 'Question', text: 'Why does vite HMR websocket fail behind the corporate proxy?' }, { heading: 'Answer', text: NOTE.finding }] })
+    const raw = await store.write({
+      kind: 'raw',
+      title: 'Why does vite HMR websocket fail behind the corporate proxy?',
+      cwd: ws,
+      session: 'session-0a0a0a0a-0000-4000-8000-000000000000',
+      turn: 1,
+      outcome: 'completed',
+      sections: [
+        { heading: 'Question', text: 'Why does vite HMR websocket fail behind the corporate proxy?' },
+        { heading: 'Answer', text: NOTE.finding },
+      ],
+    })
     const fillers = ['pnpm store permissions on CI', 'Postgres migration lock timeout', 'Docker layer cache misses', 'TypeScript project references build order', 'Flaky snapshot test and TZ']
     for (const [k, title] of fillers.entries()) {
-      await store.write({ kind: 'raw', title, cwd: ws, session: `session-f${k}f${k}f${k}f${k}-0000-4000-8000-000000000000`, turn: 1, outcome: 'completed', sections: [{ heading: 'Question', text: title }, { heading: 'Answer', text: `${title}: fixed in the config.` }] })
+      await store.write({
+        kind: 'raw',
+        title,
+        cwd: ws,
+        session: `session-f${k}f${k}f${k}f${k}-0000-4000-8000-000000000000`,
+        turn: 1,
+        outcome: 'completed',
+        sections: [
+          { heading: 'Question', text: title },
+          { heading: 'Answer', text: `${title}: fixed in the config.` },
+        ],
+      })
     }
     await loop!.ask('record and look up the proxy issue', { session: SESSION, cwd: ws })
     const search = toolResults(loop!.adapter.requests[2]).at(-1)!
-    const ranked = search.split('\n').filter((l) => /^\d+\. /.test(l)).map((l) => /^\d+\. (\S+)/.exec(l)![1])
+    const ranked = search
+      .split('\n')
+      .filter((l) => /^\d+\. /.test(l))
+      .map((l) => /^\d+\. (\S+)/.exec(l)![1])
     expect(ranked.slice(0, 2), search).toEqual(['7a1b2c3d-n1', raw.id])
     const scores = [...search.matchAll(/score (\d+\.\d+)/g)].map((m) => Number(m[1]))
     expect(scores[0]).toBeGreaterThan(scores[1])
@@ -129,7 +177,11 @@ describe('knowledge_note', () => {
   })
 
   it('is not offered when the row is disabled', async () => {
-    await boot(byPrompt({}, { text: 'ok' }), (root) => [[knowledge, { root }], [note, { enabled: false }], [recall, {}]])
+    await boot(byPrompt({}, { text: 'ok' }), (root) => [
+      [knowledge, { root }],
+      [note, { enabled: false }],
+      [recall, {}],
+    ])
     await loop!.ask('hello', { session: SESSION, cwd: tmp('ws') })
     expect(offeredTools(loop!.adapter.requests[0])).toContain('knowledge_search')
     expect(offeredTools(loop!.adapter.requests[0])).not.toContain('knowledge_note')

@@ -15,11 +15,13 @@ import type { KnowledgeStore } from '../../src/knowledge/store.js'
 import { OUTPUT_BUDGET } from '../../src/tool-output.js'
 
 let loop: Loop | undefined
-afterEach(async () => { await loop?.dispose(); loop = undefined })
+afterEach(async () => {
+  await loop?.dispose()
+  loop = undefined
+})
 
 function toolResults(request: LoopRequest): string[] {
-  return (request.options.messages as any[]).flatMap((m) => (m.content ?? []).filter((b: any) => b.type === 'tool-result')
-    .map((b: any) => (b.content ?? []).map((c: any) => c.text ?? '').join('')))
+  return (request.options.messages as any[]).flatMap((m) => (m.content ?? []).filter((b: any) => b.type === 'tool-result').map((b: any) => (b.content ?? []).map((c: any) => c.text ?? '').join('')))
 }
 
 /** A hand-written flood: 100k tags, 100k tools, a 600 KB title, a 1 MB body (3.8 MB in all, under the 4 MiB limit) that matches the query everywhere. */
@@ -37,7 +39,10 @@ describe('tool output budgets (10.9)', () => {
   it('bounds titles, tags and tools at parse time', async () => {
     const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-budget-')), 'kb')
     writeFlood(root)
-    loop = await createLoop(byPrompt({}), [[knowledge, { root }], [recall, {}]])
+    loop = await createLoop(byPrompt({}), [
+      [knowledge, { root }],
+      [recall, {}],
+    ])
     const store = (loop.ctx as any).knowledge as KnowledgeStore
     await store.start()
     const meta = store.get('flood')!
@@ -50,7 +55,7 @@ describe('tool output budgets (10.9)', () => {
     const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-budget-')), 'kb')
     writeFlood(root)
     const script = byPrompt({
-      'flood': [
+      flood: [
         { toolCalls: [{ name: 'knowledge_search', arguments: { query: 'flood marker words', limit: 50 } }] },
         { toolCalls: [{ name: 'knowledge_read', arguments: { id: 'flood' } }] },
         { toolCalls: [{ name: 'knowledge_read', arguments: { id: 'flood', offset: 23_000 } }] },
@@ -58,7 +63,11 @@ describe('tool output budgets (10.9)', () => {
         { text: 'done' },
       ],
     })
-    loop = await createLoop(script, [[knowledge, { root }], [recall, { sameWorkspaceOnly: false }], [note, {}]])
+    loop = await createLoop(script, [
+      [knowledge, { root }],
+      [recall, { sameWorkspaceOnly: false }],
+      [note, {}],
+    ])
     await ((loop.ctx as any).knowledge as KnowledgeStore).start()
     await loop.ask('flood check', { session: 'session-f1000000-0000-4000-8000-000000000001', cwd: root })
     const requests = loop.adapter.requests

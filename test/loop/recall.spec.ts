@@ -14,16 +14,35 @@ import { byPrompt, createLoop, type Loop, type LoopRequest, type Row } from '../
 import type { KnowledgeStore } from '../../src/knowledge/store.js'
 
 let loop: Loop | undefined
-afterEach(async () => { await loop?.dispose(); loop = undefined })
+afterEach(async () => {
+  await loop?.dispose()
+  loop = undefined
+})
 
 const until = async (check: () => boolean, ms = 5000) => {
   const end = Date.now() + ms
-  while (!check()) { if (Date.now() > end) throw new Error('timed out waiting'); await new Promise((r) => setTimeout(r, 20)) }
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out waiting')
+    await new Promise((r) => setTimeout(r, 20))
+  }
 }
 const tmp = (name: string) => mkdtempSync(join(tmpdir(), `dsh-ks-${name}-`))
 
 async function seed(store: KnowledgeStore, cwd: string, title: string, answer: string, session = 'session-5eed0000-0000-4000-8000-000000000000', turn = 1) {
-  return store.write({ kind: 'raw', title, cwd, session, turn, outcome: 'completed', sections: [{ heading: 'Question', text: title }, { heading: 'Answer', text: answer }], tools: [{ name: 'bash', arguments: '{"command":"pnpm install"}' }], tags: ['pnpm'] })
+  return store.write({
+    kind: 'raw',
+    title,
+    cwd,
+    session,
+    turn,
+    outcome: 'completed',
+    sections: [
+      { heading: 'Question', text: title },
+      { heading: 'Answer', text: answer },
+    ],
+    tools: [{ name: 'bash', arguments: '{"command":"pnpm install"}' }],
+    tags: ['pnpm'],
+  })
 }
 
 /** The pointer as the model saw it in each request ('' when absent). */
@@ -31,8 +50,9 @@ const pointers = (requests: LoopRequest[]) => requests.map((r) => /Knowledge bas
 
 /** Text of the tool-result messages the model received in a request. */
 function toolResults(request: LoopRequest): string[] {
-  return (request.options.messages as any[]).flatMap((m) => (m.content ?? []).filter((b: any) => b.type === 'tool-result')
-    .map((b: any) => (b.content ?? []).map((c: any) => c.text ?? '').join('') + (b.isError ? ' [isError]' : '')))
+  return (request.options.messages as any[]).flatMap((m) =>
+    (m.content ?? []).filter((b: any) => b.type === 'tool-result').map((b: any) => (b.content ?? []).map((c: any) => c.text ?? '').join('') + (b.isError ? ' [isError]' : '')),
+  )
 }
 
 async function boot(rows: (root: string) => Row[], script = byPrompt({})) {
@@ -45,7 +65,14 @@ describe('the pointer', () => {
   it('is byte-stable for a whole session even when every turn captures a document', async () => {
     const ws = tmp('ws')
     const answer = 'Root cause: the build failed because NODE_OPTIONS contained --max-old-space-size=64; raised it to 4096 in .npmrc.'
-    const { store } = await boot((root) => [[knowledge, { root }], [capture, { salience: { minScore: 0 } }], [recall, {}]], byPrompt({ 'turn': [{ text: answer }] }))
+    const { store } = await boot(
+      (root) => [
+        [knowledge, { root }],
+        [capture, { salience: { minScore: 0 } }],
+        [recall, {}],
+      ],
+      byPrompt({ turn: [{ text: answer }] }),
+    )
     await seed(store, ws, 'Why does the build OOM?', answer)
     await seed(store, ws, 'Which node version?', 'Use Node 22.19 because dsh requires it.', undefined, 2)
     for (let k = 1; k <= 5; k++) await loop!.ask(`turn ${k}: why does the build run out of memory?`, { session: 'session-aaaaaaaa-0000-4000-8000-000000000001', cwd: ws })
@@ -60,13 +87,26 @@ describe('the pointer', () => {
   })
 
   it('is absent when nothing is visible, and with announce off', async () => {
-    const ws = tmp('ws'), other = tmp('other')
-    const { store } = await boot((root) => [[knowledge, { root }], [recall, {}]], byPrompt({}, { text: 'ok' }))
+    const ws = tmp('ws'),
+      other = tmp('other')
+    const { store } = await boot(
+      (root) => [
+        [knowledge, { root }],
+        [recall, {}],
+      ],
+      byPrompt({}, { text: 'ok' }),
+    )
     await seed(store, ws, 'Why does the build OOM?', 'Because of NODE_OPTIONS.')
     await loop!.ask('hello', { session: 'session-bbbbbbbb-0000-4000-8000-000000000001', cwd: other })
     expect(pointers(loop!.adapter.requests)).toEqual([''])
     await loop!.dispose()
-    const again = await boot((root) => [[knowledge, { root: store.root }], [recall, { announce: false }]], byPrompt({}, { text: 'ok' }))
+    const again = await boot(
+      (_root) => [
+        [knowledge, { root: store.root }],
+        [recall, { announce: false }],
+      ],
+      byPrompt({}, { text: 'ok' }),
+    )
     await again.loop.ask('hello', { session: 'session-cccccccc-0000-4000-8000-000000000001', cwd: ws })
     expect(pointers(again.loop.adapter.requests)).toEqual([''])
   })
@@ -74,7 +114,13 @@ describe('the pointer', () => {
   it('never lets {{ from a workspace path reach the prompt (the turn still completes)', async () => {
     const ws = join(tmp('ws'), '{{evil}}')
     mkdirSync(ws)
-    const { store } = await boot((root) => [[knowledge, { root }], [recall, {}]], byPrompt({}, { text: 'answered' }))
+    const { store } = await boot(
+      (root) => [
+        [knowledge, { root }],
+        [recall, {}],
+      ],
+      byPrompt({}, { text: 'answered' }),
+    )
     await seed(store, ws, 'Template trouble', 'The {{ var }} syntax broke the prompt renderer.')
     await loop!.ask('hello', { session: 'session-dddddddd-0000-4000-8000-000000000001', cwd: ws })
     const [pointer] = pointers(loop!.adapter.requests)
@@ -94,7 +140,13 @@ describe('knowledge_search and knowledge_read', () => {
         { text: 'Set store-dir, as recorded.' },
       ],
     })
-    const { store } = await boot((root) => [[knowledge, { root }], [recall, {}]], script)
+    const { store } = await boot(
+      (root) => [
+        [knowledge, { root }],
+        [recall, {}],
+      ],
+      script,
+    )
     await seed(store, ws, 'Why does pnpm install fail?', 'ERR_PNPM_EACCES: the store at /root/.local/share/pnpm is not writable; set store-dir.', 'session-abcd1234-0000-4000-8000-000000000000')
     await seed(store, ws, 'Which node version?', 'Node 22.19, because dsh needs it.', 'session-ffff0000-0000-4000-8000-000000000000')
     await loop!.ask('pnpm fails again with EACCES', { session: 'session-eeeeeeee-0000-4000-8000-000000000001', cwd: ws })
@@ -106,19 +158,28 @@ describe('knowledge_search and knowledge_read', () => {
   })
 
   it('refuses hostile and invisible ids with a clear message', async () => {
-    const ws = tmp('ws'), other = tmp('other')
+    const ws = tmp('ws'),
+      other = tmp('other')
     const script = byPrompt({
       'read them': [
-        { toolCalls: [
-          { name: 'knowledge_read', arguments: { id: '../../../etc/passwd' } },
-          { name: 'knowledge_read', arguments: { id: '/etc/passwd' } },
-          { name: 'knowledge_read', arguments: { id: 'abc\u0000def' } },
-          { name: 'knowledge_read', arguments: { id: 'abcd1234-t1' } },
-        ] },
+        {
+          toolCalls: [
+            { name: 'knowledge_read', arguments: { id: '../../../etc/passwd' } },
+            { name: 'knowledge_read', arguments: { id: '/etc/passwd' } },
+            { name: 'knowledge_read', arguments: { id: 'abc\u0000def' } },
+            { name: 'knowledge_read', arguments: { id: 'abcd1234-t1' } },
+          ],
+        },
         { text: 'done' },
       ],
     })
-    const { store } = await boot((root) => [[knowledge, { root }], [recall, {}]], script)
+    const { store } = await boot(
+      (root) => [
+        [knowledge, { root }],
+        [recall, {}],
+      ],
+      script,
+    )
     await seed(store, other, 'Elsewhere', 'A document of another workspace.', 'session-abcd1234-0000-4000-8000-000000000000')
     await loop!.ask('read them', { session: 'session-eeeeeeee-0000-4000-8000-000000000002', cwd: ws })
     const results = toolResults(loop!.adapter.requests[1])
@@ -130,12 +191,18 @@ describe('knowledge_search and knowledge_read', () => {
     expect(results.join('')).not.toContain('A document of another workspace')
   })
 
-  it('shows a session in a subdirectory of a git project the project\'s documents', async () => {
+  it("shows a session in a subdirectory of a git project the project's documents", async () => {
     const project = tmp('proj')
     mkdirSync(join(project, '.git'))
     mkdirSync(join(project, 'packages/app'), { recursive: true })
-    const script = byPrompt({ 'look': [{ toolCalls: [{ name: 'knowledge_search', arguments: { query: 'flaky snapshot' } }] }, { text: 'ok' }] })
-    const { store } = await boot((root) => [[knowledge, { root }], [recall, {}]], script)
+    const script = byPrompt({ look: [{ toolCalls: [{ name: 'knowledge_search', arguments: { query: 'flaky snapshot' } }] }, { text: 'ok' }] })
+    const { store } = await boot(
+      (root) => [
+        [knowledge, { root }],
+        [recall, {}],
+      ],
+      script,
+    )
     await seed(store, project, 'Flaky snapshot test', 'The snapshot test is flaky because of timezone; set TZ=UTC.')
     await loop!.ask('look for it', { session: 'session-12121212-0000-4000-8000-000000000001', cwd: join(project, 'packages/app') })
     expect(pointers(loop!.adapter.requests)[0]).toContain(`1 document for workspace ${project}`)
@@ -161,9 +228,27 @@ describe('the agent as a bridge between languages', () => {
       if (request.step === 2 && id) return { toolCalls: [{ name: 'knowledge_read', arguments: { id } }] }
       return { text: last.includes('发版前一天') ? 'Freeze the trunk the day before release, as recorded.' : 'Nothing recorded.' }
     }
-    const { store } = await boot((root) => [[knowledge, { root }], [recall, {}]], script)
-    await store.write({ kind: 'raw', title: '发版前冻结主干', cwd: ws, session: 'session-f1f1f1f1-0000-4000-8000-000000000000', turn: 1, outcome: 'completed',
-      sections: [{ heading: 'Question', text: '发版流程里主干什么时候冻结？' }, { heading: 'Answer', text: '发版前一天 18:00 冻结主干，只允许合入修复，由值班同学审批。' }], tools: [], tags: ['流程'] })
+    const { store } = await boot(
+      (root) => [
+        [knowledge, { root }],
+        [recall, {}],
+      ],
+      script,
+    )
+    await store.write({
+      kind: 'raw',
+      title: '发版前冻结主干',
+      cwd: ws,
+      session: 'session-f1f1f1f1-0000-4000-8000-000000000000',
+      turn: 1,
+      outcome: 'completed',
+      sections: [
+        { heading: 'Question', text: '发版流程里主干什么时候冻结？' },
+        { heading: 'Answer', text: '发版前一天 18:00 冻结主干，只允许合入修复，由值班同学审批。' },
+      ],
+      tools: [],
+      tags: ['流程'],
+    })
     await seed(store, ws, 'Which node version?', 'Node 22.19, because dsh needs it.', 'session-ffff0000-0000-4000-8000-000000000000')
     await loop!.ask('what is our code freeze rule before a release?', { session: 'session-f2f2f2f2-0000-4000-8000-000000000001', cwd: ws })
     const requests = loop!.adapter.requests
@@ -181,11 +266,21 @@ describe('the agent as a bridge between languages', () => {
 
   it("finds an English answer for a Traditional Chinese question without the model's help (expansion in the index)", async () => {
     const ws = tmp('ws')
-    const script = byPrompt({ '逾時': [{ toolCalls: [{ name: 'knowledge_search', arguments: { query: '安裝逾時' } }] }, { text: 'ok' }] })
-    const { store } = await boot((root) => [[knowledge, { root }], [recall, {}]], script)
+    const script = byPrompt({ 逾時: [{ toolCalls: [{ name: 'knowledge_search', arguments: { query: '安裝逾時' } }] }, { text: 'ok' }] })
+    const { store } = await boot(
+      (root) => [
+        [knowledge, { root }],
+        [recall, {}],
+      ],
+      script,
+    )
     await seed(store, ws, 'pnpm install times out', 'The registry was slow from the office; a timeout of 120000 and the internal mirror fixed it.')
     await loop!.ask('安裝逾時怎麼辦', { session: 'session-f3f3f3f3-0000-4000-8000-000000000001', cwd: ws })
-    expect(toolResults(loop!.adapter.requests[1])[0].split('\n').find((l) => /^1\. /.test(l))).toContain('pnpm install times out')
+    expect(
+      toolResults(loop!.adapter.requests[1])[0]
+        .split('\n')
+        .find((l) => /^1\. /.test(l)),
+    ).toContain('pnpm install times out')
   })
 })
 
@@ -193,16 +288,31 @@ describe('rows are independent', () => {
   it('recall works with capture and note absent; note works with recall absent', async () => {
     const ws = tmp('ws')
     const script = byPrompt({
-      'note it': [{ toolCalls: [{ name: 'knowledge_note', arguments: { title: 'Pin hmr to 1.0.17', finding: 'dsh rc.8 breaks with hmr 1.0.19 (registerConfig was removed).', tags: ['dsh'] } }] }, { text: 'noted' }],
+      'note it': [
+        { toolCalls: [{ name: 'knowledge_note', arguments: { title: 'Pin hmr to 1.0.17', finding: 'dsh rc.8 breaks with hmr 1.0.19 (registerConfig was removed).', tags: ['dsh'] } }] },
+        { text: 'noted' },
+      ],
     })
-    const { store } = await boot((root) => [[knowledge, { root }], [note, {}]], script)
+    const { store } = await boot(
+      (root) => [
+        [knowledge, { root }],
+        [note, {}],
+      ],
+      script,
+    )
     await loop!.ask('note it', { session: 'session-34343434-0000-4000-8000-000000000001', cwd: ws })
     expect(store.list({}).items.map((m) => m.kind)).toEqual(['note'])
     const tools = loop!.adapter.requests[0].options.tools?.map((t: any) => t.name) ?? []
     expect(tools).toContain('knowledge_note')
     expect(tools).not.toContain('knowledge_search')
     await loop!.dispose()
-    const again = await boot((root) => [[knowledge, { root: store.root }], [recall, {}]], byPrompt({ 'find': [{ toolCalls: [{ name: 'knowledge_search', arguments: { query: 'hmr registerConfig' } }] }, { text: 'ok' }] }))
+    const again = await boot(
+      (_root) => [
+        [knowledge, { root: store.root }],
+        [recall, {}],
+      ],
+      byPrompt({ find: [{ toolCalls: [{ name: 'knowledge_search', arguments: { query: 'hmr registerConfig' } }] }, { text: 'ok' }] }),
+    )
     await again.loop.ask('find the hmr note', { session: 'session-34343434-0000-4000-8000-000000000002', cwd: ws })
     expect(toolResults(again.loop.adapter.requests[1])[0]).toContain('Pin hmr to 1.0.17')
     const tools2 = again.loop.adapter.requests[0].options.tools?.map((t: any) => t.name) ?? []
@@ -210,7 +320,14 @@ describe('rows are independent', () => {
   })
 
   it('does not offer knowledge_note when the note row is disabled', async () => {
-    await boot((root) => [[knowledge, { root }], [note, { enabled: false }], [recall, {}]], byPrompt({}, { text: 'ok' }))
+    await boot(
+      (root) => [
+        [knowledge, { root }],
+        [note, { enabled: false }],
+        [recall, {}],
+      ],
+      byPrompt({}, { text: 'ok' }),
+    )
     await loop!.ask('hello', { session: 'session-56565656-0000-4000-8000-000000000001', cwd: tmp('ws') })
     const tools = loop!.adapter.requests[0].options.tools?.map((t: any) => t.name) ?? []
     expect(tools).toContain('knowledge_search')

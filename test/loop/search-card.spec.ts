@@ -14,7 +14,10 @@ import { byPrompt, createLoop, type Loop } from '../harness/loop.ts'
 import type { KnowledgeStore } from '../../src/knowledge/store.js'
 
 let loop: Loop | undefined
-afterEach(async () => { await loop?.dispose(); loop = undefined })
+afterEach(async () => {
+  await loop?.dispose()
+  loop = undefined
+})
 
 const tmp = (name: string) => mkdtempSync(join(tmpdir(), `dsh-ks-${name}-`))
 const SESSION = 'session-5ea4c000-0000-4000-8000-000000000001'
@@ -23,17 +26,35 @@ describe('the knowledge_search card', () => {
   it('shows "Searched "<q>": <n> hits" with the hits\' ids and titles, rebuilt from the persisted meta', async () => {
     const ws = tmp('ws')
     const script = byPrompt({
-      'look': [{ toolCalls: [
-        { name: 'knowledge_search', arguments: { query: 'ERR_PNPM_FETCH_404' } },
-        { name: 'knowledge_search', arguments: { query: 'zzqxnothing' } },
-        { name: 'knowledge_search', arguments: { query: 42 } },
-      ] }, { text: 'ok' }],
+      look: [
+        {
+          toolCalls: [
+            { name: 'knowledge_search', arguments: { query: 'ERR_PNPM_FETCH_404' } },
+            { name: 'knowledge_search', arguments: { query: 'zzqxnothing' } },
+            { name: 'knowledge_search', arguments: { query: 42 } },
+          ],
+        },
+        { text: 'ok' },
+      ],
     })
-    loop = await createLoop(script, [[knowledge, { root: join(tmp('card'), 'kb') }], [recall, {}]])
+    loop = await createLoop(script, [
+      [knowledge, { root: join(tmp('card'), 'kb') }],
+      [recall, {}],
+    ])
     const store = (loop.ctx as any).knowledge as KnowledgeStore
     for (const [k, title] of ['Why does pnpm fail with ERR_PNPM_FETCH_404 in CI?', 'ERR_PNPM_FETCH_404 again after the registry move'].entries()) {
-      await store.write({ kind: 'raw', title, cwd: ws, session: `session-0000000${k}-0000-4000-8000-000000000000`, turn: 1, outcome: 'completed',
-        sections: [{ heading: 'Question', text: title }, { heading: 'Answer', text: 'The **scoped** registry 404s: set `@acme:registry`.' }] })
+      await store.write({
+        kind: 'raw',
+        title,
+        cwd: ws,
+        session: `session-0000000${k}-0000-4000-8000-000000000000`,
+        turn: 1,
+        outcome: 'completed',
+        sections: [
+          { heading: 'Question', text: title },
+          { heading: 'Answer', text: 'The **scoped** registry 404s: set `@acme:registry`.' },
+        ],
+      })
     }
     await loop.ask('look it up', { session: SESSION, cwd: ws })
 

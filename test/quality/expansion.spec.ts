@@ -11,11 +11,28 @@ import { SearchIndex, type SearchIndexOptions } from '../../src/search/search-in
 import { toTraditional } from '../../src/search/expand/script.js'
 import type { DocKind, KnowledgeDoc } from '../../src/types.js'
 
-interface SetDoc { id: string; cwd: string; kind: DocKind; title: string; created: string; tags: string[]; tools: string[]; body: string }
-interface SetQuery { q: string; relevant: string[]; category: string }
+interface SetDoc {
+  id: string
+  cwd: string
+  kind: DocKind
+  title: string
+  created: string
+  tags: string[]
+  tools: string[]
+  body: string
+}
+interface SetQuery {
+  q: string
+  relevant: string[]
+  category: string
+}
 const set = JSON.parse(readFileSync(new URL('../fixtures/retrieval-set.json', import.meta.url), 'utf8')) as { docs: SetDoc[]; queries: SetQuery[] }
 
-interface Row { recall5: number; mrr: number; n: number }
+interface Row {
+  recall5: number
+  mrr: number
+  n: number
+}
 const HAN = /[\u3400-\u9fff]/
 const byId = new Map(set.docs.map((d) => [d.id, d]))
 /** A cross-language query's direction: English → Chinese, Simplified or Traditional → English, or script ↔ script. */
@@ -33,10 +50,17 @@ type Table = Map<string, Row>
 /** Per-category recall@5 and MRR@10 of one configuration, plus each query's reciprocal rank. */
 function measure(options: SearchIndexOptions): { table: Table; rr: Map<string, number> } {
   const index = new SearchIndex(options)
-  index.upsertMany(set.docs.map((d, i): KnowledgeDoc => ({
-    id: d.id, path: `${d.id}.md`, mtimeMs: i, body: d.body,
-    meta: { id: d.id, title: d.title, kind: d.kind, created: d.created, cwd: d.cwd, tools: d.tools, tags: d.tags },
-  })))
+  index.upsertMany(
+    set.docs.map(
+      (d, i): KnowledgeDoc => ({
+        id: d.id,
+        path: `${d.id}.md`,
+        mtimeMs: i,
+        body: d.body,
+        meta: { id: d.id, title: d.title, kind: d.kind, created: d.created, cwd: d.cwd, tools: d.tools, tags: d.tags },
+      }),
+    ),
+  )
   const table: Table = new Map()
   const rr = new Map<string, number>()
   for (const q of set.queries) {
@@ -47,12 +71,17 @@ function measure(options: SearchIndexOptions): { table: Table; rr: Map<string, n
     rr.set(q.q, r)
     for (const c of [q.category, 'all', ...(q.category === 'xlang' ? [direction(q)] : [])]) {
       const row = table.get(c) ?? { recall5: 0, mrr: 0, n: 0 }
-      row.recall5 += recall; row.mrr += r; row.n++
+      row.recall5 += recall
+      row.mrr += r
+      row.n++
       table.set(c, row)
     }
   }
   index.close()
-  for (const row of table.values()) { row.recall5 /= row.n; row.mrr /= row.n }
+  for (const row of table.values()) {
+    row.recall5 /= row.n
+    row.mrr /= row.n
+  }
   return { table, rr }
 }
 
@@ -74,10 +103,14 @@ describe('query expansion on the labelled set', () => {
     const categories = [...off.table.keys()]
     const lines = [`| category | n | ${CONFIGS.map(([n]) => n).join(' | ')} |`, `| --- | --- | ${CONFIGS.map(() => '---').join(' | ')} |`]
     for (const c of categories) {
-      lines.push(`| ${c} | ${off.table.get(c)!.n} | ` + CONFIGS.map(([n]) => {
-        const row = results.get(n)!.table.get(c)!
-        return `${row.recall5.toFixed(3)} / ${row.mrr.toFixed(3)}`
-      }).join(' | ') + ' |')
+      lines.push(
+        `| ${c} | ${off.table.get(c)!.n} | ` +
+          CONFIGS.map(([n]) => {
+            const row = results.get(n)!.table.get(c)!
+            return `${row.recall5.toFixed(3)} / ${row.mrr.toFixed(3)}`
+          }).join(' | ') +
+          ' |',
+      )
     }
     console.log('[expansion] recall@5 / MRR@10\n' + lines.join('\n'))
     const changed = set.queries.filter((q) => Math.abs(on.rr.get(q.q)! - off.rr.get(q.q)!) > 1e-9)

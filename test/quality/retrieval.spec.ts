@@ -14,9 +14,25 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest'
 import { SearchIndex } from '../../src/search/search-index.js'
 import type { DocKind, KnowledgeDoc } from '../../src/types.js'
 
-interface SetDoc { id: string; cwd: string; kind: DocKind; title: string; created: string; tags: string[]; tools: string[]; body: string }
-interface SetQuery { q: string; relevant: string[]; category: string }
-interface RetrievalSet { docs: SetDoc[]; queries: SetQuery[] }
+interface SetDoc {
+  id: string
+  cwd: string
+  kind: DocKind
+  title: string
+  created: string
+  tags: string[]
+  tools: string[]
+  body: string
+}
+interface SetQuery {
+  q: string
+  relevant: string[]
+  category: string
+}
+interface RetrievalSet {
+  docs: SetDoc[]
+  queries: SetQuery[]
+}
 
 const set = JSON.parse(readFileSync(new URL('../fixtures/retrieval-set.json', import.meta.url), 'utf8')) as RetrievalSet
 /** The categories the engine was first measured on; "overall" is asserted over these (the set's first 155 queries). */
@@ -31,7 +47,11 @@ const NEW_FLOORS: Record<string, { recall5: number; mrr: number }> = {
   noshare: { recall5: 0, mrr: 0.03 },
 }
 
-interface Score { recall5: number; rr: number; n: number }
+interface Score {
+  recall5: number
+  rr: number
+  n: number
+}
 
 describe('retrieval quality on the labelled set', () => {
   let index: SearchIndex
@@ -39,13 +59,17 @@ describe('retrieval quality on the labelled set', () => {
 
   beforeAll(() => {
     index = new SearchIndex()
-    index.upsertMany(set.docs.map((d, i): KnowledgeDoc => ({
-      id: d.id,
-      path: `${d.id}.md`,
-      meta: { id: d.id, title: d.title, kind: d.kind, created: d.created, cwd: d.cwd, tools: d.tools, tags: d.tags },
-      body: d.body,
-      mtimeMs: i,
-    })))
+    index.upsertMany(
+      set.docs.map(
+        (d, i): KnowledgeDoc => ({
+          id: d.id,
+          path: `${d.id}.md`,
+          meta: { id: d.id, title: d.title, kind: d.kind, created: d.created, cwd: d.cwd, tools: d.tools, tags: d.tags },
+          body: d.body,
+          mtimeMs: i,
+        }),
+      ),
+    )
     for (const q of set.queries) {
       const top = index.search(q.q, { limit: 10 }).map((h) => h.id)
       const found5 = q.relevant.filter((id) => top.slice(0, 5).includes(id)).length
@@ -69,10 +93,14 @@ describe('retrieval quality on the labelled set', () => {
     const total: Score = { recall5: 0, rr: 0, n: 0 }
     for (const r of perQuery) {
       const s = by.get(r.q.category) ?? { recall5: 0, rr: 0, n: 0 }
-      s.recall5 += r.recall5; s.rr += r.rr; s.n++
+      s.recall5 += r.recall5
+      s.rr += r.rr
+      s.n++
       by.set(r.q.category, s)
       if (!FIRST_CATEGORIES.has(r.q.category)) continue
-      total.recall5 += r.recall5; total.rr += r.rr; total.n++
+      total.recall5 += r.recall5
+      total.rr += r.rr
+      total.n++
     }
     const fmt = (s: Score): string => `recall@5 ${(s.recall5 / s.n).toFixed(3)} MRR ${(s.rr / s.n).toFixed(3)} (n=${s.n})`
     console.log(`[retrieval] overall (first seven categories) ${fmt(total)} | ` + [...by].map(([c, s]) => `${c}: ${fmt(s)}`).join(' | '))
@@ -86,7 +114,9 @@ describe('retrieval quality on the labelled set', () => {
     const by = new Map<string, Score>()
     for (const r of perQuery) {
       const s = by.get(r.q.category) ?? { recall5: 0, rr: 0, n: 0 }
-      s.recall5 += r.recall5; s.rr += r.rr; s.n++
+      s.recall5 += r.recall5
+      s.rr += r.rr
+      s.n++
       by.set(r.q.category, s)
     }
     // "hard" queries share almost no word with their document ("stale process still holding the socket" for an

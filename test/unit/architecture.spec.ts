@@ -17,7 +17,11 @@ function files(dir: string, ext = /\.tsx?$/): string[] {
     .map((e) => relative(root, join(e.parentPath, e.name)).split('\\').join('/'))
 }
 
-interface Edge { from: string; to: string; typeOnly: boolean }
+interface Edge {
+  from: string
+  to: string
+  typeOnly: boolean
+}
 
 /** Relative imports of one file, resolved to repository paths (`.js` specifiers name `.ts` sources). */
 function importsOf(file: string): Edge[] {
@@ -25,7 +29,10 @@ function importsOf(file: string): Edge[] {
   const edges: Edge[] = []
   const pattern = /^\s*(import|export)\s+(type\s+)?(?:[^'"]*?\sfrom\s+)?['"](\.{1,2}\/[^'"]+)['"]/gm
   for (const m of text.matchAll(pattern)) {
-    const target = relative(root, resolve(dirname(join(root, file)), m[3])).split('\\').join('/').replace(/\.js$/, '.ts')
+    const target = relative(root, resolve(dirname(join(root, file)), m[3]))
+      .split('\\')
+      .join('/')
+      .replace(/\.js$/, '.ts')
     const typeOnly = Boolean(m[2]) || /^\s*import\s+type\s*\{\s*\}/.test(m[0])
     edges.push({ from: file, to: target, typeOnly })
   }
@@ -52,7 +59,7 @@ describe('floors', () => {
     expect(upward.map((e) => `${e.from} → ${e.to}`)).toEqual([])
   })
 
-  it('the engines stay pure: redact/ and search/ import neither each other\'s callers nor the store', () => {
+  it("the engines stay pure: redact/ and search/ import neither each other's callers nor the store", () => {
     const bad = edges.filter((e) => floorOf(e.from).floor === 1 && floorOf(e.to).floor >= 1 && floorOf(e.to).unit !== floorOf(e.from).unit)
     expect(bad.map((e) => `${e.from} → ${e.to}`)).toEqual([])
   })
@@ -69,7 +76,10 @@ describe('floors', () => {
     const cycles: string[] = []
     const visit = (file: string, path: string[]) => {
       if (state.get(file) === 'done') return
-      if (state.get(file) === 'open') { cycles.push([...path.slice(path.indexOf(file)), file].join(' → ')); return }
+      if (state.get(file) === 'open') {
+        cycles.push([...path.slice(path.indexOf(file)), file].join(' → '))
+        return
+      }
       state.set(file, 'open')
       for (const to of next.get(file) ?? []) visit(to, [...path, file])
       state.set(file, 'done')
@@ -80,7 +90,9 @@ describe('floors', () => {
 
   it('the browser module imports only the shared vocabulary from src/', () => {
     const allowed = new Set(['src/wire.ts', 'src/types.ts', 'src/knowledge/fields.ts'])
-    const reach = files('client').flatMap(importsOf).filter((e) => e.to.startsWith('src/') && !allowed.has(e.to))
+    const reach = files('client')
+      .flatMap(importsOf)
+      .filter((e) => e.to.startsWith('src/') && !allowed.has(e.to))
     expect(reach.map((e) => `${e.from} → ${e.to}`)).toEqual([])
   })
 
@@ -92,9 +104,7 @@ describe('floors', () => {
 
 describe('size', () => {
   it(`no source file is longer than ${MAX_LINES} lines`, () => {
-    const long = [...sources, ...files('client')]
-      .map((file) => ({ file, lines: readFileSync(join(root, file), 'utf8').split('\n').length }))
-      .filter((f) => f.lines > MAX_LINES)
+    const long = [...sources, ...files('client')].map((file) => ({ file, lines: readFileSync(join(root, file), 'utf8').split('\n').length })).filter((f) => f.lines > MAX_LINES)
     expect(long.map((f) => `${f.file}: ${f.lines}`)).toEqual([])
   })
 })

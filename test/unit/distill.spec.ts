@@ -7,7 +7,10 @@ import { DISTILL_SYSTEM, distillPrompt, parseDistillReply } from '../../src/capt
 import type { Round } from '../../src/types.js'
 
 const round = (over: Partial<Round> = {}): Round => ({
-  session: 'session-3f2a9c1e-1111-4222-8333-444455556666', turn: 3, cwd: '/work/proj', created: '2025-01-02T03:04:05.000Z',
+  session: 'session-3f2a9c1e-1111-4222-8333-444455556666',
+  turn: 3,
+  cwd: '/work/proj',
+  created: '2025-01-02T03:04:05.000Z',
   question: 'Why does pnpm install fail on CI?',
   answer: 'Because /root/.local/share/pnpm is owned by another user; set store-dir=/tmp/pnpm-store in .npmrc.',
   outcome: 'completed',
@@ -45,14 +48,18 @@ describe('distillPrompt', () => {
     const prompt = distillPrompt(round())
     const { data, after } = dataBlock(prompt)
     expect(after).toBe('')
-    expect(data).toBe('Question:\nWhy does pnpm install fail on CI?\n\nAnswer:\nBecause /root/.local/share/pnpm is owned by another user; set store-dir=/tmp/pnpm-store in .npmrc.\n\nTool calls:\n- bash {"command":"pnpm install"}')
+    expect(data).toBe(
+      'Question:\nWhy does pnpm install fail on CI?\n\nAnswer:\nBecause /root/.local/share/pnpm is owned by another user; set store-dir=/tmp/pnpm-store in .npmrc.\n\nTool calls:\n- bash {"command":"pnpm install"}',
+    )
     // The instruction to the model is outside the data block.
     expect(prompt.slice(0, prompt.indexOf('<round-'))).toBe('Condense this round.\n')
   })
 
   it('uses an unguessable nonce: two prompts of the same round differ only in it', () => {
-    const a = distillPrompt(round()), b = distillPrompt(round())
-    const ta = dataBlock(a).tag, tb = dataBlock(b).tag
+    const a = distillPrompt(round()),
+      b = distillPrompt(round())
+    const ta = dataBlock(a).tag,
+      tb = dataBlock(b).tag
     expect(ta).toMatch(/^round-[0-9a-f]{12}$/)
     expect(ta).not.toBe(tb)
     expect(a.replaceAll(ta, 'round-X')).toBe(b.replaceAll(tb, 'round-X'))
@@ -86,8 +93,10 @@ describe('distillPrompt', () => {
 
 describe('parseDistillReply', () => {
   it('reads the two sections of a well-formed reply', () => {
-    expect(parseDistillReply('## Summary\nAsked why pnpm fails on CI.\n\n## Finding\nSet `store-dir=/tmp/pnpm-store` in .npmrc.\n'))
-      .toEqual({ summary: 'Asked why pnpm fails on CI.', finding: 'Set `store-dir=/tmp/pnpm-store` in .npmrc.' })
+    expect(parseDistillReply('## Summary\nAsked why pnpm fails on CI.\n\n## Finding\nSet `store-dir=/tmp/pnpm-store` in .npmrc.\n')).toEqual({
+      summary: 'Asked why pnpm fails on CI.',
+      finding: 'Set `store-dir=/tmp/pnpm-store` in .npmrc.',
+    })
   })
 
   it('accepts surrounding whitespace, other heading case and a multi-paragraph finding with sub-headings', () => {

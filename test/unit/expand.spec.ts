@@ -10,7 +10,11 @@ import { cedict } from '../../src/search/expand/cedict.js'
 import type { KnowledgeDoc } from '../../src/types.js'
 
 const doc = (id: string, body: string, title = id): KnowledgeDoc => ({
-  id, path: `${id}.md`, mtimeMs: 0, body, meta: { id, title, kind: 'raw', created: '2025-01-01T00:00:00.000Z', cwd: '', tags: [], tools: [] },
+  id,
+  path: `${id}.md`,
+  mtimeMs: 0,
+  body,
+  meta: { id, title, kind: 'raw', created: '2025-01-01T00:00:00.000Z', cwd: '', tags: [], tools: [] },
 })
 const ids = (index: SearchIndex, q: string) => index.search(q).map((h) => h.id)
 
@@ -45,7 +49,7 @@ describe('query expansion', () => {
     expect(e.extra.every((x) => x.instead.join(' ') === 'timeout')).toBe(true)
   })
 
-  it('ranks a document with the user\'s own word above one with only its translation or synonym', () => {
+  it("ranks a document with the user's own word above one with only its translation or synonym", () => {
     const index = new SearchIndex()
     index.upsertMany([
       doc('own', 'the deploy step hit a timeout on the build server today'),
@@ -66,7 +70,7 @@ describe('query expansion', () => {
     index.close()
   })
 
-  it('meets Traditional and Simplified Chinese both ways, as the user\'s own words (same weight)', () => {
+  it("meets Traditional and Simplified Chinese both ways, as the user's own words (same weight)", () => {
     const index = new SearchIndex()
     index.upsertMany([doc('simp', '数据库连接池耗尽，报表接口没有释放连接。'), doc('trad', '資料庫死鎖導致訂單更新失敗，兩個交易互相等待。'), doc('en', 'unrelated English text')])
     expect(ids(index, '資料庫連接池耗盡')[0]).toBe('simp')

@@ -13,9 +13,15 @@ import { findingOf, growthOf, healthSummary, probeHealth, probeQuery } from '../
 
 let store: KnowledgeStore
 const SESSION = 'session-4ea1b7e2-0000-4000-8000-000000000001'
-const note = (title: string, finding: string, cwd = '/work/app') => store.write({
-  kind: 'note', title, cwd, session: SESSION, suffix: store.nextNoteSuffix(SESSION), sections: [{ heading: 'Finding', text: finding }],
-})
+const note = (title: string, finding: string, cwd = '/work/app') =>
+  store.write({
+    kind: 'note',
+    title,
+    cwd,
+    session: SESSION,
+    suffix: store.nextNoteSuffix(SESSION),
+    sections: [{ heading: 'Finding', text: finding }],
+  })
 
 beforeAll(async () => {
   const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-health-')), 'kb')
@@ -28,13 +34,20 @@ beforeAll(async () => {
   await note('???', '…')
   mkdirSync(join(store.root, '.knowledge'), { recursive: true })
   const ledger = join(store.root, '.knowledge/ledger.jsonl')
-  appendFileSync(ledger, [
-    { t: '2026-11-29T10:00:00Z', type: 'kept', session: 's', turn: 1, id: 'x', score: 3, redacted: 0 },
-    { t: '2026-11-29T11:00:00Z', type: 'dropped', session: 's', turn: 2, score: 0, reasons: ['-terse-status'] },
-    { t: '2026-11-30T09:00:00Z', type: 'dropped', session: 's', turn: 3, score: 1, reasons: ['-weak-signal'] },
-  ].map((e) => JSON.stringify(e)).join('\n') + '\n')
+  appendFileSync(
+    ledger,
+    [
+      { t: '2026-11-29T10:00:00Z', type: 'kept', session: 's', turn: 1, id: 'x', score: 3, redacted: 0 },
+      { t: '2026-11-29T11:00:00Z', type: 'dropped', session: 's', turn: 2, score: 0, reasons: ['-terse-status'] },
+      { t: '2026-11-30T09:00:00Z', type: 'dropped', session: 's', turn: 3, score: 1, reasons: ['-weak-signal'] },
+    ]
+      .map((e) => JSON.stringify(e))
+      .join('\n') + '\n',
+  )
 })
-afterAll(async () => { await store.close() })
+afterAll(async () => {
+  await store.close()
+})
 
 describe('health probe', () => {
   it('builds each probe from the title and the first words of the finding, without stopwords', () => {
@@ -58,11 +71,13 @@ describe('health probe', () => {
   })
 
   it('counts growth per day from the ledger, by drop reason', () => {
-    expect(growthOf([
-      { t: '2026-11-29T10:00:00Z', type: 'kept', session: 's', turn: 1, id: 'x', score: 3, redacted: 0 },
-      { t: '2026-11-29T11:00:00Z', type: 'dropped', session: 's', turn: 2, score: 0, reasons: ['-terse-status'] },
-      { t: '2026-11-30T09:00:00Z', type: 'note', id: 'n', redacted: 0 },
-    ])).toEqual([
+    expect(
+      growthOf([
+        { t: '2026-11-29T10:00:00Z', type: 'kept', session: 's', turn: 1, id: 'x', score: 3, redacted: 0 },
+        { t: '2026-11-29T11:00:00Z', type: 'dropped', session: 's', turn: 2, score: 0, reasons: ['-terse-status'] },
+        { t: '2026-11-30T09:00:00Z', type: 'note', id: 'n', redacted: 0 },
+      ]),
+    ).toEqual([
       { day: '2026-11-29', kept: 1, dropped: 1, notes: 0, reasons: { '-terse-status': 1 } },
       { day: '2026-11-30', kept: 0, dropped: 0, notes: 1, reasons: {} },
     ])

@@ -19,31 +19,63 @@ let port = 0
 let store: KnowledgeStore
 const GH = 'ghp_' + 'R8k2LmN4pQ6sT8vX0zA2bC4dE6fG8hJ0kL2m'
 
-const get = (path: string): Promise<any> => new Promise((resolve, reject) => {
-  request({ host: '127.0.0.1', port, path, headers: { host: `127.0.0.1:${port}` } }, (res) => {
-    let text = ''
-    res.on('data', (d) => { text += d })
-    res.on('end', () => resolve(JSON.parse(text)))
-  }).on('error', reject).end()
-})
+const get = (path: string): Promise<any> =>
+  new Promise((resolve, reject) => {
+    request({ host: '127.0.0.1', port, path, headers: { host: `127.0.0.1:${port}` } }, (res) => {
+      let text = ''
+      res.on('data', (d) => {
+        text += d
+      })
+      res.on('end', () => resolve(JSON.parse(text)))
+    })
+      .on('error', reject)
+      .end()
+  })
 
 beforeAll(async () => {
   store = new KnowledgeStore({ root: join(mkdtempSync(join(tmpdir(), 'dsh-ks-paging-')), 'kb'), redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: false })
   for (let k = 0; k < 200; k++) {
-    await store.write({ kind: 'raw', title: `Install ${k} fails`, cwd: '/ws', session: `session-${String(k).padStart(8, '0')}-aaaa`, turn: 1,
-      sections: [{ heading: 'Answer', text: `ERR_PNPM_FETCH_404 on package ${k}: the registry URL was wrong.` }] })
+    await store.write({
+      kind: 'raw',
+      title: `Install ${k} fails`,
+      cwd: '/ws',
+      session: `session-${String(k).padStart(8, '0')}-aaaa`,
+      turn: 1,
+      sections: [{ heading: 'Answer', text: `ERR_PNPM_FETCH_404 on package ${k}: the registry URL was wrong.` }],
+    })
   }
-  for (const [turn, answer] of [[1, 'All 12 tests passed.'], [2, 'Done.']] as const) {
-    await captureRound(store, { session: 'session-dropped-1', turn, cwd: '/ws', created: new Date().toISOString(), outcome: 'completed', tools: [],
-      question: `run the tests with GITHUB_TOKEN=${GH} please`, answer }, { minScore: 2 })
+  for (const [turn, answer] of [
+    [1, 'All 12 tests passed.'],
+    [2, 'Done.'],
+  ] as const) {
+    await captureRound(
+      store,
+      { session: 'session-dropped-1', turn, cwd: '/ws', created: new Date().toISOString(), outcome: 'completed', tools: [], question: `run the tests with GITHUB_TOKEN=${GH} please`, answer },
+      { minScore: 2 },
+    )
   }
-  await captureRound(store, { session: 'session-raised-bar', turn: 1, cwd: '/ws', created: new Date().toISOString(), outcome: 'completed', tools: [],
-    question: 'Why does the deploy fail?', answer: 'The cause was a stale `DATABASE_URL` in `.env.production`; the fix is to update it and redeploy, because the migration reads it first.' }, { minScore: 50 })
+  await captureRound(
+    store,
+    {
+      session: 'session-raised-bar',
+      turn: 1,
+      cwd: '/ws',
+      created: new Date().toISOString(),
+      outcome: 'completed',
+      tools: [],
+      question: 'Why does the deploy fail?',
+      answer: 'The cause was a stale `DATABASE_URL` in `.env.production`; the fix is to update it and redeploy, because the migration reads it first.',
+    },
+    { minScore: 50 },
+  )
   server = createServer(createHandler(store, { path: '/knowledge', trustedHosts: [], pageSize: 50 }))
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   port = (server.address() as AddressInfo).port
 }, 60_000)
-afterAll(async () => { server.close(); await store.close() })
+afterAll(async () => {
+  server.close()
+  await store.close()
+})
 
 describe('honest counts', () => {
   it('says more than a page matches, and paging reaches all 200 matches once each', async () => {

@@ -22,7 +22,9 @@ function get(path: string, host = `127.0.0.1:${port}`, method = 'GET', headers: 
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path, method, headers: { host, ...headers } }, (res) => {
       let text = ''
-      res.on('data', (d) => { text += d })
+      res.on('data', (d) => {
+        text += d
+      })
       res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body: text ? JSON.parse(text) : undefined }))
     })
     req.on('error', reject)
@@ -32,21 +34,45 @@ function get(path: string, host = `127.0.0.1:${port}`, method = 'GET', headers: 
 
 beforeAll(async () => {
   store = new KnowledgeStore({ root: join(mkdtempSync(join(tmpdir(), 'dsh-ks-http-')), 'kb'), redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: false })
-  const write = (session: string, cwd: string, title: string, answer: string, kind: 'raw' | 'note' = 'raw', tools = ['bash']) => store.write({
-    kind, title, cwd, session, turn: 1, suffix: kind === 'note' ? 'n1' : 't1', tags: kind === 'note' ? ['ci'] : ['pnpm'],
-    sections: [{ heading: 'Answer', text: answer }], tools: tools.map((name) => ({ name, arguments: '{}' })),
-  })
+  const write = (session: string, cwd: string, title: string, answer: string, kind: 'raw' | 'note' = 'raw', tools = ['bash']) =>
+    store.write({
+      kind,
+      title,
+      cwd,
+      session,
+      turn: 1,
+      suffix: kind === 'note' ? 'n1' : 't1',
+      tags: kind === 'note' ? ['ci'] : ['pnpm'],
+      sections: [{ heading: 'Answer', text: answer }],
+      tools: tools.map((name) => ({ name, arguments: '{}' })),
+    })
   await write('session-aaaa1111-0000-4000-8000-000000000000', '/ws/a', 'Why does pnpm fail?', 'ERR_PNPM_EACCES: fix the store dir.')
   await write('session-bbbb2222-0000-4000-8000-000000000000', '/ws/b', 'Flaky test', 'Set TZ=UTC in CI.', 'note', [])
   await write('session-cccc3333-0000-4000-8000-000000000000', '/ws/a/sub', '<script>alert(1)</script>', 'Render me as text.', 'raw', ['read_file'])
   store.settings.publish('recall', () => ({ announce: true, sameWorkspaceOnly: true, searchLimit: 8 }))
-  server = createServer(createHandler(store, { path: '/knowledge', trustedHosts: ['kb.local'], pageSize: 50, mutations: [
-    { pattern: /^\/echo$/, run: async (_m, body) => { echoed.push(body); return { ok: true } } },
-  ] }))
+  server = createServer(
+    createHandler(store, {
+      path: '/knowledge',
+      trustedHosts: ['kb.local'],
+      pageSize: 50,
+      mutations: [
+        {
+          pattern: /^\/echo$/,
+          run: async (_m, body) => {
+            echoed.push(body)
+            return { ok: true }
+          },
+        },
+      ],
+    }),
+  )
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   port = (server.address() as AddressInfo).port
 })
-afterAll(async () => { server.close(); await store.close() })
+afterAll(async () => {
+  server.close()
+  await store.close()
+})
 
 describe('routes', () => {
   it('lists documents newest first with facets, and pages', async () => {

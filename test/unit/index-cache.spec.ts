@@ -17,15 +17,19 @@ import type { FrontMatter } from '../../src/types.js'
 import { PROJECT_ROOT } from '../harness/dsh.ts'
 
 const stores: KnowledgeStore[] = []
-afterEach(async () => { while (stores.length) await stores.pop()!.close() })
+afterEach(async () => {
+  while (stores.length) await stores.pop()!.close()
+})
 
 /** A logger that keeps every line. */
 function recorder() {
   const lines: Array<{ level: string; text: string }> = []
-  const at = (level: string) => (format: string, ...args: unknown[]) => {
-    let i = 0
-    lines.push({ level, text: format.replace(/%[sd]/g, () => String(args[i++])) })
-  }
+  const at =
+    (level: string) =>
+    (format: string, ...args: unknown[]) => {
+      let i = 0
+      lines.push({ level, text: format.replace(/%[sd]/g, () => String(args[i++])) })
+    }
   const logger: StoreLogger = { info: at('info'), warn: at('warn'), debug: at('debug') }
   return { logger, lines, info: () => lines.filter((l) => l.level !== 'debug').map((l) => l.text), scan: () => lines.filter((l) => l.text.startsWith('indexed')).pop()?.text ?? '' }
 }
@@ -36,7 +40,11 @@ function open(root: string, logger?: StoreLogger, readOnly = false) {
   return store
 }
 
-const tmpRoot = () => { const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-cache-')), 'kb'); mkdirSync(root, { recursive: true }); return root }
+const tmpRoot = () => {
+  const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-cache-')), 'kb')
+  mkdirSync(root, { recursive: true })
+  return root
+}
 
 /** Writes a hand-written document file; returns its path. */
 function put(root: string, id: string, body: string, over: Partial<FrontMatter> = {}): string {
@@ -205,19 +213,27 @@ describe('the persisted index', () => {
     await rebuilt(root, /rejected \(foreign: format "dsh-knowledge-index\/0:old"/)
   })
 
-  it('rebuilds a cache whose build was killed half-way (kill -9), taking over the dead process\'s lock', async () => {
+  it("rebuilds a cache whose build was killed half-way (kill -9), taking over the dead process's lock", async () => {
     const root = tmpRoot()
     for (let i = 0; i < 3; i++) age(put(root, `d${i}`, `document number ${i} about ${WORDS[i]} and the shared word`))
     // Enough documents that the build takes a while; the child is killed as soon as its cache file exists.
     for (let i = 0; i < 4000; i++) age(put(root, `bulk${i}`, `bulk filler ${i} `.repeat(40)))
     const child = spawn(process.execPath, [join(PROJECT_ROOT, 'test/harness/open-store.ts'), root], { stdio: ['ignore', 'pipe', 'inherit'] })
     let out = ''
-    child.stdout.on('data', (d) => { out += d })
+    child.stdout.on('data', (d) => {
+      out += d
+    })
     const state = (): string | undefined => {
       try {
         const db = new DatabaseSync(cacheFile(root), { readOnly: true })
-        try { return (db.prepare("SELECT value FROM meta WHERE key = 'state'").get() as { value: string }).value } finally { db.close() }
-      } catch { return undefined }
+        try {
+          return (db.prepare("SELECT value FROM meta WHERE key = 'state'").get() as { value: string }).value
+        } finally {
+          db.close()
+        }
+      } catch {
+        return undefined
+      }
     }
     const end = Date.now() + 20_000
     while (!(existsSync(cacheFile(root)) && state()) && Date.now() < end) await new Promise((r) => setTimeout(r, 2))
@@ -248,7 +264,7 @@ describe('the persisted index', () => {
     expect(again.scan()).toContain('index reused: kept 3')
   })
 
-  it('lets a reader (a CLI search while dsh runs) use the owner\'s file read-only, and index in memory once a file changed', async () => {
+  it("lets a reader (a CLI search while dsh runs) use the owner's file read-only, and index in memory once a file changed", async () => {
     const root = tmpRoot()
     await seed(root)
     const owner = open(root)

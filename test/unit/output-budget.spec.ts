@@ -57,8 +57,17 @@ describe('knowledge_read budget', () => {
 
 describe('knowledge_search budget', () => {
   const hit = (k: number, over: Partial<SearchHit> = {}): SearchHit => ({
-    id: `doc-${k}`, title: 'T'.repeat(5000), kind: 'manual', score: 1, snippet: 's'.repeat(5000), path: `d${k}.md`,
-    cwd: '/w/'.repeat(2000), tags: Array.from({ length: 500 }, (_, t) => `tag-${t}`), tools: [], created: '2026-01-01T00:00:00Z', ...over,
+    id: `doc-${k}`,
+    title: 'T'.repeat(5000),
+    kind: 'manual',
+    score: 1,
+    snippet: 's'.repeat(5000),
+    path: `d${k}.md`,
+    cwd: '/w/'.repeat(2000),
+    tags: Array.from({ length: 500 }, (_, t) => `tag-${t}`),
+    tools: [],
+    created: '2026-01-01T00:00:00Z',
+    ...over,
   })
 
   it('keeps whole hits within the budget, says how many were left out, and bounds each field', () => {

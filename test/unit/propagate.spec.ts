@@ -18,7 +18,9 @@ import type { Round } from '../../src/types.js'
 
 const MASK = '[REDACTED]'
 const stores: KnowledgeStore[] = []
-afterEach(async () => { while (stores.length) await stores.pop()!.close() })
+afterEach(async () => {
+  while (stores.length) await stores.pop()!.close()
+})
 const redactor = () => createRedactor({ enabled: true, mask: MASK, patterns: [] })
 function open(): KnowledgeStore {
   const store = new KnowledgeStore({ root: join(mkdtempSync(join(tmpdir(), 'dsh-ks-prop-')), 'kb'), redactor: redactor(), watch: false })
@@ -54,7 +56,10 @@ describe('the examples of issue 18', () => {
 
 describe('every field of a round', () => {
   const round: Round = {
-    session: 'session-3f2a9c1e-1111-4222-8333-444455556666', turn: 4, cwd: '/work/proj', created: '2025-01-02T03:04:05.000Z',
+    session: 'session-3f2a9c1e-1111-4222-8333-444455556666',
+    turn: 4,
+    cwd: '/work/proj',
+    created: '2025-01-02T03:04:05.000Z',
     question: `Why does the API answer 401 for ${VALUE}?`,
     answer: `The cause: ${VALUE} was revoked last week; a new token fixed it. Rotate it in the vault, not in .env.`,
     outcome: 'completed',
@@ -101,15 +106,19 @@ describe('every field of a round', () => {
     const basic = Buffer.from(`admin:${secret}`).toString('base64')
     const urlSafe = Buffer.from(`deploy:${secret}`).toString('base64url')
     const store = open()
-    const result = await captureRound(store, {
-      ...round,
-      question: 'Why does login fail?',
-      answer: `DB_PASSWORD="${secret.replace('"', '\\"')}" was right; the proxy decoded it twice.`,
-      tools: [
-        { name: 'bash', arguments: JSON.stringify({ command: `echo ${basic} | base64 -d; curl "https://db.internal/login?pw=${encodeURIComponent(secret)}"` }) },
-        { name: 'bash', arguments: JSON.stringify({ command: `printf '%s' ${urlSafe}`, note: `literal ${secret}` }) },
-      ],
-    }, { minScore: 0, dryRun: true })
+    const result = await captureRound(
+      store,
+      {
+        ...round,
+        question: 'Why does login fail?',
+        answer: `DB_PASSWORD="${secret.replace('"', '\\"')}" was right; the proxy decoded it twice.`,
+        tools: [
+          { name: 'bash', arguments: JSON.stringify({ command: `echo ${basic} | base64 -d; curl "https://db.internal/login?pw=${encodeURIComponent(secret)}"` }) },
+          { name: 'bash', arguments: JSON.stringify({ command: `printf '%s' ${urlSafe}`, note: `literal ${secret}` }) },
+        ],
+      },
+      { minScore: 0, dryRun: true },
+    )
     const doc = result.document!
     for (const form of [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret), basic, urlSafe, 'Tr0ub4dor']) expect(doc, form).not.toContain(form)
     expect(masks(parseDocument(doc, 'x.md', 'x', 0).body)).toBe(result.redacted)
@@ -118,7 +127,11 @@ describe('every field of a round', () => {
   it('masks it in a distilled document: model output and appendix alike', async () => {
     const store = open()
     const draft: DocumentDraft = {
-      kind: 'distilled', title: 'Why does the API answer 401?', cwd: '/w', session: round.session, turn: 4,
+      kind: 'distilled',
+      title: 'Why does the API answer 401?',
+      cwd: '/w',
+      session: round.session,
+      turn: 4,
       sections: [
         { heading: 'Summary', text: `The token ${VALUE} had been revoked.` },
         { heading: 'Finding', text: `Rotate ${VALUE} in the vault.` },
@@ -156,7 +169,10 @@ describe('what is not propagated, and the cost', () => {
       for (const suffix of ['', '\n', 'xy']) {
         const b64 = Buffer.from(`${user}:${value}${suffix}`).toString('base64')
         const spans = matcher.spans(`Authorization: Basic ${b64} ok`)
-        expect(spans.map((s) => [s.start, s.end]), `${user}|${suffix}`).toEqual([[21, 21 + b64.length]])
+        expect(
+          spans.map((s) => [s.start, s.end]),
+          `${user}|${suffix}`,
+        ).toEqual([[21, 21 + b64.length]])
       }
     }
     expect(base64Middles(value).every((m) => m.length >= 8)).toBe(true)
@@ -175,7 +191,8 @@ describe('what is not propagated, and the cost', () => {
       return { ms: performance.now() - t0, spans: spans.length }
     }
     time(10_000)
-    const small = time(200_000), big = time(800_000)
+    const small = time(200_000),
+      big = time(800_000)
     expect(big.ms / Math.max(small.ms, 1)).toBeLessThan(8) // 4× the text: linear, not 16×
     expect(big.spans).toBeGreaterThan(0) // over-masked once the budget is spent
   })
@@ -191,7 +208,8 @@ describe('what is not propagated, and the cost', () => {
       return { ms: performance.now() - t0, n }
     }
     time(0.5)
-    const two = time(2), four = time(4)
+    const two = time(2),
+      four = time(4)
     expect(two.n).toBeGreaterThan(0)
     expect(four.ms / two.ms).toBeLessThan(3.5)
     expect(four.ms).toBeLessThan(2000)

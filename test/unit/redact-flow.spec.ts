@@ -22,7 +22,9 @@ import { buildCorpus, type PositiveItem } from '../fixtures/redact-corpus.ts'
 
 const MASK = '[REDACTED]'
 const stores: KnowledgeStore[] = []
-afterEach(async () => { while (stores.length) await stores.pop()!.close() })
+afterEach(async () => {
+  while (stores.length) await stores.pop()!.close()
+})
 const redactor = () => createRedactor({ enabled: true, mask: MASK, patterns: [] })
 function open(): KnowledgeStore {
   const store = new KnowledgeStore({ root: join(mkdtempSync(join(tmpdir(), 'dsh-ks-flow-')), 'kb'), redactor: redactor(), watch: false })
@@ -66,8 +68,15 @@ function leaked(text: string, secrets: string[], keep: string[] = []): string | 
 const offsets = (s: string) => [...new Set([1, Math.floor(s.length / 2), s.length - 1])]
 
 const round = (over: Partial<Round>): Round => ({
-  session: 'session-3f2a9c1e-1111-4222-8333-444455556666', turn: 1, cwd: '/work/proj', created: '2025-01-02T03:04:05.000Z',
-  question: 'Why does the deploy fail?', answer: 'The cause was a stale credential; rotated it.', outcome: 'completed', tools: [], ...over,
+  session: 'session-3f2a9c1e-1111-4222-8333-444455556666',
+  turn: 1,
+  cwd: '/work/proj',
+  created: '2025-01-02T03:04:05.000Z',
+  question: 'Why does the deploy fail?',
+  answer: 'The cause was a stale credential; rotated it.',
+  outcome: 'completed',
+  tools: [],
+  ...over,
 })
 
 /** The document a round would be written as (dry run: the exact text a real capture writes). */
@@ -114,7 +123,10 @@ describe('a secret of every family across every cut', () => {
         const at2 = head.indexOf(JSON.stringify(s).slice(1, -1)) - 10
         const raw = fill(LIMITS.toolArguments - at2 - off) + item.text + '\n' + fill(70_000)
         const doc2 = await documentOf(store, round({ tools: [{ name: 'write', arguments: raw }] }))
-        for (const [kind, doc] of [['compact', doc1], ['raw', doc2]]) {
+        for (const [kind, doc] of [
+          ['compact', doc1],
+          ['raw', doc2],
+        ]) {
           const leak = leaked(doc, item.secrets, item.keep)
           if (leak) misses.push(`${item.family}@${off} ${kind}: ${leak}`)
         }
@@ -168,7 +180,7 @@ describe('a secret of every family across every cut', () => {
       for (const off of offsets(s)) {
         const probe = JSON.stringify({ command: `${fill(10)}${item.text}` })
         const at = probe.indexOf(JSON.stringify(s).slice(1, -1)) - 10
-        const args = JSON.stringify({ command: fill(500 - ('- bash '.length * 0) - at - off) + item.text })
+        const args = JSON.stringify({ command: fill(500 - '- bash '.length * 0 - at - off) + item.text })
         const answerAt = 'Question:\nq\n\nAnswer:\n'.length
         const answer = fill(24_000 - answerAt - item.text.indexOf(s) - off) + item.text + '\n' + fill(5000)
         const safe = await redactRoundForModel(store, round({ question: 'q', answer, tools: [{ name: 'bash', arguments: args }] }))
@@ -238,7 +250,11 @@ describe('the cuts themselves', () => {
     const doc2 = await documentOf(store, round({ tools: [{ name: 'bash', arguments: long }] }))
     expect(leaked(doc2, [GH.slice(4)])).toBeUndefined()
     // In a failure excerpt (results are not compacted) and in the answer: decoded when that reveals a secret.
-    const doc3 = await documentOf(store, round({ answer: `The header was X-Token: ${escaped} and it expired.`, tools: [{ name: 'bash', arguments: '{}', result: `{"error":"bad token ${escaped}"}`, isError: true }] }), true)
+    const doc3 = await documentOf(
+      store,
+      round({ answer: `The header was X-Token: ${escaped} and it expired.`, tools: [{ name: 'bash', arguments: '{}', result: `{"error":"bad token ${escaped}"}`, isError: true }] }),
+      true,
+    )
     expect(leaked(doc3, [GH.slice(4)])).toBeUndefined()
     // Text whose escapes hide nothing stays as written.
     const doc4 = await documentOf(store, round({ answer: 'The cause: JSON escapes such as \\u0041 were double-encoded; fixed the serializer.' }))

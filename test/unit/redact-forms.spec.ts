@@ -31,7 +31,10 @@ describe('the forms people really paste', () => {
     const fpKinds = new Map<string, number>()
     for (const n of negatives) {
       const out = await redactor.redact(n.text)
-      if (out.count) { fps.push(`${n.id}: ${JSON.stringify(out.text.slice(0, 200))}`); fpKinds.set(n.kind, (fpKinds.get(n.kind) ?? 0) + 1) }
+      if (out.count) {
+        fps.push(`${n.id}: ${JSON.stringify(out.text.slice(0, 200))}`)
+        fpKinds.set(n.kind, (fpKinds.get(n.kind) ?? 0) + 1)
+      }
     }
     console.log('forms recall per family: ' + [...perFamily].map(([k, f]) => `${k} ${f.hit}/${f.total}`).join(', '))
     console.log(`false positives: ${fps.length}/${negatives.length} negatives` + (fps.length ? '\n  ' + fps.join('\n  ') : ''))

@@ -18,7 +18,9 @@ import { ADVERSARIAL } from '../fixtures/redact-adversarial.ts'
 import { buildCorpus } from '../fixtures/redact-corpus.ts'
 
 const stores: KnowledgeStore[] = []
-afterEach(async () => { while (stores.length) await stores.pop()!.close() })
+afterEach(async () => {
+  while (stores.length) await stores.pop()!.close()
+})
 
 describe('user patterns cannot freeze the process', () => {
   it('runs the catastrophic (a+)+$ in linear time instead of backtracking for ever', async () => {
@@ -69,7 +71,10 @@ describe('a round that cannot be redacted in time is not written', () => {
     const budget = Math.round((performance.now() - t0) * 2 + 50)
     const r = createRedactor({ enabled: true, mask: DEFAULT_MASK, patterns: ['[a-j]{1,200}[0-9]'] }, { budgetMs: () => budget, secretlint: false })
     t0 = performance.now()
-    const error = await r.redact(text).then(() => null, (e: Error) => e)
+    const error = await r.redact(text).then(
+      () => null,
+      (e: Error) => e,
+    )
     expect(error).toBeInstanceOf(RedactBudgetError)
     expect(error!.message).toMatch(new RegExp(`did not finish within ${budget} ms on 4008000 characters \\(at redact\\.patterns\\[0\\] `))
     // It stops soon after the budget: a chunk of work at most, not the whole text.
@@ -81,10 +86,20 @@ describe('a round that cannot be redacted in time is not written', () => {
     const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: DEFAULT_MASK, patterns: [] }, { budgetMs: () => -1 }), watch: false })
     stores.push(store)
     const token = 'gh' + 'p_' + 'Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe9Dc8B'
-    const result = await captureRound(store, {
-      session: 'session-11112222-0000-4000-8000-000000000000', turn: 3, cwd: '/ws', created: new Date().toISOString(),
-      question: `Why does login fail with ${token}?`, answer: 'The cause was an expired token; rotated it because the old one was revoked.', outcome: 'completed', tools: [],
-    }, { minScore: 0 })
+    const result = await captureRound(
+      store,
+      {
+        session: 'session-11112222-0000-4000-8000-000000000000',
+        turn: 3,
+        cwd: '/ws',
+        created: new Date().toISOString(),
+        question: `Why does login fail with ${token}?`,
+        answer: 'The cause was an expired token; rotated it because the old one was revoked.',
+        outcome: 'completed',
+        tools: [],
+      },
+      { minScore: 0 },
+    )
     expect(result.kept).toBe(false)
     expect(result.error).toMatch(/redaction did not finish/)
     expect(allDocuments(root)).toEqual([])
@@ -140,7 +155,11 @@ describe('built-in rules run in linear time', () => {
     const slow = createRedactor({ enabled: true, mask: DEFAULT_MASK, patterns: ['[a-j]{1,200}[0-9]'] }, { secretlint: false })
     const letters = ('abcdefghij'.repeat(50) + ' ').repeat(40)
     let last = performance.now()
-    const timer = setInterval(() => { const now = performance.now(); longest = Math.max(longest, now - last); last = now }, 2)
+    const timer = setInterval(() => {
+      const now = performance.now()
+      longest = Math.max(longest, now - last)
+      last = now
+    }, 2)
     last = performance.now()
     await fast.redact(text)
     await slow.redact(letters)

@@ -10,7 +10,11 @@ import { buildCorpus, type PositiveItem } from '../fixtures/redact-corpus.js'
 const corpus = buildCorpus()
 const redactor = createRedactor({ enabled: true, mask: DEFAULT_MASK, patterns: [] })
 
-interface Miss { id: string; why: string; out: string }
+interface Miss {
+  id: string
+  why: string
+  out: string
+}
 
 /** Why a positive item failed, or null: a secret survived, a family is missing, the count is off, or context was lost. */
 function judge(item: PositiveItem, out: { text: string; count: number; families: Record<string, number> }): string | null {
@@ -50,10 +54,37 @@ describe('redaction corpus', () => {
     expect(corpus.negatives.length).toBeGreaterThanOrEqual(corpus.positives.length)
     const families = new Map<string, Set<string>>()
     for (const p of corpus.positives) families.set(p.family, (families.get(p.family) ?? new Set()).add(p.context))
-    for (const core of ['aws', 'google-api-key', 'gcp-service-account', 'azure', 'github', 'gitlab', 'npm', 'pypi', 'circleci', 'slack', 'discord', 'telegram', 'stripe', 'twilio', 'sendgrid', 'openai', 'anthropic', 'deepseek', 'huggingface', 'jwt', 'private-key', 'url-password', 'auth-header', 'cli-flag', 'env-assignment', 'generic-secret']) {
+    for (const core of [
+      'aws',
+      'google-api-key',
+      'gcp-service-account',
+      'azure',
+      'github',
+      'gitlab',
+      'npm',
+      'pypi',
+      'circleci',
+      'slack',
+      'discord',
+      'telegram',
+      'stripe',
+      'twilio',
+      'sendgrid',
+      'openai',
+      'anthropic',
+      'deepseek',
+      'huggingface',
+      'jwt',
+      'private-key',
+      'url-password',
+      'auth-header',
+      'cli-flag',
+      'env-assignment',
+      'generic-secret',
+    ]) {
       expect(families.get(core)?.size ?? 0, core).toBeGreaterThanOrEqual(2)
     }
-    for (const [family, contexts] of families) expect(corpus.positives.filter((p) => p.family === family).length, family).toBeGreaterThanOrEqual(2)
+    for (const [family, _contexts] of families) expect(corpus.positives.filter((p) => p.family === family).length, family).toBeGreaterThanOrEqual(2)
     expect(new Set(corpus.negatives.map((n) => n.kind))).toEqual(new Set(['git-sha', 'uuid', 'integrity', 'public-key', 'placeholder', 'base64', 'identifier', 'prose', 'code', 'misc']))
   })
 
@@ -76,7 +107,14 @@ describe('redaction corpus', () => {
     expect(misses.map((m) => `${m.id}: ${m.why}`)).toEqual([])
     expect(falsePositives.length / corpus.negatives.length).toBeLessThanOrEqual(0.02)
     let novel = 0
-    const probe = createRedactor({ enabled: true, mask: DEFAULT_MASK, patterns: [] }, { onBackstop: (r) => { novel += r.novel } })
+    const probe = createRedactor(
+      { enabled: true, mask: DEFAULT_MASK, patterns: [] },
+      {
+        onBackstop: (r) => {
+          novel += r.novel
+        },
+      },
+    )
     for (const item of corpus.positives) await probe.redact(item.text)
     expect(novel).toBe(0)
   })
@@ -112,7 +150,12 @@ describe('masks keep their context', () => {
   })
 
   it('masks a GCP service-account key id and key in escaped JSON as one family', async () => {
-    const sa = JSON.stringify({ type: 'service_account', private_key_id: '0123456789abcdef0123456789abcdef01234567', private_key: '-----BEGIN ' + 'PRIVATE KEY-----\n' + 'MIIEvAIBADANBgkqhkiG9w0BAQEFAASCBKYwggSiAgEAAoIBAQ'.repeat(3) + '\n-----END ' + 'PRIVATE KEY-----\n', client_email: 'a@b.iam.gserviceaccount.com' })
+    const sa = JSON.stringify({
+      type: 'service_account',
+      private_key_id: '0123456789abcdef0123456789abcdef01234567',
+      private_key: '-----BEGIN ' + 'PRIVATE KEY-----\n' + 'MIIEvAIBADANBgkqhkiG9w0BAQEFAASCBKYwggSiAgEAAoIBAQ'.repeat(3) + '\n-----END ' + 'PRIVATE KEY-----\n',
+      client_email: 'a@b.iam.gserviceaccount.com',
+    })
     const out = await redactor.redact(JSON.stringify({ content: sa }))
     expect(out.families).toEqual({ 'gcp-service-account': 2 })
     const inner = JSON.parse(JSON.parse(out.text).content)
@@ -219,7 +262,10 @@ describe('huge and hostile input', () => {
       let s = ''
       const parts = ['\uFFFD', '\u0000', '\uD800', '\uDFFF', '{{', '}}', ': ', '- ', '---\n', '"', "'", '\\', '\n', 'key', 'token=', '--password ', 'Bearer ', 'AKIA', '@', '://', '-----BEGIN ']
       let x = 12345
-      while (s.length < MB10) { x = (x * 1103515245 + 12345) >>> 0; s += parts[x % parts.length] + String.fromCharCode(32 + (x >>> 16) % 90) }
+      while (s.length < MB10) {
+        x = (x * 1103515245 + 12345) >>> 0
+        s += parts[x % parts.length] + String.fromCharCode(32 + ((x >>> 16) % 90))
+      }
       return s.slice(0, MB10)
     },
   }

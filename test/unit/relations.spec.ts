@@ -30,8 +30,10 @@ describe('links', () => {
     // A bare word is an id link (hand-written documents get it reported as broken by the check when it names nothing).
     expect(linkTarget('README', 's/x.md')).toEqual({ kind: 'id', id: 'README' })
     expect(linkTarget('../%zz.md', 's/x.md')).toEqual({ kind: 'path', path: '%zz.md', outside: false })
-    expect(parseLinks('![img](abc12345-t3) and [a](abc12345-t3) and [b](../s2/z.md) and [c](https://x.y)', 's/x.md').map((l) => l.target))
-      .toEqual([{ kind: 'id', id: 'abc12345-t3' }, { kind: 'path', path: 's2/z.md', outside: false }])
+    expect(parseLinks('![img](abc12345-t3) and [a](abc12345-t3) and [b](../s2/z.md) and [c](https://x.y)', 's/x.md').map((l) => l.target)).toEqual([
+      { kind: 'id', id: 'abc12345-t3' },
+      { kind: 'path', path: 's2/z.md', outside: false },
+    ])
   })
 
   it('writes ids as paths relative to the note and reads them back as ids', () => {
@@ -43,9 +45,19 @@ describe('links', () => {
   })
 
   it('computes backlinks by id and by path, and forgets a removed document', () => {
-    const paths = new Map([['a', 's/a.md'], ['b', 's/b.md'], ['c', 't/c.md'], ['d', 's/d.md']])
+    const paths = new Map([
+      ['a', 's/a.md'],
+      ['b', 's/b.md'],
+      ['c', 't/c.md'],
+      ['d', 's/d.md'],
+    ])
     const graph = new RelationGraph({ pathOf: (id) => paths.get(id), idAt: (path) => [...paths].find(([, p]) => p === path)?.[0] })
-    const doc = (id: string, path: string, body: string, meta: Record<string, unknown> = {}) => ({ id, path, body, meta: { id, title: id, kind: 'note', created: '', cwd: '', tools: [], tags: [], ...meta } as KnowledgeDoc['meta'] })
+    const doc = (id: string, path: string, body: string, meta: Record<string, unknown> = {}) => ({
+      id,
+      path,
+      body,
+      meta: { id, title: id, kind: 'note', created: '', cwd: '', tools: [], tags: [], ...meta } as KnowledgeDoc['meta'],
+    })
     graph.set(doc('a', 's/a.md', BODY))
     // A document without relations gets no node: the graph costs nothing for plain captured rounds.
     expect(graph.size).toBe(0)
@@ -106,8 +118,24 @@ describe('the status notice', () => {
 })
 
 describe('status in the search index', () => {
-  const meta = (id: string, kind: string, status?: string, by?: string) => ({ id, title: `pnpm cache ${id}`, kind, created: '2026-01-01T00:00:00Z', cwd: '/w', tools: [], tags: [], ...(status ? { status } : {}), ...(by ? { superseded_by: by } : {}) })
-  const doc = (id: string, kind: string, status?: string, by?: string): KnowledgeDoc => ({ id, path: `s/${id}.md`, body: 'pnpm cache store key lockfile', mtimeMs: 1, meta: meta(id, kind, status, by) as KnowledgeDoc['meta'] })
+  const meta = (id: string, kind: string, status?: string, by?: string) => ({
+    id,
+    title: `pnpm cache ${id}`,
+    kind,
+    created: '2026-01-01T00:00:00Z',
+    cwd: '/w',
+    tools: [],
+    tags: [],
+    ...(status ? { status } : {}),
+    ...(by ? { superseded_by: by } : {}),
+  })
+  const doc = (id: string, kind: string, status?: string, by?: string): KnowledgeDoc => ({
+    id,
+    path: `s/${id}.md`,
+    body: 'pnpm cache store key lockfile',
+    mtimeMs: 1,
+    meta: meta(id, kind, status, by) as KnowledgeDoc['meta'],
+  })
 
   it('keeps five kinds and three statuses apart; retired out by default, superseded below, a filter shows them', () => {
     const index = new SearchIndex()
@@ -141,9 +169,12 @@ describe('status in the search index', () => {
   })
 })
 
-describe('the store\'s status write path', () => {
+describe("the store's status write path", () => {
   let store: KnowledgeStore | undefined
-  afterEach(async () => { await store?.close(); store = undefined })
+  afterEach(async () => {
+    await store?.close()
+    store = undefined
+  })
   const open = () => {
     const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-rel-')), 'kb')
     store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: false })
@@ -169,9 +200,25 @@ describe('the store\'s status write path', () => {
 
   it('a rewrite in place (distillation) keeps the status, the reason and the notice of the document it replaces', async () => {
     const s = open()
-    const raw = await s.write({ kind: 'raw', title: 'Round one', cwd: '/w', session: 'session-aaaa1111-0000-4000-8000-000000000000', turn: 1, outcome: 'completed', sections: [{ heading: 'Answer', text: 'The cause was X.' }] })
+    const raw = await s.write({
+      kind: 'raw',
+      title: 'Round one',
+      cwd: '/w',
+      session: 'session-aaaa1111-0000-4000-8000-000000000000',
+      turn: 1,
+      outcome: 'completed',
+      sections: [{ heading: 'Answer', text: 'The cause was X.' }],
+    })
     await retire(s, { id: raw.id, reason: 'wrong cause' }, '/w', 'tool')
-    await s.write({ kind: 'distilled', title: 'Round one', cwd: '/w', session: 'session-aaaa1111-0000-4000-8000-000000000000', turn: 1, replaceId: raw.id, sections: [{ heading: 'Summary', text: 'X.' }] })
+    await s.write({
+      kind: 'distilled',
+      title: 'Round one',
+      cwd: '/w',
+      session: 'session-aaaa1111-0000-4000-8000-000000000000',
+      turn: 1,
+      replaceId: raw.id,
+      sections: [{ heading: 'Summary', text: 'X.' }],
+    })
     const parsed = parseDocument(readFileSync(join(s.root, raw.path), 'utf8'), raw.path, 'x', 0)
     expect(parsed.meta).toMatchObject({ kind: 'distilled', status: 'retired', retired: { reason: 'wrong cause' } })
     expect(parsed.body).toMatch(/^# Round one\n\n> \*\*Retired\*\* on .*: wrong cause <!-- knowledge:status -->\n\n## Summary/)

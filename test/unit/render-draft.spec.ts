@@ -14,15 +14,30 @@ async function render(draft: DocumentDraft): Promise<string> {
 
 describe('renderDraft', () => {
   it('leaves an empty section out of a note, keeps the filled ones in order', async () => {
-    const body = await render({ kind: 'note', title: 'Pin pnpm', cwd: '/w', sections: [
-      { heading: 'Finding', text: 'Pin pnpm@9.12.1.' }, { heading: 'Scope', text: '  \n ' }, { heading: 'Evidence', text: 'CI log' },
-    ] })
+    const body = await render({
+      kind: 'note',
+      title: 'Pin pnpm',
+      cwd: '/w',
+      sections: [
+        { heading: 'Finding', text: 'Pin pnpm@9.12.1.' },
+        { heading: 'Scope', text: '  \n ' },
+        { heading: 'Evidence', text: 'CI log' },
+      ],
+    })
     expect(body).not.toMatch(/Scope|_\(empty\)_/)
     expect(body.indexOf('## Finding')).toBeLessThan(body.indexOf('## Evidence'))
   })
 
-  it('keeps a round\'s fixed shape: an empty answer still shows as (empty)', async () => {
-    const body = await render({ kind: 'raw', title: 'q', cwd: '/w', sections: [{ heading: 'Question', text: 'q' }, { heading: 'Answer', text: '' }] })
+  it("keeps a round's fixed shape: an empty answer still shows as (empty)", async () => {
+    const body = await render({
+      kind: 'raw',
+      title: 'q',
+      cwd: '/w',
+      sections: [
+        { heading: 'Question', text: 'q' },
+        { heading: 'Answer', text: '' },
+      ],
+    })
     expect(body).toContain('## Answer\n\n_(empty)_')
   })
 

@@ -16,7 +16,9 @@ import type { AddressInfo } from 'node:net'
 import { createHandler } from '../../src/http/routes.js'
 
 const stores: KnowledgeStore[] = []
-afterEach(async () => { while (stores.length) await stores.pop()!.close() })
+afterEach(async () => {
+  while (stores.length) await stores.pop()!.close()
+})
 
 const tmpRoot = () => join(mkdtempSync(join(tmpdir(), 'dsh-ks-rev-')), 'kb')
 const open = async (root: string, watch = true) => {
@@ -27,25 +29,47 @@ const open = async (root: string, watch = true) => {
 }
 const until = async (check: () => boolean, ms = 5000) => {
   const end = Date.now() + ms
-  while (!check()) { if (Date.now() > end) throw new Error('timed out waiting'); await new Promise((r) => setTimeout(r, 20)) }
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out waiting')
+    await new Promise((r) => setTimeout(r, 20))
+  }
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const logLines = (root: string, id: string) => readFileSync(join(root, '.knowledge/revisions.log'), 'utf8').split('\n').filter((l) => l.startsWith(`${id} `))
+const logLines = (root: string, id: string) =>
+  readFileSync(join(root, '.knowledge/revisions.log'), 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith(`${id} `))
 const child = (root: string, ...args: string[]) => {
   const result = spawnSync(process.execPath, [join(PROJECT_ROOT, 'test/harness/revise.ts'), root, ...args], { encoding: 'utf8' })
   if (result.status !== 0) throw new Error(result.stderr)
   return JSON.parse(result.stdout.trim().split('\n').pop()!)
 }
-const childAsync = (root: string, ...args: string[]) => new Promise<any>((resolve, reject) => {
-  const p = spawn(process.execPath, [join(PROJECT_ROOT, 'test/harness/revise.ts'), root, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-  let out = '', err = ''
-  p.stdout.on('data', (d) => { out += d }); p.stderr.on('data', (d) => { err += d })
-  p.on('close', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(err))))
-})
+const childAsync = (root: string, ...args: string[]) =>
+  new Promise<any>((resolve, reject) => {
+    const p = spawn(process.execPath, [join(PROJECT_ROOT, 'test/harness/revise.ts'), root, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = '',
+      err = ''
+    p.stdout.on('data', (d) => {
+      out += d
+    })
+    p.stderr.on('data', (d) => {
+      err += d
+    })
+    p.on('close', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(err))))
+  })
 
 async function seed(store: KnowledgeStore, answer = 'Because the cache key includes a timestamp.', turn = 1) {
-  return store.write({ kind: 'raw', title: `Why does build ${turn} miss the cache?`, cwd: '/ws', session: 'session-0ev10000-0000-4000-8000-000000000000', turn,
-    sections: [{ heading: 'Question', text: 'Why?' }, { heading: 'Answer', text: answer }] })
+  return store.write({
+    kind: 'raw',
+    title: `Why does build ${turn} miss the cache?`,
+    cwd: '/ws',
+    session: 'session-0ev10000-0000-4000-8000-000000000000',
+    turn,
+    sections: [
+      { heading: 'Question', text: 'Why?' },
+      { heading: 'Answer', text: answer },
+    ],
+  })
 }
 
 describe('revisions', () => {
@@ -57,7 +81,13 @@ describe('revisions', () => {
     expect(store.versionOf(first.id)).toBe(1)
     expect(store.search('cache timestamp')[0].version).toBe(1)
     expect(store.list().items[0].version).toBe(1)
-    const again = await store.write({ kind: 'distilled', title: 'Why does build 1 miss the cache?', cwd: '/ws', replaceId: first.id, sections: [{ heading: 'Finding', text: 'The key has a timestamp.' }] })
+    const again = await store.write({
+      kind: 'distilled',
+      title: 'Why does build 1 miss the cache?',
+      cwd: '/ws',
+      replaceId: first.id,
+      sections: [{ heading: 'Finding', text: 'The key has a timestamp.' }],
+    })
     expect(again.version).toBe(2)
     expect((await store.read(first.id))!.version).toBe(2)
     expect(logLines(root, first.id)).toHaveLength(2)
@@ -146,7 +176,10 @@ describe('revisions', () => {
     const store = await open(root, false)
     const docs = [await seed(store, 'a', 1), await seed(store, 'b', 2), await seed(store, 'c', 3)]
     await store.close()
-    for (const doc of docs) { const file = join(root, doc.path); writeFileSync(file, readFileSync(file, 'utf8').replace('## Answer', '## Answer\n\nEdited by hand.')) }
+    for (const doc of docs) {
+      const file = join(root, doc.path)
+      writeFileSync(file, readFileSync(file, 'utf8').replace('## Answer', '## Answer\n\nEdited by hand.'))
+    }
     const seen = await Promise.all([1, 2, 3, 4].map(() => childAsync(root, 'versions', ...docs.map((d) => d.id))))
     for (const versions of seen) expect(Object.values(versions)).toEqual([2, 2, 2])
     for (const doc of docs) expect(logLines(root, doc.id)).toHaveLength(2)
@@ -155,13 +188,29 @@ describe('revisions', () => {
   it('a git merge of two branches that both changed documents keeps both sides (merge=union), and revisions only grow', async () => {
     const root = tmpRoot()
     const store = await open(root, false)
-    const a = await seed(store, 'a', 1), b = await seed(store, 'b', 2)
+    const a = await seed(store, 'a', 1),
+      b = await seed(store, 'b', 2)
     await store.close()
-    const git = (...args: string[]) => { const r = spawnSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd: root, encoding: 'utf8' }); if (r.status !== 0) throw new Error(r.stderr + r.stdout); return r.stdout }
-    git('init', '-q', '-b', 'main'); git('add', '-A'); git('commit', '-qm', 'base')
-    const edit = (path: string, text: string) => { const f = join(root, path); writeFileSync(f, readFileSync(f, 'utf8').replace('## Answer', `## Answer\n\n${text}`)) }
-    git('checkout', '-qb', 'other'); edit(a.path, 'Edited on other.'); expect(child(root, 'versions', a.id)[a.id]).toBe(2); git('commit', '-qam', 'other')
-    git('checkout', '-q', 'main'); edit(b.path, 'Edited on main.'); expect(child(root, 'versions', b.id)[b.id]).toBe(2); git('commit', '-qam', 'main')
+    const git = (...args: string[]) => {
+      const r = spawnSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd: root, encoding: 'utf8' })
+      if (r.status !== 0) throw new Error(r.stderr + r.stdout)
+      return r.stdout
+    }
+    git('init', '-q', '-b', 'main')
+    git('add', '-A')
+    git('commit', '-qm', 'base')
+    const edit = (path: string, text: string) => {
+      const f = join(root, path)
+      writeFileSync(f, readFileSync(f, 'utf8').replace('## Answer', `## Answer\n\n${text}`))
+    }
+    git('checkout', '-qb', 'other')
+    edit(a.path, 'Edited on other.')
+    expect(child(root, 'versions', a.id)[a.id]).toBe(2)
+    git('commit', '-qam', 'other')
+    git('checkout', '-q', 'main')
+    edit(b.path, 'Edited on main.')
+    expect(child(root, 'versions', b.id)[b.id]).toBe(2)
+    git('commit', '-qam', 'main')
     git('merge', '-q', '--no-edit', 'other')
     expect(child(root, 'versions', a.id, b.id)).toEqual({ [a.id]: 2, [b.id]: 2 })
     expect(readFileSync(join(root, '.knowledge/.gitattributes'), 'utf8')).toContain('revisions.log merge=union')
@@ -179,11 +228,18 @@ describe('version on the wire', () => {
     const server = createServer(createHandler(store, { path: '/knowledge', trustedHosts: [], pageSize: 50 }))
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
     const port = (server.address() as AddressInfo).port
-    const get = (p: string) => new Promise<any>((resolve, reject) => {
-      request({ host: '127.0.0.1', port, path: p, headers: { host: `127.0.0.1:${port}` } }, (res) => {
-        let text = ''; res.on('data', (d) => { text += d }); res.on('end', () => resolve(JSON.parse(text)))
-      }).on('error', reject).end()
-    })
+    const get = (p: string) =>
+      new Promise<any>((resolve, reject) => {
+        request({ host: '127.0.0.1', port, path: p, headers: { host: `127.0.0.1:${port}` } }, (res) => {
+          let text = ''
+          res.on('data', (d) => {
+            text += d
+          })
+          res.on('end', () => resolve(JSON.parse(text)))
+        })
+          .on('error', reject)
+          .end()
+      })
     try {
       expect((await get('/knowledge/documents')).items[0]).toMatchObject({ id, version: 2 })
       expect((await get('/knowledge/documents?q=wall%20clock')).items[0]).toMatchObject({ id, version: 2 })

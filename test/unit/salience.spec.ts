@@ -6,16 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import type { ToolCall } from '../../src/types.js'
-import {
-  DEFAULT_MIN_SCORE,
-  NO_ANSWER,
-  detectSignals,
-  dropReason,
-  echoRatio,
-  isKept,
-  measureWords,
-  scoreRound,
-} from '../../src/capture/salience.js'
+import { DEFAULT_MIN_SCORE, NO_ANSWER, detectSignals, dropReason, echoRatio, isKept, measureWords, scoreRound } from '../../src/capture/salience.js'
 
 interface Labelled {
   id: string
@@ -70,9 +61,7 @@ describe('the labelled set', () => {
     const zh = measure(set.filter((r) => r.lang === 'zh'))
     const n = (lang: string) => set.filter((r) => r.lang === lang).length
     const f = (x: number) => x.toFixed(2)
-    console.log(
-      `salience (default bar ${DEFAULT_MIN_SCORE}): precision ${f(all.precision)}, recall ${f(all.recall)} over ${set.length} rounds (EN ${n('en')}, ZH ${n('zh')})`,
-    )
+    console.log(`salience (default bar ${DEFAULT_MIN_SCORE}): precision ${f(all.precision)}, recall ${f(all.recall)} over ${set.length} rounds (EN ${n('en')}, ZH ${n('zh')})`)
     console.log(`salience EN: precision ${f(en.precision)}, recall ${f(en.recall)}; ZH: precision ${f(zh.precision)}, recall ${f(zh.recall)}; misjudged: ${all.wrong.join(' ') || 'none'}`)
     expect(all.precision).toBeGreaterThanOrEqual(0.9)
     expect(all.recall).toBeGreaterThanOrEqual(0.9)

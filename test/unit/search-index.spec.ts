@@ -14,8 +14,15 @@ function doc(id: string, body: string, over: { title?: string; kind?: DocKind; c
     id,
     path: `s/${id}.md`,
     meta: {
-      id, title: over.title ?? id, kind: over.kind ?? 'raw', created: over.created ?? new Date(clock).toISOString(),
-      cwd: over.cwd ?? '/home/u/proj', tools: over.tools ?? [], tags: over.tags ?? [], session: 'session-1', turn: 1,
+      id,
+      title: over.title ?? id,
+      kind: over.kind ?? 'raw',
+      created: over.created ?? new Date(clock).toISOString(),
+      cwd: over.cwd ?? '/home/u/proj',
+      tools: over.tools ?? [],
+      tags: over.tags ?? [],
+      session: 'session-1',
+      turn: 1,
     },
     body,
     mtimeMs: clock,
@@ -25,7 +32,9 @@ const ids = (hits: Array<{ id: string }>): string[] => hits.map((h) => h.id)
 
 describe('SearchIndex', () => {
   let index: SearchIndex
-  beforeEach(() => { index = new SearchIndex() })
+  beforeEach(() => {
+    index = new SearchIndex()
+  })
   afterEach(() => index.close())
 
   it('finds a document by a word of its body and returns a complete hit', () => {
@@ -117,7 +126,12 @@ describe('SearchIndex', () => {
     expect(inScope).toEqual(['child', 'global', 'self'])
     expect(ids(index.search('scoped', { scope: '/a/b/' })).sort()).toEqual(['child', 'global', 'self'])
     expect(index.count({ scope: '/a/b' })).toBe(3)
-    expect(index.list({ scope: '/a/b' }).items.map((m) => m.id).sort()).toEqual(['child', 'global', 'self'])
+    expect(
+      index
+        .list({ scope: '/a/b' })
+        .items.map((m) => m.id)
+        .sort(),
+    ).toEqual(['child', 'global', 'self'])
     expect(ids(index.search('scoped')).length).toBe(5)
   })
 
@@ -231,11 +245,54 @@ describe('SearchIndex', () => {
   it('never throws on hostile queries and returns arrays', () => {
     index.upsert(doc('a', 'some text with AND OR NOT NEAR words and "quotes" (parens) col:on star* caret^'))
     const hostile = [
-      'AND', 'OR', 'NOT', 'NEAR', 'NEAR(a b, 2)', 'a AND', 'OR b', 'NOT NOT', '"', '""', '"unbalanced', "'", 'a"b',
-      '*', 'star*', '^caret', 'col:on', 'title:x', '{title}: x', '(', ')', '((a)', 'a)', '-', '--', '-a -b', '+a',
-      'a - b', 'x AND (y OR', '\u0000', 'a\u0000b', '🎉', '👩‍💻 emoji', '\uD800', '\uDFFF lone', '\\', '%', '_', '?',
-      'SELECT * FROM doc; --', "'; DROP TABLE doc; --", 'x'.repeat(10_000), 'word '.repeat(2_000), 'ERR_'.repeat(500),
-      '安装'.repeat(3000), '.'.repeat(5000), '@@@@', 'a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z.' + '1.'.repeat(100),
+      'AND',
+      'OR',
+      'NOT',
+      'NEAR',
+      'NEAR(a b, 2)',
+      'a AND',
+      'OR b',
+      'NOT NOT',
+      '"',
+      '""',
+      '"unbalanced',
+      "'",
+      'a"b',
+      '*',
+      'star*',
+      '^caret',
+      'col:on',
+      'title:x',
+      '{title}: x',
+      '(',
+      ')',
+      '((a)',
+      'a)',
+      '-',
+      '--',
+      '-a -b',
+      '+a',
+      'a - b',
+      'x AND (y OR',
+      '\u0000',
+      'a\u0000b',
+      '🎉',
+      '👩‍💻 emoji',
+      '\uD800',
+      '\uDFFF lone',
+      '\\',
+      '%',
+      '_',
+      '?',
+      'SELECT * FROM doc; --',
+      "'; DROP TABLE doc; --",
+      'x'.repeat(10_000),
+      'word '.repeat(2_000),
+      'ERR_'.repeat(500),
+      '安装'.repeat(3000),
+      '.'.repeat(5000),
+      '@@@@',
+      'a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z.' + '1.'.repeat(100),
     ]
     for (const q of hostile) {
       const hits = index.search(q)
@@ -279,10 +336,19 @@ describe('SearchIndex', () => {
       docs.push(doc(`p${i}`, `${words.join('，')} ${rare} 普通内容 filler text number ${i} ${i % 53 === 0 ? 'zebra' : ''}`, { kind: i % 7 === 0 ? 'note' : 'raw' }))
     }
     let plan = ''
-    const planned_ = new SearchIndex({ onPlan: (p) => { plan = p } })
+    const planned_ = new SearchIndex({
+      onPlan: (p) => {
+        plan = p
+      },
+    })
     planned_.upsertMany(docs)
     let tightPlan = ''
-    const tight = new SearchIndex({ scoreBudget: 40, onPlan: (p) => { tightPlan = p } })
+    const tight = new SearchIndex({
+      scoreBudget: 40,
+      onPlan: (p) => {
+        tightPlan = p
+      },
+    })
     tight.upsertMany(docs)
     let pruned = 0
     for (const q of ['罕见错误数据', '数据罕见错误', '连接罕见错误超时']) {

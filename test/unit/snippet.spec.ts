@@ -96,6 +96,9 @@ describe('findMatches', () => {
 
   it('reports positions in the cleaned text', () => {
     const text = 'alpha beta alpha'
-    expect(findMatches(text, ['alpha']).map((m) => [m.start, m.end])).toEqual([[0, 5], [11, 16]])
+    expect(findMatches(text, ['alpha']).map((m) => [m.start, m.end])).toEqual([
+      [0, 5],
+      [11, 16],
+    ])
   })
 })

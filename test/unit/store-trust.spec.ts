@@ -14,7 +14,9 @@ import { createRedactor } from '../../src/redact/redactor.js'
 import { collectStats } from '../../src/knowledge/stats.js'
 
 const stores: KnowledgeStore[] = []
-afterEach(async () => { while (stores.length) await stores.pop()!.close() })
+afterEach(async () => {
+  while (stores.length) await stores.pop()!.close()
+})
 
 function open(root: string, watch = true) {
   const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch })
@@ -24,7 +26,10 @@ function open(root: string, watch = true) {
 const scratch = () => mkdtempSync(join(tmpdir(), 'dsh-ks-trust-'))
 const until = async (check: () => boolean, ms = 4000) => {
   const end = Date.now() + ms
-  while (!check()) { if (Date.now() > end) throw new Error('timed out waiting'); await new Promise((r) => setTimeout(r, 20)) }
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out waiting')
+    await new Promise((r) => setTimeout(r, 20))
+  }
 }
 const SECRET = 'outside-secret-4f1c9e'
 const doc = (id: string, body: string, title = 'A title') => `---\nid: ${id}\ntitle: ${JSON.stringify(title)}\n---\n\n# ${title}\n\n${body}\n`
@@ -113,8 +118,7 @@ describe('symbolic links are never followed (10.2)', () => {
     const { root, outside } = setUp()
     symlinkSync(outside, join(root, 'session-abc'))
     const store = open(root, false)
-    await expect(store.write({ kind: 'raw', title: 'x', cwd: '/w', session: 'session-abc', turn: 1, sections: [{ heading: 'Answer', text: 'y' }] }))
-      .rejects.toThrow(/symbolic link/)
+    await expect(store.write({ kind: 'raw', title: 'x', cwd: '/w', session: 'session-abc', turn: 1, sections: [{ heading: 'Answer', text: 'y' }] })).rejects.toThrow(/symbolic link/)
   })
 
   it('never appends the ledger to, or reads it from, a file outside the root through a link', async () => {
@@ -256,10 +260,17 @@ describe('hand edits never leave the index stale (10.8)', () => {
 })
 
 describe('one id, two files in one scan slice (found while testing 10.7)', () => {
-  it('indexes the product\'s own file, never the hand-written duplicate, whatever order the scan reads them in', { repeats: 30 }, async () => {
+  it("indexes the product's own file, never the hand-written duplicate, whatever order the scan reads them in", { repeats: 30 }, async () => {
     const root = join(scratch(), 'kb')
     const first = open(root, false)
-    const written = await first.write({ kind: 'raw', title: 'Why does the cache miss?', cwd: '/ws', session: 'session-11112222-0000-4000-8000-000000000000', turn: 1, sections: [{ heading: 'Answer', text: 'Because the key includes a timestamp.' }] })
+    const written = await first.write({
+      kind: 'raw',
+      title: 'Why does the cache miss?',
+      cwd: '/ws',
+      session: 'session-11112222-0000-4000-8000-000000000000',
+      turn: 1,
+      sections: [{ heading: 'Answer', text: 'Because the key includes a timestamp.' }],
+    })
     await first.close()
     writeFileSync(join(root, 'dupe.md'), '---\nid: 11112222-t1\ntitle: impostor\n---\nx\n')
     // Same mtime: the scan reads `dupe.md` first (path order), then the product's file displaces it.

@@ -15,7 +15,9 @@ import { allDocuments, allFiles, ledgerEntries } from '../harness/files.ts'
 import { PROJECT_ROOT } from '../harness/dsh.ts'
 
 const stores: KnowledgeStore[] = []
-afterEach(async () => { while (stores.length) await stores.pop()!.close() })
+afterEach(async () => {
+  while (stores.length) await stores.pop()!.close()
+})
 
 function open(root: string, watch = false) {
   const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch })
@@ -24,12 +26,23 @@ function open(root: string, watch = false) {
 }
 const tmpRoot = () => join(mkdtempSync(join(tmpdir(), 'dsh-ks-store-')), 'kb')
 const draft = (over: Partial<DocumentDraft> = {}): DocumentDraft => ({
-  kind: 'raw', title: 'Why does the cache miss?', cwd: '/ws', session: 'session-11112222-0000-4000-8000-000000000000', turn: 1,
-  sections: [{ heading: 'Question', text: 'Why does the cache miss?' }, { heading: 'Answer', text: 'Because the key includes a timestamp.' }], ...over,
+  kind: 'raw',
+  title: 'Why does the cache miss?',
+  cwd: '/ws',
+  session: 'session-11112222-0000-4000-8000-000000000000',
+  turn: 1,
+  sections: [
+    { heading: 'Question', text: 'Why does the cache miss?' },
+    { heading: 'Answer', text: 'Because the key includes a timestamp.' },
+  ],
+  ...over,
 })
 const until = async (check: () => boolean, ms = 3000) => {
   const end = Date.now() + ms
-  while (!check()) { if (Date.now() > end) throw new Error('timed out waiting'); await new Promise((r) => setTimeout(r, 20)) }
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out waiting')
+    await new Promise((r) => setTimeout(r, 20))
+  }
 }
 
 describe('writing', () => {
@@ -45,7 +58,14 @@ describe('writing', () => {
   it('redacts every field, the title and tags included, before anything touches disk', async () => {
     const root = tmpRoot()
     const token = 'ghp_' + 'Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe9Dc8B'
-    const written = await open(root).write(draft({ title: `rotate ${token}`, tags: [token], sections: [{ heading: 'Answer', text: `use ${token}` }], tools: [{ name: 'bash', arguments: JSON.stringify({ command: `gh auth login --with-token ${token}` }) }] }))
+    const written = await open(root).write(
+      draft({
+        title: `rotate ${token}`,
+        tags: [token],
+        sections: [{ heading: 'Answer', text: `use ${token}` }],
+        tools: [{ name: 'bash', arguments: JSON.stringify({ command: `gh auth login --with-token ${token}` }) }],
+      }),
+    )
     expect(written.redaction.count).toBeGreaterThanOrEqual(4)
     for (const file of allFiles(root)) expect(file.text).not.toContain(token.slice(4))
     expect(written.path).not.toContain('zx9yw8')
@@ -63,10 +83,11 @@ describe('writing', () => {
   it('never collides when two processes write into one root at once', async () => {
     const root = tmpRoot()
     const script = join(PROJECT_ROOT, 'test/harness/write-many.ts')
-    const run = (session: string) => new Promise<number>((resolve) => {
-      const child = spawn(process.execPath, [script, root, session, '40'], { stdio: 'inherit' })
-      child.on('close', (code) => resolve(code ?? 1))
-    })
+    const run = (session: string) =>
+      new Promise<number>((resolve) => {
+        const child = spawn(process.execPath, [script, root, session, '40'], { stdio: 'inherit' })
+        child.on('close', (code) => resolve(code ?? 1))
+      })
     const codes = await Promise.all([run('session-aaaa0000-0000-4000-8000-000000000001'), run('session-aaaa0000-0000-4000-8000-000000000002')])
     expect(codes).toEqual([0, 0])
     const docs = allDocuments(root)
@@ -96,8 +117,20 @@ describe('writing', () => {
     writeFileSync(join(parent, 'file'), 'not a directory')
     const store = open(join(parent, 'file', 'kb'))
     await expect(store.write(draft())).rejects.toThrow(/cannot write .*\/file\/kb\/.*ENOTDIR/)
-    const result = await captureRound(store, { session: 'session-11112222-0000-4000-8000-000000000000', turn: 2, cwd: '/ws', created: new Date().toISOString(),
-      question: 'Why does the cache miss?', answer: 'The cause was the timestamp in the cache key; removed it because keys must be stable.', outcome: 'completed', tools: [] }, { minScore: 0 })
+    const result = await captureRound(
+      store,
+      {
+        session: 'session-11112222-0000-4000-8000-000000000000',
+        turn: 2,
+        cwd: '/ws',
+        created: new Date().toISOString(),
+        question: 'Why does the cache miss?',
+        answer: 'The cause was the timestamp in the cache key; removed it because keys must be stable.',
+        outcome: 'completed',
+        tools: [],
+      },
+      { minScore: 0 },
+    )
     expect(result.kept).toBe(false)
     expect(result.error).toMatch(/cannot write .*ENOTDIR/)
     expect((await store.ledger.stats()).failed).toBe(1)
@@ -152,6 +185,10 @@ describe('reading the files as the source of truth', () => {
 
 // Keep the helper honest: it must exist and run standalone.
 it('has a standalone writer for the multi-process tests', () => {
-  const result = spawnSync(process.execPath, [join(PROJECT_ROOT, 'test/harness/write-many.ts'), join(mkdtempSync(join(tmpdir(), 'dsh-ks-w-')), 'kb'), 'session-cccc0000-0000-4000-8000-000000000001', '2'], { encoding: 'utf8' })
+  const result = spawnSync(
+    process.execPath,
+    [join(PROJECT_ROOT, 'test/harness/write-many.ts'), join(mkdtempSync(join(tmpdir(), 'dsh-ks-w-')), 'kb'), 'session-cccc0000-0000-4000-8000-000000000001', '2'],
+    { encoding: 'utf8' },
+  )
   expect(result.status, result.stderr).toBe(0)
 })

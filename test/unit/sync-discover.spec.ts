@@ -13,10 +13,18 @@ import { MD_BANNER } from '../../src/sync/decisions.js'
 import { startWebServer, text, type WebServer } from '../harness/web-server.ts'
 
 let server: WebServer
-beforeAll(async () => { server = await startWebServer() })
-afterAll(async () => { await server.close() })
+beforeAll(async () => {
+  server = await startWebServer()
+})
+afterAll(async () => {
+  await server.close()
+})
 const stores: KnowledgeStore[] = []
-afterEach(async () => { while (stores.length) await stores.pop()!.close(); server.seen.length = 0; server.routes.clear() })
+afterEach(async () => {
+  while (stores.length) await stores.pop()!.close()
+  server.seen.length = 0
+  server.routes.clear()
+})
 
 function setup(yml: string) {
   const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-disc-')), 'kb')
@@ -27,13 +35,17 @@ function setup(yml: string) {
   return { root, sync: new KnowledgeSync(store, { fetcher: { allowHosts: ['127.0.0.1'], timeoutMs: 2000 } }) }
 }
 const html = (...links: string[]) => text(`<html><body>${links.map((l) => `<a href="${l}">x</a>`).join(' ')}</body></html>`, 'text/html')
-const urlset = (...locs: string[]) => text(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${locs.map((l) => `<url><loc>${l}</loc></url>`).join('')}</urlset>`, 'application/xml')
+const urlset = (...locs: string[]) =>
+  text(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${locs.map((l) => `<url><loc>${l}</loc></url>`).join('')}</urlset>`, 'application/xml')
 
 describe('discover', () => {
   it('reads a sitemap index and its sitemaps, skips what robots.txt disallows, and records pending URLs', async () => {
     const u = server.url
     server.routes.set('/robots.txt', text('User-agent: *\nDisallow: /private\n', 'text/plain'))
-    server.routes.set('/sitemap_index.xml', text(`<?xml version="1.0"?><sitemapindex><sitemap><loc>${u}/s1.xml</loc></sitemap><sitemap><loc>${u}/s2.xml</loc></sitemap></sitemapindex>`, 'application/xml'))
+    server.routes.set(
+      '/sitemap_index.xml',
+      text(`<?xml version="1.0"?><sitemapindex><sitemap><loc>${u}/s1.xml</loc></sitemap><sitemap><loc>${u}/s2.xml</loc></sitemap></sitemapindex>`, 'application/xml'),
+    )
     server.routes.set('/s1.xml', urlset(`${u}/docs/a`, `${u}/private/secret`, `${u}/docs/a?x=1&amp;y=2`))
     server.routes.set('/s2.xml', urlset(`${u}/docs/b`, 'http://elsewhere.example/x'))
     const { root, sync } = setup(`roots:\n  - { name: site, url: "${u}/sitemap_index.xml" }\n`)
@@ -83,7 +95,10 @@ describe('discover', () => {
     server.routes.set('/sitemap.xml', urlset(`${u}/guide/1`, `${u}/guide/2`, `${u}/guide/3`, `${u}/blog/1`))
     const { sync } = setup(`roots:\n  - { name: g, url: "${u}/guide/", max_urls: 2 }\n  - { name: b, url: "${u}/blog/" }\n`)
     const results = await sync.discover()
-    expect(results.map((r) => [r.root, r.method, r.found])).toEqual([['g', 'origin-sitemap', 2], ['b', 'origin-sitemap', 1]])
+    expect(results.map((r) => [r.root, r.method, r.found])).toEqual([
+      ['g', 'origin-sitemap', 2],
+      ['b', 'origin-sitemap', 1],
+    ])
     // Two roots, one host: still one robots.txt fetch and spaced requests.
     expect(server.seen.filter((s) => s.path === '/robots.txt')).toHaveLength(1)
   }, 20_000)

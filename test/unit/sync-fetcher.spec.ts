@@ -11,21 +11,51 @@ import { redirect, startWebServer, text, type WebServer } from '../harness/web-s
 
 let server: WebServer
 const saved = process.env[ALLOW_HOSTS_ENV]
-beforeAll(async () => { delete process.env[ALLOW_HOSTS_ENV]; server = await startWebServer() })
-afterAll(async () => { await server.close(); if (saved !== undefined) process.env[ALLOW_HOSTS_ENV] = saved })
-afterEach(() => { server.seen.length = 0; server.routes.clear() })
+beforeAll(async () => {
+  delete process.env[ALLOW_HOSTS_ENV]
+  server = await startWebServer()
+})
+afterAll(async () => {
+  await server.close()
+  if (saved !== undefined) process.env[ALLOW_HOSTS_ENV] = saved
+})
+afterEach(() => {
+  server.seen.length = 0
+  server.routes.clear()
+})
 
 const failure = async (promise: Promise<unknown>): Promise<FetchFailure> => {
-  try { await promise } catch (error) { if (error instanceof FetchFailure) return error; throw error }
+  try {
+    await promise
+  } catch (error) {
+    if (error instanceof FetchFailure) return error
+    throw error
+  }
   throw new Error('expected a FetchFailure')
 }
 
 /** Internal targets, each written the way an attacker might. */
 const internal = (port: number) => [
-  `http://127.0.0.1:${port}/ok`, `http://localhost:${port}/ok`, 'http://169.254.169.254/latest/meta-data/', `http://[::1]:${port}/ok`,
-  `http://0x7f.1:${port}/ok`, `http://2130706433:${port}/ok`, `http://0177.0.0.1:${port}/ok`, `http://127.1:${port}/ok`, `http://0.0.0.0:${port}/ok`,
-  'http://10.0.0.1/', 'http://172.16.5.4/', 'http://192.168.1.1/', 'http://100.64.0.1/', 'http://[fc00::1]/', 'http://[fe80::1]/',
-  `http://[::ffff:127.0.0.1]:${port}/ok`, 'http://[::ffff:169.254.169.254]/', 'http://[64:ff9b::a9fe:a9fe]/', 'http://240.0.0.1/', 'http://224.0.0.1/',
+  `http://127.0.0.1:${port}/ok`,
+  `http://localhost:${port}/ok`,
+  'http://169.254.169.254/latest/meta-data/',
+  `http://[::1]:${port}/ok`,
+  `http://0x7f.1:${port}/ok`,
+  `http://2130706433:${port}/ok`,
+  `http://0177.0.0.1:${port}/ok`,
+  `http://127.1:${port}/ok`,
+  `http://0.0.0.0:${port}/ok`,
+  'http://10.0.0.1/',
+  'http://172.16.5.4/',
+  'http://192.168.1.1/',
+  'http://100.64.0.1/',
+  'http://[fc00::1]/',
+  'http://[fe80::1]/',
+  `http://[::ffff:127.0.0.1]:${port}/ok`,
+  'http://[::ffff:169.254.169.254]/',
+  'http://[64:ff9b::a9fe:a9fe]/',
+  'http://240.0.0.1/',
+  'http://224.0.0.1/',
 ]
 
 describe('the address guard, exemption unset', () => {
@@ -83,7 +113,10 @@ describe('an exempt host (tests only)', () => {
       server.routes.set('/hop', redirect(target))
       const error = await failure(fetcher.get(`${server.url}/hop`))
       expect(error.message, target).toMatch(/^refused: /)
-      expect(server.seen.map((s) => s.path), target).toEqual(['/hop'])
+      expect(
+        server.seen.map((s) => s.path),
+        target,
+      ).toEqual(['/hop'])
     }
   }, 30_000)
 })
@@ -104,10 +137,20 @@ describe('limits', () => {
 
   it('refuses a declared, a streamed and a decompressed body over 2 MiB', async () => {
     const big = 'x'.repeat(MAX_BODY_BYTES + 1)
-    server.routes.set('/declared', (_q, res) => { res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(MAX_BODY_BYTES + 1) }); res.end(big) })
-    server.routes.set('/streamed', (_q, res) => { res.writeHead(200, { 'content-type': 'text/plain' }); for (let k = 0; k < 40; k++) res.write('y'.repeat(64 * 1024)); res.end() })
+    server.routes.set('/declared', (_q, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(MAX_BODY_BYTES + 1) })
+      res.end(big)
+    })
+    server.routes.set('/streamed', (_q, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' })
+      for (let k = 0; k < 40; k++) res.write('y'.repeat(64 * 1024))
+      res.end()
+    })
     const bomb = gzipSync(Buffer.alloc(20 * 1024 * 1024))
-    server.routes.set('/bomb', (_q, res) => { res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip', 'content-length': bomb.length }); res.end(bomb) })
+    server.routes.set('/bomb', (_q, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip', 'content-length': bomb.length })
+      res.end(bomb)
+    })
     const f = fetcher()
     for (const path of ['/declared', '/streamed', '/bomb']) {
       const error = await failure(f.get(`${server.url}${path}`))
@@ -118,7 +161,10 @@ describe('limits', () => {
 
   it('times out a server that never answers, and one that stalls mid-body', async () => {
     server.routes.set('/silent', () => {})
-    server.routes.set('/stall', (_q, res) => { res.writeHead(200, { 'content-type': 'text/plain' }); res.write('partial') })
+    server.routes.set('/stall', (_q, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' })
+      res.write('partial')
+    })
     const started = Date.now()
     expect((await failure(fetcher().get(`${server.url}/silent`))).message).toMatch(/timed out|no answer/)
     expect((await failure(fetcher().get(`${server.url}/stall`))).message).toMatch(/timed out|no answer/)
@@ -126,7 +172,10 @@ describe('limits', () => {
   })
 
   it('spaces requests to one host by at least 0.5 s and sends no cookies or credentials', async () => {
-    server.routes.set('/c', (_q, res) => { res.writeHead(200, { 'content-type': 'text/plain', 'set-cookie': 'session=abc; Path=/' }); res.end('c') })
+    server.routes.set('/c', (_q, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain', 'set-cookie': 'session=abc; Path=/' })
+      res.end('c')
+    })
     const f = fetcher()
     await Promise.all([f.get(`${server.url}/c`), f.get(`${server.url}/c`), f.get(`${server.url}/c`)])
     const times = server.seen.map((s) => s.at)

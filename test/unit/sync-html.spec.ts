@@ -8,7 +8,8 @@ import { HtmlWorkError, runHtmlJob } from '../../src/sync/html.js'
 
 describe('converting HTML', () => {
   it('keeps the selected subtree, drops scripts and navigation, and makes links absolute', async () => {
-    const html = '<html><head><style>p{}</style></head><body><nav>menu</nav><main id="doc"><h2>Install</h2><p>Run <code>pnpm i</code> — see <a href="../guide">the guide</a>.</p><pre><code class="language-sh">pnpm i\nnext</code></pre><ul><li>one</li><li>two</li></ul><script>alert(1)</script></main></body></html>'
+    const html =
+      '<html><head><style>p{}</style></head><body><nav>menu</nav><main id="doc"><h2>Install</h2><p>Run <code>pnpm i</code> — see <a href="../guide">the guide</a>.</p><pre><code class="language-sh">pnpm i\nnext</code></pre><ul><li>one</li><li>two</li></ul><script>alert(1)</script></main></body></html>'
     const { markdown, selected } = await htmlToMarkdown(html, '#doc', 'https://docs.example/a/b/page')
     expect(selected).toBe(true)
     expect(markdown).toBe('## Install\n\nRun `pnpm i` — see [the guide](https://docs.example/a/guide).\n\n```sh\npnpm i\nnext\n```\n\n-   one\n-   two')
@@ -30,7 +31,9 @@ describe('crafted pages', () => {
   it('stops a page that takes too long, without blocking the main thread, and the next page still converts', async () => {
     const deep = '<div>'.repeat(200_000) + 'x' + '</div>'.repeat(200_000)
     let ticks = 0
-    const timer = setInterval(() => { ticks++ }, 50)
+    const timer = setInterval(() => {
+      ticks++
+    }, 50)
     const started = Date.now()
     await expect(runHtmlJob({ op: 'markdown', html: deep, selector: 'div' }, 1500)).rejects.toThrow(HtmlWorkError)
     const took = Date.now() - started
@@ -56,7 +59,10 @@ describe('crafted pages', () => {
     const big = page(45_000)
     expect(big.length).toBeGreaterThan(1.8 * 1024 * 1024)
     started = Date.now()
-    const outcome = await runHtmlJob({ op: 'markdown', html: big }, 20_000).then(() => 'converted', (e: Error) => e.message)
+    const outcome = await runHtmlJob({ op: 'markdown', html: big }, 20_000).then(
+      () => 'converted',
+      (e: Error) => e.message,
+    )
     const took = Date.now() - started
     expect(took).toBeLessThan(22_000)
     expect(outcome).toMatch(/^converted$|longer than 20000 ms/)

@@ -26,7 +26,9 @@ function call(path: string, method = 'GET', headers: Record<string, string> = {}
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path, method, headers: { host: `127.0.0.1:${port}`, ...headers } }, (res) => {
       let t = ''
-      res.on('data', (d) => { t += d })
+      res.on('data', (d) => {
+        t += d
+      })
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: t ? JSON.parse(t) : undefined }))
     })
     req.on('error', reject)
@@ -42,7 +44,10 @@ beforeAll(async () => {
   upstream = await startWebServer({ '/page': text('fresh upstream text') })
   root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-shttp-')), 'kb')
   mkdirSync(root, { recursive: true })
-  writeFileSync(join(root, 'sources.yml'), `sources:\n  - { name: page, type: http, url: "${upstream.url}/page", target: { file: d.md, section: s } }\n  - { name: bad, type: http, url: "ftp://x", target: { file: d.md, section: s } }\n`)
+  writeFileSync(
+    join(root, 'sources.yml'),
+    `sources:\n  - { name: page, type: http, url: "${upstream.url}/page", target: { file: d.md, section: s } }\n  - { name: bad, type: http, url: "ftp://x", target: { file: d.md, section: s } }\n`,
+  )
   writeFileSync(join(root, 'd.md'), '---\nid: d\n---\n<!-- upstream:start name="s" -->\nold\n<!-- upstream:end -->\n')
   store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: false })
   sync = new KnowledgeSync(store, { fetcher: { allowHosts: ['127.0.0.1'], timeoutMs: 2000 } })
@@ -51,14 +56,21 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   port = (server.address() as AddressInfo).port
 })
-afterAll(async () => { server.close(); await upstream.close(); await store.close() })
+afterAll(async () => {
+  server.close()
+  await upstream.close()
+  await store.close()
+})
 
 describe('the Sources routes', () => {
   it('lists sources with no network request, then shows a dry-run diff, then syncs on a guarded POST', async () => {
     const list = await call('/knowledge/sources')
     expect(list.status).toBe(200)
     expect(list.body.available).toBe(true)
-    expect(list.body.sources.map((s: any) => [s.name, s.origin])).toEqual([['page', 'declared'], ['bad', 'invalid']])
+    expect(list.body.sources.map((s: any) => [s.name, s.origin])).toEqual([
+      ['page', 'declared'],
+      ['bad', 'invalid'],
+    ])
     expect(list.body.sources[0].cache).toBeNull()
     expect(upstream.seen).toHaveLength(0)
 
@@ -87,6 +99,8 @@ describe('the Sources routes', () => {
     try {
       expect((await call('/knowledge/sources')).body).toMatchObject({ available: false, sources: [] })
       expect((await post('/knowledge/sources/sync')).body.error).toMatch(/knowledge-sync row is not running/)
-    } finally { sync = saved }
+    } finally {
+      sync = saved
+    }
   })
 })

@@ -35,16 +35,26 @@ describe('replacing a section', () => {
   it('replaces one of several sections and leaves the others exactly as they were', () => {
     const doc = '---\nid: a\n---\n<!-- upstream:start name="one" -->\n1\n<!-- upstream:end -->\nmid\n  <!-- upstream:start name="two" -->  \n2\n<!-- upstream:end -->\n'
     const next = apply(doc, 'two', 'TWO')
-    expect(next).toBe('---\nid: a\n---\n<!-- upstream:start name="one" -->\n1\n<!-- upstream:end -->\nmid\n  <!-- upstream:start name="two" -->  \n<!-- upstream:source https://example.com/x -->\nTWO\n<!-- upstream:end -->\n')
+    expect(next).toBe(
+      '---\nid: a\n---\n<!-- upstream:start name="one" -->\n1\n<!-- upstream:end -->\nmid\n  <!-- upstream:start name="two" -->  \n<!-- upstream:source https://example.com/x -->\nTWO\n<!-- upstream:end -->\n',
+    )
   })
 
   it('ignores marker-looking text inline, in code fences, and with other names', () => {
     const doc = [
-      '---', 'id: a', '---',
+      '---',
+      'id: a',
+      '---',
       'Write `<!-- upstream:start name="x" -->` to declare a section.',
-      '```html', '<!-- upstream:start name="fenced" -->', '<!-- upstream:end -->', '```',
+      '```html',
+      '<!-- upstream:start name="fenced" -->',
+      '<!-- upstream:end -->',
+      '```',
       '<!-- upstream:started name="y" -->',
-      '<!-- upstream:start name="real" -->', 'old', '<!-- upstream:end -->', '',
+      '<!-- upstream:start name="real" -->',
+      'old',
+      '<!-- upstream:end -->',
+      '',
     ].join('\n')
     expect(findSections(doc).map((s) => s.name)).toEqual(['real'])
     const next = apply(doc, 'real', 'new')

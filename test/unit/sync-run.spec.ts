@@ -17,17 +17,28 @@ import { ledgerEntries } from '../harness/files.ts'
 import { startWebServer, text, type WebServer } from '../harness/web-server.ts'
 
 let server: WebServer
-beforeAll(async () => { server = await startWebServer() })
-afterAll(async () => { await server.close() })
+beforeAll(async () => {
+  server = await startWebServer()
+})
+afterAll(async () => {
+  await server.close()
+})
 const stores: KnowledgeStore[] = []
-afterEach(async () => { while (stores.length) await stores.pop()!.close(); server.seen.length = 0; server.routes.clear() })
+afterEach(async () => {
+  while (stores.length) await stores.pop()!.close()
+  server.seen.length = 0
+  server.routes.clear()
+})
 
 function setup(sourcesYml: string, docs: Record<string, string>) {
   const base = mkdtempSync(join(tmpdir(), 'dsh-ks-sync-'))
   const root = join(base, 'kb')
   mkdirSync(root, { recursive: true })
   writeFileSync(join(root, 'sources.yml'), sourcesYml)
-  for (const [file, body] of Object.entries(docs)) { mkdirSync(join(root, file, '..'), { recursive: true }); writeFileSync(join(root, file), body) }
+  for (const [file, body] of Object.entries(docs)) {
+    mkdirSync(join(root, file, '..'), { recursive: true })
+    writeFileSync(join(root, file), body)
+  }
   const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: false })
   stores.push(store)
   const sync = new KnowledgeSync(store, { fetcher: { allowHosts: ['127.0.0.1'], timeoutMs: 2000 } })
@@ -41,11 +52,20 @@ describe('a run over many kinds of sources', () => {
   it('gives each source its own status and reason; the good ones land, the bad ones touch nothing', async () => {
     const token = 'ghp_' + 'Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe9Dc8B'
     server.routes.set('/md', text(`# API\n\nUse v2. GITHUB_TOKEN=${token}\n`))
-    server.routes.set('/page', text('<html><body><nav>menu</nav><main id="doc"><h2>Install</h2><p>Run <code>pnpm i</code>.</p><script>alert(1)</script></main></body></html>', 'text/html; charset=utf-8'))
+    server.routes.set(
+      '/page',
+      text('<html><body><nav>menu</nav><main id="doc"><h2>Install</h2><p>Run <code>pnpm i</code>.</p><script>alert(1)</script></main></body></html>', 'text/html; charset=utf-8'),
+    )
     server.routes.set('/nomatch', text('<html><body><p>Whole <b>page</b></p></body></html>', 'text/html'))
     server.routes.set('/json', text('{"a":1}', 'application/json'))
-    server.routes.set('/boom', (_q, res) => { res.writeHead(503); res.end('down') })
-    server.routes.set('/huge', (_q, res) => { res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(3 * 1024 * 1024) }); res.end() })
+    server.routes.set('/boom', (_q, res) => {
+      res.writeHead(503)
+      res.end('down')
+    })
+    server.routes.set('/huge', (_q, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(3 * 1024 * 1024) })
+      res.end()
+    })
     const u = server.url
     const yml = `version: "1.0.0"
 sources:
@@ -108,7 +128,12 @@ sources:
     expect(readFileSync(join(root, 'broken.md'), 'utf8')).toBe(doc('broken', '<!-- upstream:start name="a" -->\nno end\n'))
     // Indexed at once, and in the ledger.
     expect(store.search('pnpm ADR').map((h) => h.id)).toContain('guide')
-    expect(ledgerEntries(root).filter((e) => e.type === 'synced').map((e) => e.path).sort()).toEqual(['guide.md', 'guide.md', 'web.md', 'web.md'])
+    expect(
+      ledgerEntries(root)
+        .filter((e) => e.type === 'synced')
+        .map((e) => e.path)
+        .sort(),
+    ).toEqual(['guide.md', 'guide.md', 'web.md', 'web.md'])
   }, 30_000)
 })
 
@@ -117,8 +142,13 @@ describe('the cache', () => {
     let hits = 0
     server.routes.set('/v', (req, res) => {
       hits++
-      if (req.headers['if-none-match'] === '"v1"') { res.writeHead(304, { etag: '"v1"' }); res.end(); return }
-      res.writeHead(200, { 'content-type': 'text/plain', etag: '"v1"', 'last-modified': 'Tue, 01 Dec 2026 00:00:00 GMT' }); res.end('version one')
+      if (req.headers['if-none-match'] === '"v1"') {
+        res.writeHead(304, { etag: '"v1"' })
+        res.end()
+        return
+      }
+      res.writeHead(200, { 'content-type': 'text/plain', etag: '"v1"', 'last-modified': 'Tue, 01 Dec 2026 00:00:00 GMT' })
+      res.end('version one')
     })
     server.routes.set('/nocache', text('fresh each time', 'text/plain'))
     const yml = `sources:

@@ -8,9 +8,7 @@ import type { Round, ToolCall } from '../../src/types.js'
 import { MAX_TAGS, TAG_VOCABULARY, deriveTags, programsOf, sanitizeTag } from '../../src/capture/tags.js'
 
 type TagRound = Pick<Round, 'question' | 'answer' | 'tools' | 'cwd'>
-const set: TagRound[] = JSON.parse(readFileSync(new URL('../fixtures/salience-set.json', import.meta.url), 'utf8')).rounds.map(
-  (r: TagRound) => ({ ...r, cwd: '/home/dev/shop-api' }),
-)
+const set: TagRound[] = JSON.parse(readFileSync(new URL('../fixtures/salience-set.json', import.meta.url), 'utf8')).rounds.map((r: TagRound) => ({ ...r, cwd: '/home/dev/shop-api' }))
 const bash = (command: string, result = ''): ToolCall => ({ name: 'bash', arguments: JSON.stringify({ command }), result })
 const KEBAB = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
 
@@ -96,8 +94,7 @@ describe('deriveTags', () => {
       {
         cwd: '/w',
         question: 'CI fails: TS2345, a Python Traceback (most recent call last), cargo errors and a slow SQL query',
-        answer:
-          'The cause was a pinned dependency; we decided to switch it to the new API. Set `LOG_LEVEL=debug`. Files: a.ts b.py c.rs d.go e.java f.rb Dockerfile, kubectl, redis, vue, vite.',
+        answer: 'The cause was a pinned dependency; we decided to switch it to the new API. Set `LOG_LEVEL=debug`. Files: a.ts b.py c.rs d.go e.java f.rb Dockerfile, kubectl, redis, vue, vite.',
         tools: [bash('docker build . && kubectl apply -f k.yaml && pytest -q && terraform plan && make')],
       },
       { workspace: true },
@@ -123,14 +120,7 @@ describe('kind tags that earn their place', () => {
 
 describe('programsOf', () => {
   it('reads the programs of every segment, past env assignments, sudo and npx', () => {
-    expect(programsOf('cd app && NODE_ENV=test sudo npx jest --ci | tee log; node node_modules/vitest/vitest.mjs run')).toEqual([
-      'cd',
-      'npx',
-      'jest',
-      'tee',
-      'node',
-      'vitest',
-    ])
+    expect(programsOf('cd app && NODE_ENV=test sudo npx jest --ci | tee log; node node_modules/vitest/vitest.mjs run')).toEqual(['cd', 'npx', 'jest', 'tee', 'node', 'vitest'])
   })
 })
 

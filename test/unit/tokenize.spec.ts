@@ -117,8 +117,7 @@ describe('queryTerms', () => {
 
 describe('stem', () => {
   it('applies the Porter rules', () => {
-    expect(['running', 'connections', 'caresses', 'ponies', 'relational', 'generalization'].map(stem))
-      .toEqual(['run', 'connect', 'caress', 'poni', 'relat', 'gener'])
+    expect(['running', 'connections', 'caresses', 'ponies', 'relational', 'generalization'].map(stem)).toEqual(['run', 'connect', 'caress', 'poni', 'relat', 'gener'])
   })
 
   it('leaves non-ASCII words and short words alone', () => {

@@ -53,10 +53,15 @@ export const TABLES_FILE = 'cedict-tables.json'
 export const MAX_WORD = 6
 
 /** Words that carry no meaning in a gloss ("to", "of", "sb", "sth"…). */
-const GLOSS_STOP = new Set(('a an the to of and or in on at by for with from as is be it its one sb sb\'s sth sth\'s etc ' +
-  'up out into off over used lit fig esp also same old variant see abbr kind type sort something someone person thing way').split(' '))
+const GLOSS_STOP = new Set(
+  (
+    "a an the to of and or in on at by for with from as is be it its one sb sb's sth sth's etc " +
+    'up out into off over used lit fig esp also same old variant see abbr kind type sort something someone person thing way'
+  ).split(' '),
+)
 /** Senses that are cross-references or usage notes, not meanings. */
-const SKIP_SENSE = /^(?:surname|variant of|old variant|see |also written|used in|abbr\. for|erhua variant|japanese variant|cl:|pr\.|taiwan pr\.|\((?:old|archaic|classical|dialect|literary|slang|vulgar|bound form|onom\.)\))/i
+const SKIP_SENSE =
+  /^(?:surname|variant of|old variant|see |also written|used in|abbr\. for|erhua variant|japanese variant|cl:|pr\.|taiwan pr\.|\((?:old|archaic|classical|dialect|literary|slang|vulgar|bound form|onom\.)\))/i
 const COMPUTING = /\((?:computing|computer networking|software|programming|Internet)\)/i
 /** Headwords made of CJK characters only (entries such as `3D打印` or `%` are skipped). */
 const HAN_ONLY = /^[\u3400-\u4DBF\u4E00-\u9FFF\uF900-\uFAFF]+$/
@@ -113,13 +118,17 @@ function derivedOnce(data: string): CedictTables {
   const cache = join(tmpdir(), `dsh-knowledge-sync-cedict-${st.size}-${Math.floor(st.mtimeMs)}.json`)
   try {
     if (existsSync(cache)) return JSON.parse(readFileSync(cache, 'utf8')) as CedictTables
-  } catch { /* a torn or foreign file: derive again */ }
+  } catch {
+    /* a torn or foreign file: derive again */
+  }
   const tables = deriveTables(data)
   try {
     const tmp = `${cache}.${process.pid}.tmp`
     writeFileSync(tmp, JSON.stringify(tables))
     renameSync(tmp, cache)
-  } catch { /* read-only temp directory: fine, derive next time */ }
+  } catch {
+    /* read-only temp directory: fine, derive next time */
+  }
   return tables
 }
 
@@ -140,7 +149,12 @@ export function senseKeys(sense: string, stemOf: (w: string) => string = stem): 
   const out: string[] = []
   const plain = sense.includes('(') || sense.includes('[') ? sense.replace(/\([^)]*\)/g, ' ').replace(/\[[^\]]*\]/g, ' ') : sense
   for (const part of plain.split(/[;,]/)) {
-    const key = part.toLowerCase().replace(/\s+/g, ' ').trim().replace(/^(?:to|a|an|the) /, '').replace(/^(?:be|get|become) /, '')
+    const key = part
+      .toLowerCase()
+      .replace(/\s+/g, ' ')
+      .trim()
+      .replace(/^(?:to|a|an|the) /, '')
+      .replace(/^(?:be|get|become) /, '')
     if (!key || !ENGLISH_KEY.test(key)) continue
     const words = key.split(' ')
     if (words.length > 3) continue
@@ -190,8 +204,7 @@ export function deriveTables(file: string): CedictTables {
     if (/^[A-Z]/.test(e[2]) || len < 2 || len > MAX_WORD) continue
     const senses = (Array.isArray(e[3]) ? e[3] : [e[3]]).map(String)
     // Computing senses first, then the dictionary's order.
-    const ordered = senses.map((s, i) => ({ s, i, computing: COMPUTING.test(s) }))
-      .sort((a, b) => Number(b.computing) - Number(a.computing) || a.i - b.i)
+    const ordered = senses.map((s, i) => ({ s, i, computing: COMPUTING.test(s) })).sort((a, b) => Number(b.computing) - Number(a.computing) || a.i - b.i)
     if (!(simp in zh)) {
       const words: string[] = []
       for (const { s } of ordered.slice(0, 3)) for (const w of senseWords(s)) if (!words.includes(w)) words.push(w)
@@ -212,7 +225,11 @@ export function deriveTables(file: string): CedictTables {
   for (const [c, m] of pairs) {
     let best = c
     let n = -1
-    for (const [t, k] of m) if (k > n || (k === n && t === c)) { best = t; n = k }
+    for (const [t, k] of m)
+      if (k > n || (k === n && t === c)) {
+        best = t
+        n = k
+      }
     if (best !== c) trad[c] = best
   }
   const en: Record<string, string> = Object.create(null)

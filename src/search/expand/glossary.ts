@@ -147,13 +147,25 @@ export const GLOSSARY_GROUPS: readonly string[] = [
 ]
 
 /** One parsed member: its words (lowercased; Chinese members are one "word"), and whether it is Chinese. */
-export interface GlossaryMember { text: string; words: string[]; chinese: boolean }
+export interface GlossaryMember {
+  text: string
+  words: string[]
+  chinese: boolean
+}
 
 const HAN = /[\u3400-\u9FFF]/
 
 /** The groups, parsed (a member belongs to every group it is listed in). */
 export function parseGlossary(groups: readonly string[] = GLOSSARY_GROUPS): GlossaryMember[][] {
-  return groups.map((g) => g.split('|').map((m) => m.trim().toLowerCase()).filter(Boolean).map((text) => ({
-    text, chinese: HAN.test(text), words: HAN.test(text) ? [text] : text.split(/[\s]+/),
-  })))
+  return groups.map((g) =>
+    g
+      .split('|')
+      .map((m) => m.trim().toLowerCase())
+      .filter(Boolean)
+      .map((text) => ({
+        text,
+        chinese: HAN.test(text),
+        words: HAN.test(text) ? [text] : text.split(/[\s]+/),
+      })),
+  )
 }

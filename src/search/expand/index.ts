@@ -24,10 +24,18 @@ import { openccLoaded, toSimplified, toTraditional } from './script.js'
  * hold none of `instead` (the user's own tokens it stands for: a document that has the user's word gains nothing from
  * its synonym or translation).
  */
-export interface WeightedPhrase { phrase: string; weight: number; via: 'glossary' | 'dictionary'; instead: string[] }
+export interface WeightedPhrase {
+  phrase: string
+  weight: number
+  via: 'glossary' | 'dictionary'
+  instead: string[]
+}
 
 /** What {@link expandQuery} returns. */
-export interface Expansion { terms: QueryTerm[]; extra: WeightedPhrase[] }
+export interface Expansion {
+  terms: QueryTerm[]
+  extra: WeightedPhrase[]
+}
 
 /** What the index tells the expander about its corpus. */
 export interface CorpusHints {
@@ -37,7 +45,9 @@ export interface CorpusHints {
 
 /** Which sources run; all on by default. For measuring one against another. */
 export interface ExpandOptions {
-  script?: boolean; glossary?: boolean; dictionary?: boolean
+  script?: boolean
+  glossary?: boolean
+  dictionary?: boolean
   /** Weights of glossary and dictionary phrases (defaults {@link GLOSSARY_WEIGHT}, {@link DICTIONARY_WEIGHT}). */
   weights?: { glossary?: number; dictionary?: number }
   /** Splits a Simplified Chinese run into words for dictionary lookup; default {@link segment} (measured vs jieba). */
@@ -89,7 +99,9 @@ function glossary(): GlossaryIndex {
     }
   })
   glossaryIndex = {
-    word, phrase, groups,
+    word,
+    phrase,
+    groups,
     chinese: [...chinese].map(([text, gs]) => ({ text, groups: gs })).sort((a, b) => b.text.length - a.text.length),
   }
   return glossaryIndex
@@ -105,11 +117,15 @@ const chinesePhrase = (word: string): string => cjkBigrams(word).join(' ')
 export function segment(run: string, has: (w: string) => boolean): string[] {
   const chars = Array.from(run)
   const out: string[] = []
-  for (let i = 0; i < chars.length;) {
+  for (let i = 0; i < chars.length; ) {
     let taken = 0
     for (let n = Math.min(MAX_WORD, chars.length - i); n >= 2; n--) {
       const w = chars.slice(i, i + n).join('')
-      if (has(w)) { out.push(w); taken = n; break }
+      if (has(w)) {
+        out.push(w)
+        taken = n
+        break
+      }
     }
     i += taken || 1
   }
@@ -154,7 +170,10 @@ export function expandQuery(terms: QueryTerm[], corpus: CorpusHints, options: Ex
         if (!DIGIT.test(w) && !STOPWORDS.has(w) && !ERRNO.test(t.source)) words.push(w)
         continue
       }
-      if (t.kind !== 'cjk' || !HAN.test(t.source) || KANA_HANGUL.test(t.source)) { out.push(t); continue }
+      if (t.kind !== 'cjk' || !HAN.test(t.source) || KANA_HANGUL.test(t.source)) {
+        out.push(t)
+        continue
+      }
       // A Chinese run: its other script's bigrams join the term (same weight).
       const simplified = useScript ? toSimplified(t.source) : t.source
       const variants = useScript ? [simplified, toTraditional(simplified)] : []
