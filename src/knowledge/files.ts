@@ -15,15 +15,13 @@ import { insideRoot, toRelative } from './paths.js'
 import { longerId } from './id-claims.js'
 import { lstatSafe, MAX_FILE_BYTES, readRootFile } from './safe-read.js'
 import { contentHash } from './revisions.js'
-import { TreeWatcher } from './tree-watch.js'
+import { ROOT_POLL_MS, RootWatch } from './root-watch.js'
 import type { StoreLogger } from './store.js'
 
-export { MAX_FILE_BYTES, readRootFile }
+export { MAX_FILE_BYTES, ROOT_POLL_MS, readRootFile }
 
 /** Files read per slice of the start-up scan (see {@link DocumentFiles.scan}). */
 const SCAN_SLICE = 1024
-/** How often a missing root is looked for (one `stat`), so documents written after start appear without a restart. */
-export const ROOT_POLL_MS = 1000
 
 /** Where the files module sends what it reads. */
 export interface IndexSink {
@@ -46,11 +44,9 @@ export class DocumentFiles {
   private readonly byPath = new Map<string, string>()
   /** Document id → its file (the inverse of `byPath`), so duplicate checks need no index query. */
   private readonly idPaths = new Map<string, string>()
-  private readonly pending = new Map<string, NodeJS.Timeout>()
   /** File → the session its front matter names (for the cross-machine id rule in {@link admit}). */
   private readonly sessions = new Map<string, string>()
-  private watcher?: TreeWatcher
-  private rootPoll?: NodeJS.Timeout
+  private readonly rootWatch: RootWatch
   private realRootPath?: string
   private closed = false
   /** Files that could not be parsed at the last scan or change, with why. */
@@ -62,7 +58,13 @@ export class DocumentFiles {
     private readonly root: string,
     private readonly sink: IndexSink,
     private readonly logger: StoreLogger,
-  ) {}
+  ) {
+    this.rootWatch = new RootWatch(root, logger, {
+      changed: (rel) => this.loadFile(join(this.root, rel)),
+      lost: () => this.lostRoot(),
+      appeared: () => this.rootAppeared(),
+    })
+  }
 
   /** The file of an indexed id. */
   pathOf(id: string): string | undefined {
@@ -83,9 +85,7 @@ export class DocumentFiles {
 
   close(): void {
     this.closed = true
-    this.watcher?.close()
-    clearInterval(this.rootPoll)
-    for (const timer of this.pending.values()) clearTimeout(timer)
+    this.rootWatch.close()
   }
 
   /**
@@ -357,61 +357,17 @@ export class DocumentFiles {
   }
 
   /**
-   * Starts the recursive watcher. When the root does not exist yet it is looked for every {@link ROOT_POLL_MS}; once
-   * it appears (made by the CLI, another process or a person) it is watched and scanned, so its documents appear
-   * without a restart. A root removed while watched goes back to being looked for. Later calls are no-ops.
+   * Starts watching the root ({@link RootWatch}): changed files are re-read, a root removed takes its documents out
+   * of the index, and a root that appears after start is scanned. Later calls are no-ops.
    */
   watch(): void {
-    if (this.closed || this.watcher) return
-    if (!existsSync(this.root)) {
-      this.rootPoll ??= setInterval(() => {
-        if (existsSync(this.root)) this.watch()
-      }, ROOT_POLL_MS).unref()
-      return
-    }
-    // Waiting for the root, and it is here now (seen by the poll, or made by this process's own first write): what
-    // others wrote into it meanwhile is indexed once the watcher runs.
-    const appeared = this.rootPoll !== undefined
-    clearInterval(this.rootPoll)
-    this.rootPoll = undefined
-    if (appeared) queueMicrotask(() => this.rootAppeared())
-    try {
-      const watcher = new TreeWatcher(
-        this.root,
-        (rel) => {
-          // The root itself was removed (no error is raised on Linux): look for it again.
-          if (!existsSync(this.root)) return this.lostRoot()
-          if (rel.split('/').some((part) => part.startsWith('.')) || !rel.endsWith('.md')) return
-          // Trigger: a file changed on disk. Why debounce: editors write in several steps. Outcome: one re-parse.
-          clearTimeout(this.pending.get(rel))
-          this.pending.set(
-            rel,
-            setTimeout(() => {
-              this.pending.delete(rel)
-              this.loadFile(join(this.root, rel))
-            }, 30),
-          )
-        },
-        (error) => {
-          this.logger.warn('watching %s failed: %s', this.root, error.message)
-          if (!existsSync(this.root)) this.lostRoot()
-        },
-      )
-      watcher.start()
-      this.watcher = watcher
-    } catch (error) {
-      this.logger.warn('cannot watch %s: %s (hand edits are picked up at the next start)', this.root, (error as Error).message)
-    }
+    if (!this.closed) this.rootWatch.start()
   }
 
-  /** The watched root is gone: stop watching it and look for it to come back. */
+  /** The watched root is gone: its documents are gone with it, none stays searchable. */
   private lostRoot(): void {
-    this.watcher?.close()
-    this.watcher = undefined
     this.realRootPath = undefined
-    // Its documents are gone with it: none stays searchable.
     for (const rel of [...this.byPath.keys()]) this.forget(rel)
-    this.watch()
   }
 
   /** The root exists now and is watched (nothing written meanwhile is missed): index what is already there. */

@@ -9,18 +9,20 @@
  * deletions and other processes' captures.
  * @module dsh-knowledge-sync/knowledge/store
  */
-import { readFile, rm, stat } from 'node:fs/promises'
-import { basename, resolve } from 'node:path'
+import { rm, stat } from 'node:fs/promises'
+import { resolve } from 'node:path'
 import type { DocStatus, FrontMatter, KnowledgeDoc, Redaction, SearchFilter, SearchHit } from '../types.js'
 import type { Redactor } from '../redact/redactor.js'
 import { type FieldInput, type RedactedFields, redactFields, redactLine } from '../redact/fields.js'
 import { isVisible, workspaceOf } from '../search/scope.js'
 import type { Facets, IndexedMeta, ListSort, SearchIndex } from '../search/search-index.js'
 import { writeFileAtomic } from './atomic.js'
-import { formatDocument, isValidId, parseDocument } from './document.js'
+import { formatDocument, isValidId } from './document.js'
+import { addSupersedes, type EditHost, setStatus, splice } from './edits.js'
 import { parseDocumentId } from './query.js'
 import { type DocumentDraft, redactDraft, renderDraft } from './draft.js'
 import type { DocumentFiles } from './files.js'
+import { Holds } from './holds.js'
 import { IdClaims, roundFiles, withRoundLock } from './id-claims.js'
 import { stampOf } from './index-cache.js'
 import { StoreIndex } from './store-index.js'
@@ -29,7 +31,7 @@ import { Ledger } from './ledger.js'
 import { documentPath, insideRoot, sessionFolder, slugify } from './paths.js'
 import { contentHash, Revisions } from './revisions.js'
 import { LiveSettings } from './settings.js'
-import { applyStatus, carryStatus, idsToPaths, type RelationGraph, statusOf, successorsFirst, type StatusChange } from './relations.js'
+import { carryStatus, idsToPaths, type RelationGraph, successorsFirst, type StatusChange } from './relations.js'
 
 export type { DocumentDraft } from './draft.js'
 export type { FieldInput, RedactedFields } from '../redact/fields.js'
@@ -59,7 +61,7 @@ export class KnowledgeStore {
   private readonly cacheEnabled: boolean
   private readonly readOnly: boolean
   private readonly listeners = new Set<(change: StoreChange) => void>()
-  private readonly holds = new Set<Promise<unknown>>()
+  private readonly holds = new Holds()
   private chain: Promise<unknown> = Promise.resolve()
   private scanned?: Promise<void>
   private closing?: Promise<void>
@@ -152,26 +154,13 @@ export class KnowledgeStore {
    */
   hold(done: Promise<unknown>): void {
     this.holds.add(done)
-    void done.then(
-      () => this.holds.delete(done),
-      () => this.holds.delete(done),
-    )
   }
 
   /** Waits for holds (bounded) and pending writes, stops watching, frees the index. */
   async close(): Promise<void> {
     if (this.closed || this.closing) return this.closing
     this.closing = (async () => {
-      if (this.holds.size) {
-        let timer: NodeJS.Timeout | undefined
-        await Promise.race([
-          Promise.allSettled([...this.holds]),
-          new Promise((resolve) => {
-            timer = setTimeout(resolve, CLOSE_HOLD_MS)
-          }),
-        ])
-        clearTimeout(timer)
-      }
+      if (this.holds.size) await this.holds.settle(CLOSE_HOLD_MS)
       this.closed = true
       await this.flush()
       this.indexed.close()
@@ -284,9 +273,7 @@ export class KnowledgeStore {
   /** Redacts and writes one document atomically; writes are serialized within this process. */
   write(draft: DocumentDraft): Promise<WrittenDocument> {
     // A round (not a rewrite by id) is written under its cross-process lock, so a re-capture always finds the file.
-    const run = this.chain.then(() => withRoundLock(this.root, draft.replaceId || draft.kind === 'note' ? undefined : draft, () => this.writeNow(draft)))
-    this.chain = run.catch(() => {})
-    return run
+    return this.queued(() => withRoundLock(this.root, draft.replaceId || draft.kind === 'note' ? undefined : draft, () => this.writeNow(draft)))
   }
 
   /** Everything `write` does except writing the file: the redacted document as it would be written. `dryRun` also skips the id-prefix claim, so nothing is created on disk. */
@@ -323,40 +310,7 @@ export class KnowledgeStore {
    * stays as it is. `expected` is the text the caller read; a file changed since is refused. Atomic, indexed, ledgered.
    */
   splice(relPath: string, expected: string, edits: Array<{ start: number; end: number; text: string }>, source = ''): Promise<WrittenDocument> {
-    const run = this.chain.then(async () => {
-      if (this.closed) throw new Error('knowledge store is closed')
-      await this.start()
-      const full = insideRoot(this.root, relPath)
-      if ((await readFile(full, 'utf8')) !== expected) throw new Error(`${relPath} changed on disk while it was being synced; try again`)
-      let text = expected
-      let count = 0
-      const families: Record<string, number> = {}
-      for (const edit of [...edits].sort((a, b) => b.start - a.start)) {
-        const masked = await this.redactor.redact(edit.text)
-        count += masked.count
-        for (const [family, n] of Object.entries(masked.families)) families[family] = (families[family] ?? 0) + n
-        text = text.slice(0, edit.start) + masked.text + text.slice(edit.end)
-      }
-      const parsed = parseDocument(
-        text,
-        relPath,
-        basename(relPath, '.md')
-          .replace(/[^A-Za-z0-9_.-]/g, '-')
-          .replace(/^[-.]+/, '') || 'doc',
-        Date.now(),
-      )
-      await writeFileAtomic(full, text)
-      const info = await stat(full)
-      const doc: KnowledgeDoc = { id: parsed.meta.id, path: relPath, meta: parsed.meta, body: parsed.body, mtimeMs: info.mtimeMs, stamp: stampOf(info, text) }
-      this.indexed.relate(doc)
-      this.index.upsert(doc)
-      this.files.noteWritten(doc)
-      this.emit({ type: 'written', id: doc.id, path: relPath, kind: doc.meta.kind, cwd: doc.meta.cwd })
-      await this.ledger.record({ type: 'synced', id: doc.id, path: relPath, source, redacted: count })
-      return { id: doc.id, path: relPath, meta: doc.meta, redaction: { text: '', count, families } }
-    })
-    this.chain = run.catch(() => {})
-    return run
+    return this.queued(() => splice(this.editHost(), relPath, expected, edits, source))
   }
 
   /**
@@ -408,35 +362,37 @@ export class KnowledgeStore {
    * ledger with who asked (`actor`: tool, cli, page). Serialized with every other write.
    */
   setStatus(id: string, change: StatusChange, actor: string): Promise<{ id: string; status: DocStatus }> {
-    const run = this.chain.then(async () => {
-      if (this.closed) throw new Error('knowledge store is closed')
-      const doc = await this.read(id)
-      if (!doc) throw new Error(`no document ${id}`)
-      const reason = 'reason' in change && change.reason ? (await this.redactor.redact(change.reason.slice(0, 1000))).text : undefined
-      const redacted = { ...change, ...(reason !== undefined ? { reason } : {}) } as StatusChange
-      const at = new Date().toISOString()
-      const { meta, body } = applyStatus(doc, redacted, at)
-      await this.commit(doc.id, doc.path, meta, body, formatDocument(meta, body))
-      const status = statusOf(meta)
-      await this.ledger.record({ type: 'status', id: doc.id, status, ...(change.to === 'superseded' ? { by: change.by } : {}), ...(reason ? { reason } : {}), actor })
-      return { id: doc.id, status }
-    })
-    this.chain = run.catch(() => {})
-    return run
+    return this.queued(() => setStatus(this.editHost(), id, change, actor))
   }
 
   /** Adds `oldIds` to a document's `supersedes` list (front matter only; the body stays as it is). */
   addSupersedes(id: string, oldIds: string[]): Promise<void> {
-    const run = this.chain.then(async () => {
-      const doc = await this.read(id)
-      if (!doc) throw new Error(`no document ${id}`)
-      const before = Array.isArray(doc.meta.supersedes) ? doc.meta.supersedes.map(String) : []
-      const next = [...new Set([...before, ...oldIds])]
-      if (next.length === before.length) return
-      const meta = { ...doc.meta, supersedes: next }
-      await this.commit(doc.id, doc.path, meta, doc.body, formatDocument(meta, doc.body))
-    })
+    return this.queued(() => addSupersedes(this.editHost(), id, oldIds))
+  }
+
+  /** Runs `fn` after every write queued so far (writes are serialized within this process). */
+  private queued<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(fn)
     this.chain = run.catch(() => {})
     return run
+  }
+
+  /** What the edits of an existing document ({@link setStatus}, {@link addSupersedes}, {@link splice}) use of the store. */
+  private editHost(): EditHost {
+    return {
+      root: this.root,
+      ledger: this.ledger,
+      redactor: this.redactor,
+      closed: () => this.closed,
+      start: () => this.start(),
+      read: (id) => this.read(id),
+      commit: (id, relPath, meta, body, text) => this.commit(id, relPath, meta, body, text),
+      landed: (doc) => {
+        this.indexed.relate(doc)
+        this.index.upsert(doc)
+        this.files.noteWritten(doc)
+        this.emit({ type: 'written', id: doc.id, path: doc.path, kind: doc.meta.kind, cwd: doc.meta.cwd })
+      },
+    }
   }
 }

@@ -18,8 +18,9 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import type { FileStamp, KnowledgeDoc, SearchFilter, SearchHit } from '../types.js'
 import type { Facets } from '../wire.js'
-import { indexStreams, queryTerms } from './tokenize.js'
-import { snippet } from './snippet.js'
+import { queryTerms } from './tokenize.js'
+import { toHit } from './hits.js'
+import { docRow, INSERT_DOC } from './doc-row.js'
 import { countDocs, facetCounts, listDocs, workspaceCount } from './facets.js'
 import { Vocabulary, whereOf } from './filter.js'
 import { type Plan, QueryPlanner } from './planner.js'
@@ -31,7 +32,6 @@ import {
   type DocRow,
   epoch,
   type IndexedMeta,
-  KIND_INDEX,
   type ListSort,
   type ManifestRow,
   ownString,
@@ -40,12 +40,11 @@ import {
   ROWID_STEP,
   SCHEMA,
   STATUS_INDEX,
-  stripTitle,
   toMeta,
 } from './schema.js'
 import { type IndexFileState, loadSqlite, setIndexFileState } from './index-file.js'
 import { WriteCycle } from './write-cycle.js'
-import { expandQuery, hasHan, type ExpandOptions } from './expand/index.js'
+import { expandQuery, type ExpandOptions } from './expand/index.js'
 import { addExpansion } from './expansion.js'
 import { resolveOptions, type SearchIndexOptions } from './options.js'
 
@@ -227,56 +226,14 @@ export class SearchIndex {
 
   /** Inserts a document, or replaces the one with the same id. Costs one document's tokens, never a rebuild. */
   upsert(doc: KnowledgeDoc): void {
-    const meta = doc.meta ?? ({} as KnowledgeDoc['meta'])
-    const id = String(doc.id ?? meta.id)
-    const kind = KIND_INDEX[meta.kind] ?? KIND_INDEX.manual
-    const title = typeof meta.title === 'string' ? meta.title : id
-    const cwd = typeof meta.cwd === 'string' ? meta.cwd : ''
-    const tags = asStrings(meta.tags)
-    const tools = asStrings(meta.tools)
-    const mtime = Number.isFinite(doc.mtimeMs) ? doc.mtimeMs : 0
-    const created = typeof meta.created === 'string' ? meta.created : new Date(mtime).toISOString()
-    const body = typeof doc.body === 'string' ? doc.body : ''
-    const session = typeof meta.session === 'string' ? meta.session : null
-    const turn = typeof meta.turn === 'number' && Number.isFinite(meta.turn) ? meta.turn : null
-    const stamp = doc.stamp
-    const status = STATUS_INDEX[meta.status as string] ?? 0
-    const supersededBy = status === STATUS_INDEX.superseded && typeof meta.superseded_by === 'string' ? meta.superseded_by : null
     // Tokenize before touching the database: the write itself is then a handful of statements.
-    const titleText = indexStreams(title)
-    const tagText = indexStreams(tags.join(' '))
-    // The body usually opens with `# <title>`: the title has its own column, so that line is not indexed twice.
-    const bodyText = indexStreams(stripTitle(body, title))
-    const han = !this.han && (hasHan(title) || hasHan(body))
-    const createdMs = epoch(created, mtime)
+    const { id, kind, status, body, tags, tools, columns, titleText, tagText, bodyText, han } = docRow(doc, !this.han)
     // Dense rowids in indexing order: FTS5 stores rowid deltas as varints, so sparse rowids (say, derived from
     // timestamps) would add bytes to every posting. The low bits carry the kind and the status (see schema.ts).
     const rowid = ++this.seq * ROWID_STEP + status * 8 + kind
     const write = (): void => {
       const replaced = this.deleteRow(id)
-      this.stmt(
-        'INSERT INTO doc (rowid, id, path, kind, title, cwd, created, created_ms, mtime, tags, tools, session, turn, superseded_by, relations, size, ctime, hash, seen) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)',
-      ).run(
-        rowid,
-        id,
-        String(doc.path ?? ''),
-        kind,
-        title,
-        cwd,
-        created,
-        createdMs,
-        mtime,
-        JSON.stringify(tags),
-        JSON.stringify(tools),
-        session,
-        turn,
-        supersededBy,
-        typeof doc.relations === 'string' ? doc.relations : null,
-        stamp?.size ?? null,
-        stamp?.ctimeMs ?? null,
-        stamp?.hash ?? null,
-        stamp?.seenMs ?? null,
-      )
+      this.stmt(INSERT_DOC).run(rowid, ...columns)
       this.stmt('INSERT INTO body (rowid, text) VALUES (?, ?)').run(rowid, body)
       if (!this.persistent) this.rowids.set(ownString(id), rowid)
       this.stmt('INSERT INTO fts (rowid, title, tags, body, title_id, body_id) VALUES (?, ?, ?, ?, ?, ?)').run(
@@ -396,21 +353,7 @@ export class SearchIndex {
   }
 
   private hit(meta: IndexedMeta, score: number, marks: string[], body?: string): SearchHit {
-    const text = body ?? this.body(meta.id) ?? ''
-    return {
-      id: meta.id,
-      title: meta.title,
-      kind: meta.kind,
-      score: Number(score.toPrecision(6)),
-      snippet: snippet(stripTitle(text, meta.title), marks, { width: this.snippetWidth }),
-      path: meta.path,
-      cwd: meta.cwd,
-      tags: meta.tags,
-      tools: meta.tools,
-      created: meta.created,
-      ...(meta.status ? { status: meta.status } : {}),
-      ...(meta.supersededBy ? { supersededBy: meta.supersededBy } : {}),
-    }
+    return toHit(meta, score, marks, body ?? this.body(meta.id) ?? '', this.snippetWidth)
   }
 
   /** Filtered documents without a query, paged; `total` counts them before paging. */
