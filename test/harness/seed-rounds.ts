@@ -13,7 +13,7 @@ const [root, specFile] = process.argv.slice(2)
 const lib = (path: string) => import(pathToFileURL(join(PROJECT_ROOT, 'lib', path)).href)
 const { KnowledgeStore } = await lib('knowledge/store.js')
 const { createRedactor } = await lib('redact/redactor.js')
-const { captureRound } = await lib('capture/capture.js')
+const { captureRound } = await lib('capture/keep-round.js')
 const { DEFAULT_MIN_SCORE } = await lib('capture/salience.js')
 const spec = JSON.parse(readFileSync(specFile, 'utf8')) as { rounds: unknown[]; minScore?: number }
 const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: false })
