@@ -5,12 +5,12 @@
  * records tool calls) is stored with a bounded marker in place of the deep part. Build first (`node scripts/build.mjs`).
  */
 import { beforeAll, describe, expect, it } from 'vitest'
-import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PROJECT_ROOT } from '../harness/dsh.ts'
 import { allDocuments, allFiles } from '../harness/files.ts'
+import { spawnCollect } from '../harness/spawn.ts'
 
 const BIN = join(PROJECT_ROOT, 'lib/cli/bin.js')
 interface CliResult {
@@ -22,20 +22,7 @@ interface CliResult {
 function cli(args: string[], input: string): Promise<CliResult> {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' }
   delete env.DSH_KNOWLEDGE_ROOT
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env })
-    let stdout = '',
-      stderr = ''
-    child.stdout.on('data', (d) => {
-      stdout += d
-    })
-    child.stderr.on('data', (d) => {
-      stderr += d
-    })
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-    child.stdin.end(input)
-  })
+  return spawnCollect(process.execPath, [BIN, ...args], { env }, input)
 }
 
 const ANSWER =

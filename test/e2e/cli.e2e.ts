@@ -3,7 +3,6 @@
  * environment and the working directory it would really have. Build first (`node scripts/build.mjs`).
  */
 import { beforeAll, describe, expect, it } from 'vitest'
-import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -14,6 +13,7 @@ import { foldRound, type TurnEvent } from '../../src/capture/round.js'
 import { PROJECT_ROOT } from '../harness/dsh.ts'
 import { allDocuments, allFiles } from '../harness/files.ts'
 import { byPrompt, createLoop } from '../harness/loop.ts'
+import { spawnCollect } from '../harness/spawn.ts'
 
 const BIN = join(PROJECT_ROOT, 'lib/cli/bin.js')
 // Fake credentials of real shapes, assembled so no scanner flags this file itself.
@@ -30,20 +30,7 @@ interface CliResult {
 function cli(args: string[], options: { input?: string; cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...options.env }
   if (!options.env?.DSH_KNOWLEDGE_ROOT) delete env.DSH_KNOWLEDGE_ROOT
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? scratch, env })
-    let stdout = '',
-      stderr = ''
-    child.stdout.on('data', (d) => {
-      stdout += d
-    })
-    child.stderr.on('data', (d) => {
-      stderr += d
-    })
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-    child.stdin.end(options.input ?? '')
-  })
+  return spawnCollect(process.execPath, [BIN, ...args], { cwd: options.cwd ?? scratch, env }, options.input ?? '')
 }
 const json = (r: CliResult) => {
   expect(r.code, r.stderr).toBe(0)

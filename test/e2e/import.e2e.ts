@@ -5,32 +5,19 @@
  * skipped without losing the others.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { spawn } from 'node:child_process'
 import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createDshHome, PROJECT_ROOT, type DshHome } from '../harness/dsh.ts'
 import { allDocuments, ledgerEntries } from '../harness/files.ts'
 import { byPrompt, startModelServer, type ModelServer } from '../harness/model-server.ts'
+import { spawnCollect } from '../harness/spawn.ts'
 
 const BIN = join(PROJECT_ROOT, 'lib/cli/bin.js')
 const GH_TOKEN = 'ghp_' + 'R8k2LmN4pQ6sT8vX0zA2bC4dE6fG8hJ0kL2m'
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, cwd: tmpdir() })
-    let stdout = '',
-      stderr = ''
-    child.stdout.on('data', (d) => {
-      stdout += d
-    })
-    child.stderr.on('data', (d) => {
-      stderr += d
-    })
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-    child.stdin.end()
-  })
+  return spawnCollect(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, cwd: tmpdir() })
 }
 
 let server: ModelServer
@@ -124,19 +111,7 @@ describe('dsh-knowledge import', () => {
   it("runs from the dsh profile the bundle was installed into, with the profile's own dsh packages", async () => {
     const bin = join(home.home, 'profiles', home.profile, 'node_modules/dsh-knowledge-sync/lib/cli/bin.js')
     const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-import-')), 'kb')
-    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [bin, 'import', '--dsh-home', home.home, '--root', root, '--json'], { cwd: tmpdir(), env: { ...process.env, NODE_PATH: '' } })
-      let stdout = '',
-        stderr = ''
-      child.stdout.on('data', (d) => {
-        stdout += d
-      })
-      child.stderr.on('data', (d) => {
-        stderr += d
-      })
-      child.on('error', reject)
-      child.on('close', (code) => resolve({ code, stdout, stderr }))
-    })
+    const run = await spawnCollect(process.execPath, [bin, 'import', '--dsh-home', home.home, '--root', root, '--json'], { cwd: tmpdir(), env: { ...process.env, NODE_PATH: '' } })
     expect(run.code, run.stderr).toBe(0)
     expect(JSON.parse(run.stdout)).toMatchObject({ sessions: 3, kept: 2, failed: 0 })
     expect(allDocuments(root)).toEqual(allDocuments(home.knowledgeRoot))

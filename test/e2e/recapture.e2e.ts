@@ -6,7 +6,6 @@
  * (`node scripts/build.mjs`).
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -17,6 +16,7 @@ import type { KnowledgeStore } from '../../src/knowledge/store.js'
 import { PROJECT_ROOT } from '../harness/dsh.ts'
 import { allDocuments } from '../harness/files.ts'
 import { byPrompt, createLoop, type Loop } from '../harness/loop.ts'
+import { spawnCollect } from '../harness/spawn.ts'
 
 const BIN = join(PROJECT_ROOT, 'lib/cli/bin.js')
 const SESSION = 'session-7e7e7e7e-0000-4000-8000-000000000001'
@@ -28,20 +28,7 @@ afterEach(async () => {
 })
 
 function cli(args: string[], input = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1' } })
-    let stdout = '',
-      stderr = ''
-    child.stdout.on('data', (d) => {
-      stdout += d
-    })
-    child.stderr.on('data', (d) => {
-      stderr += d
-    })
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-    child.stdin.end(input)
-  })
+  return spawnCollect(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1' } }, input)
 }
 const round = (answer: string, question = 'Why does the nightly build miss the cache?') =>
   JSON.stringify({
@@ -123,11 +110,7 @@ describe('re-capturing a round (10.7)', () => {
     for (let attempt = 0; attempt < Number(process.env.RACE_ATTEMPTS ?? 12); attempt++) {
       const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-recap-')), 'kb')
       const startAt = String(Date.now() + 1500)
-      const run = (title: string, answer: string) =>
-        new Promise<number>((resolve) => {
-          const child = spawn(process.execPath, [script, root, startAt, title, answer], { stdio: 'inherit' })
-          child.on('close', (code) => resolve(code ?? 1))
-        })
+      const run = (title: string, answer: string) => spawnCollect(process.execPath, [script, root, startAt, title, answer]).then((r) => r.code ?? 1)
       const codes = await Promise.all([
         run('Why does the build miss the cache?', 'Root cause: the cache key held a timestamp; removed it because builds missed.'),
         run('Why does the nightly still miss the cache?', 'Root cause: the lockfile was unpinned; pinned it because CI resolved new versions.'),

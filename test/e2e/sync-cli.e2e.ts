@@ -4,12 +4,12 @@
  * exemption variable as the only way to reach 127.0.0.1, logged; without it the guard refuses. Build first.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PROJECT_ROOT } from '../harness/dsh.ts'
 import { startWebServer, text, type WebServer } from '../harness/web-server.ts'
+import { spawnCollect } from '../harness/spawn.ts'
 
 const BIN = join(PROJECT_ROOT, 'lib/cli/bin.js')
 interface CliResult {
@@ -23,20 +23,7 @@ function cli(args: string[], env: Record<string, string | undefined> = {}): Prom
   delete full.DSH_KNOWLEDGE_SYNC_ALLOW_HOSTS
   delete full.DSH_KNOWLEDGE_ROOT
   for (const [k, v] of Object.entries(env)) if (v !== undefined) full[k] = v
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: base, env: full })
-    let stdout = '',
-      stderr = ''
-    child.stdout.on('data', (d) => {
-      stdout += d
-    })
-    child.stderr.on('data', (d) => {
-      stderr += d
-    })
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-    child.stdin.end()
-  })
+  return spawnCollect(process.execPath, [BIN, ...args], { cwd: base, env: full })
 }
 const ALLOW = { DSH_KNOWLEDGE_SYNC_ALLOW_HOSTS: '127.0.0.1' }
 
