@@ -108,7 +108,7 @@ const NOT_SECRET_TOKEN_PREFIXES = new Set(
   ).split(' '),
 )
 const NOT_SECRET_SECRET_PREFIXES = new Set(['is', 'has', 'no', 'use', 'sealed', 'external', 'top', 'dirty', 'little', 'kube', 'k8s'])
-const IGNORABLE_SUFFIX = /^(?:b64|base64|hex|value|val|raw|base|str|txt|enc|encoded|plain|plaintext|v?[0-9]{1,3}|prod|production|dev|staging|live|test)$/
+const IGNORABLE_SUFFIX = /^(?:b64|base64|hex|value|val|raw|base|str|txt|enc|encoded|plain|plaintext|v?[0-9]{1,6}|prod|production|dev|staging|live|test)$/
 
 /** Splits `dbPassword`, `DB_PASSWORD`, `db.password`, `x-api-key` into lowercase words. */
 function nameWords(name: string): string[] {

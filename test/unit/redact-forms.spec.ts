@@ -57,3 +57,14 @@ describe('the forms people really paste', () => {
     }
   })
 })
+
+describe('numbered credential names', () => {
+  it('masks a value under a name with a long numeric suffix, as under a short one', () => {
+    for (const name of ['DB_PASSWORD_1', 'DB_PASSWORD_999', 'DB_PASSWORD_1000', 'DB_PASSWORD_20240', 'SECRET_KEY_123456']) {
+      expect(redactor.redactSync(`${name}=Ab1000x9Qz1000k`).text, name).toBe(`${name}=${DEFAULT_MASK}`)
+    }
+    // A numbered name does not make a plain word or a short number a secret.
+    expect(redactor.redactSync('DB_PASSWORD_1000=changeme').text).toBe('DB_PASSWORD_1000=changeme')
+    expect(redactor.redactSync('MAX_TOKENS_4096=4096').text).toBe('MAX_TOKENS_4096=4096')
+  })
+})
