@@ -4,19 +4,10 @@
  * @module dsh-knowledge-sync/knowledge/stats
  */
 import type { KnowledgeStore } from './store.js'
-import type { LedgerStats } from './ledger.js'
-import type { RecentRounds } from '../wire.js'
+import type { RecentRounds, Stats } from '../wire.js'
 
-export interface KnowledgeStats {
-  root: string
-  scope: string | null
-  documents: number
-  byKind: Record<string, number>
-  byWorkspace: Record<string, number>
-  redactionEnabled: boolean
-  rounds: LedgerStats
-  invalidFiles: Array<{ path: string; error: string }>
-}
+/** What `collectStats` returns: the wire shape of `GET <prefix>/stats`, declared once in wire.ts. */
+export type KnowledgeStats = Stats
 
 export async function collectStats(store: KnowledgeStore, scope?: string): Promise<KnowledgeStats> {
   await store.start()
