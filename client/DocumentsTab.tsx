@@ -12,6 +12,7 @@ import { useCallback, useEffect, useRef, useState } from 'react'
 import type { DocumentItem, DocumentPage, DocumentQuery, KnowledgeApi, Stats } from './api.js'
 import { DocumentRow, Filter, kindOptions, scrollParent, StatsLine } from './DocumentList.js'
 import { DocumentView, kindLabel } from './DocumentView.js'
+import { readPlace, writePlace } from './place.js'
 import { facetEntries, shortPath } from './format.js'
 import type { Lang, Translate } from './i18n.js'
 import { s } from './styles.js'
@@ -70,6 +71,10 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
   const revision = useRef<number | undefined>(undefined)
   const itemsRef = useRef(items)
   itemsRef.current = items
+  /** Bumped when a change to the loaded list (a new search, a page more, a re-read) goes out and when it lands: a
+   * response that started before either is dropped, so a live poll cannot undo a "Load more". */
+  const listGeneration = useRef(0)
+  const loadingMore = useRef(false)
 
   // Typing settles before a search goes out.
   useEffect(() => {
@@ -90,10 +95,12 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
 
   useEffect(() => {
     const abort = new AbortController()
+    listGeneration.current++
     setLoading(true)
     setError(undefined)
     api.documents(request(0), abort.signal).then(
       (next) => {
+        listGeneration.current++
         setPage(next)
         setItems(next.items)
         setLoading(false)
@@ -124,10 +131,13 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
         if (stopped) return
         if (revision.current !== undefined && next !== revision.current) {
           api.stats().then(setStats, () => {})
+          const generation = listGeneration.current
           // The loaded window again (up to 200 rows): new documents appear, retired or removed ones go, changed ones
           // update; rows that stay keep their place, so a reader who scrolled is not moved.
           const window = await api.documents({ ...request(0), limit: Math.min(Math.max(itemsRef.current.length, PAGE_SIZE), 200) })
           if (stopped) return
+          // The list changed while this was out: the next poll sees the revision again and reads the new window.
+          if (generation !== listGeneration.current) return
           const known = new Set(itemsRef.current.map((i) => i.id))
           const added = window.items.filter((i) => !known.has(i.id)).length
           setItems(window.items)
@@ -186,8 +196,11 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
     if (!stale.current) return
     stale.current = false
     // The same pages, read again (a retired document leaves them), then the same place.
+    const generation = ++listGeneration.current
     api.documents({ ...request(0), limit: Math.min(Math.max(itemsRef.current.length, PAGE_SIZE), MAX_RELOAD) }).then(
       (next) => {
+        if (generation !== listGeneration.current) return
+        listGeneration.current++
         setPage(next)
         setItems(next.items)
         requestAnimationFrame(restore)
@@ -206,12 +219,22 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
   }
 
   const loadMore = () => {
+    // One page at a time: a second click while one is out would ask for the same offset twice.
+    if (loadingMore.current) return
+    loadingMore.current = true
+    const generation = ++listGeneration.current
     api.documents(request(items.length)).then(
       (next) => {
+        loadingMore.current = false
+        if (generation !== listGeneration.current) return
+        listGeneration.current++ // a poll that went out meanwhile asked for the shorter window
         setPage(next)
         setItems((prev) => [...prev, ...next.items])
       },
-      (e: Error) => setError(e.message),
+      (e: Error) => {
+        loadingMore.current = false
+        setError(e.message)
+      },
     )
   }
 
@@ -370,24 +393,4 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
       )}
     </div>
   )
-}
-
-const PLACE_KEY = 'dsh-knowledge-sync:place'
-
-/** The search and the open document this browser tab last had (sessionStorage: per tab, gone with it). */
-function readPlace(): { q: string; open?: string } {
-  try {
-    const raw = JSON.parse(sessionStorage.getItem(PLACE_KEY) ?? '{}') as { q?: unknown; open?: unknown }
-    return { q: typeof raw.q === 'string' ? raw.q.slice(0, 500) : '', open: typeof raw.open === 'string' && raw.open.length <= 200 ? raw.open : undefined }
-  } catch {
-    return { q: '' }
-  }
-}
-
-function writePlace(place: { q: string; open?: string }): void {
-  try {
-    sessionStorage.setItem(PLACE_KEY, JSON.stringify(place))
-  } catch {
-    /* storage off: the place is not kept */
-  }
 }
