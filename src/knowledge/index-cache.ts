@@ -16,7 +16,7 @@ import { join } from 'node:path'
 import { createHash } from 'node:crypto'
 import type { Stats } from 'node:fs'
 import type { FileStamp } from '../types.js'
-import type { ManifestRow } from '../search/search-index.js'
+import type { ManifestTuple } from '../search/search-index.js'
 import { createIndexFile, IndexFileError, openIndexFile } from '../search/index-file.js'
 import { SearchIndex, type SearchIndexOptions } from '../search/search-index.js'
 import { LEDGER_DIR } from './ledger.js'
@@ -43,9 +43,10 @@ export function stampOf(info: Pick<Stats, 'size' | 'ctimeMs'>, text: string): Fi
  * not be racy: a file indexed within {@link RACY_MS} of its modification gets its content checked once (its hash
  * compared; an unchanged text costs a read, not a re-index).
  */
-export function changedSince(row: ManifestRow, size: number, mtimeMs: number, ctimeMs: number): boolean {
-  if (row.size !== size || row.mtime !== mtimeMs || row.ctime !== ctimeMs || row.seen === null || row.hash === null) return true
-  return row.seen - mtimeMs < RACY_MS
+export function changedSince(row: ManifestTuple, size: number, mtimeMs: number, ctimeMs: number): boolean {
+  const seen = row[7]
+  if (row[3] !== size || row[4] !== mtimeMs || row[5] !== ctimeMs || seen === null || row[6] === null) return true
+  return seen - mtimeMs < RACY_MS
 }
 
 /** An index opened for a store, and what became of the cache. */

@@ -71,6 +71,17 @@ export interface ManifestRow {
   seen: number | null
 }
 
+/**
+ * A manifest row as the index streams it: an array, because at 100k documents node:sqlite builds arrays about three
+ * times faster than objects, with a third of the garbage (the start-up reconcile reads every row).
+ */
+export type ManifestTuple = readonly [id: string, path: string, session: string | null, size: number | null, mtime: number, ctime: number | null, hash: string | null, seen: number | null]
+
+/** The row of a tuple, for the few rows that are kept beyond the reconcile (changed or dropped files). */
+export function manifestRow(t: ManifestTuple): ManifestRow {
+  return { id: t[0], path: t[1], session: t[2], size: t[3], mtime: t[4], ctime: t[5], hash: t[6], seen: t[7] }
+}
+
 /** The columns {@link toMeta} reads. */
 export const DOC_COLUMNS = 'rowid, id, path, kind, title, cwd, created, mtime, tags, tools, session, turn, superseded_by'
 

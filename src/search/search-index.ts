@@ -33,7 +33,7 @@ import {
   epoch,
   type IndexedMeta,
   type ListSort,
-  type ManifestRow,
+  type ManifestTuple,
   ownString,
   page,
   type RelationsRow,
@@ -49,7 +49,8 @@ import { addExpansion } from './expansion.js'
 import { resolveOptions, type SearchIndexOptions } from './options.js'
 
 export type { Facets, SearchIndexOptions }
-export type { IndexedMeta, ListSort, ManifestRow, RelationsRow } from './schema.js'
+export type { IndexedMeta, ListSort, ManifestRow, ManifestTuple, RelationsRow } from './schema.js'
+export { manifestRow } from './schema.js'
 
 /** A BM25 index over knowledge documents. Synchronous; one instance per store. */
 export class SearchIndex {
@@ -127,9 +128,11 @@ export class SearchIndex {
   }
 
   /** Every document's file as last indexed (streamed): the manifest a start-up reconcile compares the files with. */
-  manifest(): Iterable<ManifestRow> {
+  manifest(): Iterable<ManifestTuple> {
     this.flush()
-    return this.stmt('SELECT id, path, session, size, mtime, ctime, hash, seen FROM doc').iterate() as Iterable<ManifestRow>
+    const rows = this.stmt('SELECT id, path, session, size, mtime, ctime, hash, seen FROM doc')
+    rows.setReturnArrays(true)
+    return rows.iterate() as Iterable<ManifestTuple>
   }
 
   /** The relations records of the documents that have one (streamed; few documents do). */

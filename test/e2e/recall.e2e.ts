@@ -98,7 +98,7 @@ describe('recall with the real dsh CLI', () => {
   }, 60_000)
 
   it("finds the English round for a Traditional Chinese query through the installed package's dictionary tables", async () => {
-    // 快照 is in CC-CEDICT (snapshot) but not in the glossary: a hit proves the packed cedict-tables.json loads.
+    // 快照 is in CC-CEDICT (snapshot) but not in the glossary: a hit proves the packed cedict-tables.sqlite opens.
     server.setScript(byPrompt({ 中文查詢: [{ toolCalls: [{ name: 'knowledge_search', arguments: { query: '快照' } }] }, { text: 'ok' }] }, { title: 'Scripted title' }))
     const mark = server.requests.length
     const run = await home.run('中文查詢：快照為什麼不對？', { cwd: workspace })

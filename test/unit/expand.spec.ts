@@ -84,6 +84,7 @@ describe('query expansion', () => {
     const d = cedict()!
     expect(d).toBeDefined()
     expect(segment('数据库连接池耗尽', d.has)).toEqual(['数据库', '连接', '耗尽'])
+    expect(d.known(['数据库', '连接', '库连', '耗尽', 'x'])).toEqual(new Set(['数据库', '连接', '耗尽']))
     expect(d.english('死锁')).toContain('deadlock')
     expect(d.chinese('deadlock')).toContain('死锁')
     expect(d.traditional('据')).toBe('據')

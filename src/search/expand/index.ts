@@ -15,7 +15,7 @@
  * @module dsh-knowledge-sync/search/expand
  */
 import { cjkBigrams, STOPWORDS, stem, type QueryTerm } from '../tokenize.js'
-import { cedict, cedictLoaded, MAX_WORD } from './cedict.js'
+import { type Cedict, cedict, cedictLoaded, MAX_WORD } from './cedict.js'
 import { parseGlossary, type GlossaryMember } from './glossary.js'
 import { openccLoaded, toSimplified, toTraditional } from './script.js'
 
@@ -132,6 +132,15 @@ export function segment(run: string, has: (w: string) => boolean): string[] {
   return out
 }
 
+/** {@link segment} with one dictionary read for every candidate word of the run (one query, not one per candidate). */
+function segmentWith(run: string, dict: Cedict): string[] {
+  const chars = Array.from(run)
+  const candidates: string[] = []
+  for (let i = 0; i < chars.length; i++) for (let n = 2; n <= MAX_WORD && i + n <= chars.length; n++) candidates.push(chars.slice(i, i + n).join(''))
+  const known = dict.known(candidates)
+  return segment(run, (w) => known.has(w))
+}
+
 /** Expands a query's terms; see the module comment. Never throws (a failing source is skipped). */
 export function expandQuery(terms: QueryTerm[], corpus: CorpusHints, options: ExpandOptions = {}): Expansion {
   const useScript = options.script !== false
@@ -186,7 +195,8 @@ export function expandQuery(terms: QueryTerm[], corpus: CorpusHints, options: Ex
       }
       const dict = useDictionary ? cedict() : undefined
       if (dict) {
-        for (const word of options.segmenter ? options.segmenter(simplified) : segment(simplified, dict.has)) {
+        const words = options.segmenter ? options.segmenter(simplified) : segmentWith(simplified, dict)
+        for (const word of words) {
           for (const en of (dict.english(word) ?? []).slice(0, MAX_PER_WORD)) push(en, dw, 'dictionary')
         }
       }
