@@ -9,7 +9,9 @@ import { basename, dirname, join } from 'node:path'
 import type { KnowledgeDoc } from '../types.js'
 import type { ManifestRow, ManifestTuple } from '../search/search-index.js'
 import { stampOf } from './index-cache.js'
-import { reconcileManifest, statFiles, walkDocuments } from './walk.js'
+import { listFiles, listFilesOffThread } from './list-files.js'
+import { type Location, PathTable } from './path-table.js'
+import { type ManifestByPath, readManifest, reconcileManifest } from './walk.js'
 import { DocumentError, parseDocument } from './document.js'
 import { insideRoot, toRelative } from './paths.js'
 import { longerId } from './id-claims.js'
@@ -22,6 +24,8 @@ export { MAX_FILE_BYTES, ROOT_POLL_MS, readRootFile }
 
 /** Files read per slice of the start-up scan (see {@link DocumentFiles.scan}). */
 const SCAN_SLICE = 1024
+/** From this many indexed documents on, the files are listed in a worker thread while the manifest is read. */
+const LIST_OFF_THREAD_MIN = 5000
 
 /** Where the files module sends what it reads. */
 export interface IndexSink {
@@ -38,14 +42,13 @@ export interface IndexSink {
   known(id: string, session: string | undefined): void
   /** A document whose file has new times but the same content: only its stamp changes. */
   restamp(doc: KnowledgeDoc): void
+  /** Id, file and session of every indexed document (read once, when the path table is first used). */
+  locations(): Iterable<Location>
 }
 
 export class DocumentFiles {
-  private readonly byPath = new Map<string, string>()
-  /** Document id → its file (the inverse of `byPath`), so duplicate checks need no index query. */
-  private readonly idPaths = new Map<string, string>()
-  /** File → the session its front matter names (for the cross-machine id rule in {@link admit}). */
-  private readonly sessions = new Map<string, string>()
+  /** Id ↔ file of the indexed documents (loaded from the index on first use). */
+  private readonly table: PathTable
   private readonly rootWatch: RootWatch
   private realRootPath?: string
   private closed = false
@@ -59,6 +62,7 @@ export class DocumentFiles {
     private readonly sink: IndexSink,
     private readonly logger: StoreLogger,
   ) {
+    this.table = new PathTable(() => sink.locations())
     this.rootWatch = new RootWatch(root, logger, {
       changed: (rel) => this.loadFile(join(this.root, rel)),
       lost: () => this.lostRoot(),
@@ -68,19 +72,17 @@ export class DocumentFiles {
 
   /** The file of an indexed id. */
   pathOf(id: string): string | undefined {
-    return this.idPaths.get(id)
+    return this.table.pathOf(id)
   }
 
   /** The id of the document in a file (root-relative path). */
   idAt(path: string): string | undefined {
-    return this.byPath.get(path)
+    return this.table.idAt(path)
   }
 
   /** Records a document this process wrote (the index already has it). */
   noteWritten(doc: KnowledgeDoc): void {
-    this.byPath.set(doc.path, doc.id)
-    this.idPaths.set(doc.id, doc.path)
-    if (typeof doc.meta.session === 'string') this.sessions.set(doc.path, doc.meta.session)
+    this.table.put(doc.path, doc.id, typeof doc.meta.session === 'string' ? doc.meta.session : undefined)
   }
 
   close(): void {
@@ -128,11 +130,11 @@ export class DocumentFiles {
    */
   evict(rel: string, reason: string): void {
     this.invalid.set(rel, reason)
-    const id = this.byPath.get(rel)
+    const id = this.table.idAt(rel)
     if (!id || this.closed) return
-    this.byPath.delete(rel)
-    if (this.idPaths.get(id) === rel) {
-      this.idPaths.delete(id)
+    this.table.dropPath(rel)
+    if (this.table.pathOf(id) === rel) {
+      this.table.dropId(id)
       this.sink.remove(id)
       this.sink.removed(id, rel)
     }
@@ -145,11 +147,15 @@ export class DocumentFiles {
    * files it lacks or that changed are read. `late`: the root appeared after start, so what is found is announced to
    * the change listeners like any new file, and files this process already indexed unchanged are left as they are.
    */
-  async scan(manifest?: Iterable<ManifestTuple>, late = false): Promise<void> {
+  async scan(manifest?: { rows: Iterable<ManifestTuple>; size: number }, late = false): Promise<void> {
     if (!existsSync(this.root)) return
-    const files = await walkDocuments(this.root, this.invalid)
-    const times = statFiles(files)
-    const prior = manifest ? this.reconcile(manifest, files, times) : undefined
+    // A large manifest is read while another thread lists the files (see ./list-files.ts); a small one is not worth
+    // a thread's start (~30 ms).
+    const listing = manifest && manifest.size >= LIST_OFF_THREAD_MIN ? listFilesOffThread(this.root) : undefined
+    const byPath = manifest ? readManifest(manifest.rows) : undefined
+    const { files, times, invalid } = await (listing ?? listFiles(this.root))
+    for (const [path, reason] of invalid) this.invalid.set(path, reason)
+    const prior = byPath ? this.reconcile(byPath, files, times) : undefined
     const order = files.map((_, i) => i).filter((i) => !prior || prior.has(files[i]))
     // Oldest first, so the index's insertion order follows time as it does for documents written later.
     order.sort((a, b) => times[3 * a + 1] - times[3 * b + 1] || (files[a] < files[b] ? -1 : 1))
@@ -162,7 +168,7 @@ export class DocumentFiles {
         const claimed = new Map<string, KnowledgeDoc>()
         for (const i of order.slice(k, k + SCAN_SLICE)) {
           const full = files[i]
-          const known = late ? this.byPath.get(toRelative(this.root, full)) : undefined
+          const known = late ? this.table.idAt(toRelative(this.root, full)) : undefined
           if (known && this.sink.indexedMtime(known) === times[3 * i + 1]) continue
           const before = prior?.get(full)
           const doc = this.readDocument(full, dirs)
@@ -193,20 +199,15 @@ export class DocumentFiles {
     if (this.invalid.size) this.logger.warn('%d file(s) under %s could not be read; first: %s', this.invalid.size, this.root, [...this.invalid.values()][0])
   }
 
-  /** The files the scan must read, given the persisted index's manifest (see {@link reconcileManifest}). */
-  private reconcile(manifest: Iterable<ManifestTuple>, files: string[], times: Float64Array): Map<string, ManifestRow | undefined> {
+  /** The files the scan must read, given the manifest (see {@link reconcileManifest}). */
+  private reconcile(manifest: ManifestByPath, files: string[], times: Float64Array): Map<string, ManifestRow | undefined> {
     return reconcileManifest(this.root, manifest, files, times, {
-      present: (id, path, session) => {
-        this.byPath.set(path, id)
-        this.idPaths.set(id, path)
-        if (session !== null) this.sessions.set(path, session)
-      },
       kept: (id, session) => {
         this.sink.known(id, session ?? undefined)
         this.scanned.kept++
       },
       dropped: (row) => {
-        this.sink.remove(row.id)
+        this.drop(row)
         this.scanned.dropped++
       },
     })
@@ -215,8 +216,8 @@ export class DocumentFiles {
   /** Forgets an indexed file that can no longer be read as a document (no change event: this is the start-up scan). */
   private drop(row: ManifestRow): void {
     this.sink.remove(row.id)
-    this.byPath.delete(row.path)
-    if (this.idPaths.get(row.id) === row.path) this.idPaths.delete(row.id)
+    if (this.table.idAt(row.path) === row.id) this.table.dropPath(row.path)
+    if (this.table.pathOf(row.id) === row.path) this.table.dropId(row.id)
   }
 
   /** Reads and parses one file; undefined (and the reason in {@link invalid}) when it is not a valid document. */
@@ -253,17 +254,17 @@ export class DocumentFiles {
    */
   private admit(doc: KnowledgeDoc, claimed?: Map<string, KnowledgeDoc>): boolean {
     const rel = doc.path
-    const holderPath = claimed?.get(doc.id)?.path ?? this.idPaths.get(doc.id)
+    const holderPath = claimed?.get(doc.id)?.path ?? this.table.pathOf(doc.id)
     if (holderPath && holderPath !== rel && existsSync(insideRoot(this.root, holderPath))) {
       const canonical = (p: string) => basename(p).startsWith(`${doc.id}-`)
-      const holderSession = this.sessions.get(holderPath)
+      const holderSession = this.table.sessionAt(holderPath)
       const session = typeof doc.meta.session === 'string' ? doc.meta.session : undefined
       if (canonical(rel) && canonical(holderPath) && session && holderSession && session !== holderSession) {
         // Two machines claimed the same short prefix (a team base merged through git). Deterministic on every
         // clone, whatever the scan order: the session that sorts first keeps the id, the other's documents are
         // known by a longer prefix of their own session id. Files are never rewritten.
         if (session < holderSession) return this.yieldId(holderPath, doc, claimed) && this.admit(doc, claimed)
-        doc.id = longerId(doc.id, session, (id) => this.idPaths.has(id) || Boolean(claimed?.has(id)))
+        doc.id = longerId(doc.id, session, (id) => this.table.hasId(id) || Boolean(claimed?.has(id)))
         doc.meta = { ...doc.meta, id: doc.id }
         return this.admit(doc, claimed)
       }
@@ -272,12 +273,12 @@ export class DocumentFiles {
         return false
       }
       this.invalid.set(holderPath, `${holderPath}: duplicate id ${doc.id} (already used by ${rel})`)
-      this.byPath.delete(holderPath)
+      this.table.dropPath(holderPath)
     }
-    const known = this.byPath.get(rel)
+    const known = this.table.idAt(rel)
     if (known && known !== doc.id) this.sink.remove(known)
     claimed?.set(doc.id, doc)
-    if (typeof doc.meta.session === 'string') this.sessions.set(rel, doc.meta.session)
+    if (typeof doc.meta.session === 'string') this.table.setSession(rel, doc.meta.session)
     this.invalid.delete(rel)
     return true
   }
@@ -287,7 +288,7 @@ export class DocumentFiles {
    * true (so the caller can go on admitting `doc`).
    */
   private yieldId(path: string, doc: KnowledgeDoc, claimed?: Map<string, KnowledgeDoc>): true {
-    const taken = (id: string) => this.idPaths.has(id) || Boolean(claimed?.has(id)) || id === doc.id
+    const taken = (id: string) => this.table.hasId(id) || Boolean(claimed?.has(id)) || id === doc.id
     const inBatch = claimed?.get(doc.id)
     if (inBatch && inBatch.path === path) {
       // Admitted earlier in this scan slice and not indexed yet: renamed in place, indexed with the slice.
@@ -298,9 +299,9 @@ export class DocumentFiles {
       return true
     }
     const displaced = this.readDocument(insideRoot(this.root, path))
-    if (this.idPaths.get(doc.id) === path) {
-      this.idPaths.delete(doc.id)
-      this.byPath.delete(path)
+    if (this.table.pathOf(doc.id) === path) {
+      this.table.dropId(doc.id)
+      this.table.dropPath(path)
       this.sink.remove(doc.id)
     }
     if (displaced && typeof displaced.meta.session === 'string') {
@@ -316,7 +317,7 @@ export class DocumentFiles {
   private loadFile(full: string): void {
     if (this.closed) return
     const rel = toRelative(this.root, full)
-    const known = this.byPath.get(rel)
+    const known = this.table.idAt(rel)
     let mtimeMs: number | undefined
     // lstat: a file replaced by a link gets the link's own mtime, so it is never mistaken for the indexed file.
     try {
@@ -346,11 +347,11 @@ export class DocumentFiles {
   /** Drops a file that vanished from the index. */
   forget(rel: string): void {
     if (this.closed) return
-    const id = this.byPath.get(rel)
+    const id = this.table.idAt(rel)
     if (!id) return
-    this.byPath.delete(rel)
-    if (this.idPaths.get(id) === rel) {
-      this.idPaths.delete(id)
+    this.table.dropPath(rel)
+    if (this.table.pathOf(id) === rel) {
+      this.table.dropId(id)
       this.sink.remove(id)
       this.sink.removed(id, rel)
     }
@@ -367,7 +368,7 @@ export class DocumentFiles {
   /** The watched root is gone: its documents are gone with it, none stays searchable. */
   private lostRoot(): void {
     this.realRootPath = undefined
-    for (const rel of [...this.byPath.keys()]) this.forget(rel)
+    for (const rel of this.table.paths()) this.forget(rel)
   }
 
   /** The root exists now and is watched (nothing written meanwhile is missed): index what is already there. */

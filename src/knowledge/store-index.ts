@@ -80,6 +80,7 @@ export class StoreIndex {
           revisions.unindex(id)
         },
         indexedMtime: (id) => this.index.get(id)?.mtimeMs,
+        locations: () => this.index.manifest(),
         holdMerges: () => this.index.holdMerges(),
         known: (id, session) => ids.noteIndexed(id, session),
         restamp: (doc) => {
@@ -121,7 +122,7 @@ export class StoreIndex {
       // owner is not watching, or a file changed this instant) means indexing in memory after all.
       try {
         this.restoreGraph()
-        await this.files.scan(this.index.manifest())
+        await this.files.scan({ rows: this.index.manifest(), size: this.index.size })
         const { read, dropped } = this.files.scanned
         if (read + dropped > 0) throw new Error('changed')
       } catch {
@@ -135,7 +136,7 @@ export class StoreIndex {
       }
     } else {
       if (mode === 'reused') this.restoreGraph()
-      await this.files.scan(mode === 'reused' ? this.index.manifest() : undefined)
+      await this.files.scan(mode === 'reused' ? { rows: this.index.manifest(), size: this.index.size } : undefined)
     }
     if (mode === 'rebuild' && !closed()) this.index.setState('complete')
     const { kept, read, restamped, dropped } = this.files.scanned

@@ -96,12 +96,7 @@ export class SearchIndex {
       this.restore()
       return
     }
-    this.db.exec(`
-      PRAGMA page_size = 8192;
-      PRAGMA journal_mode = MEMORY;
-      PRAGMA temp_store = MEMORY;
-    `)
-    this.db.exec(SCHEMA)
+    this.db.exec(`PRAGMA page_size = 8192; PRAGMA journal_mode = MEMORY; PRAGMA temp_store = MEMORY; ${SCHEMA}`)
   }
 
   /**
@@ -129,10 +124,15 @@ export class SearchIndex {
 
   /** Every document's file as last indexed (streamed): the manifest a start-up reconcile compares the files with. */
   manifest(): Iterable<ManifestTuple> {
+    return this.arrays('SELECT id, path, session, size, mtime, ctime, hash, seen FROM doc') as Iterable<ManifestTuple>
+  }
+
+  /** Rows as arrays, streamed (at 100k rows node:sqlite builds arrays ~3× faster than objects). */
+  private arrays(sql: string): Iterable<unknown> {
     this.flush()
-    const rows = this.stmt('SELECT id, path, session, size, mtime, ctime, hash, seen FROM doc')
+    const rows = this.stmt(sql)
     rows.setReturnArrays(true)
-    return rows.iterate() as Iterable<ManifestTuple>
+    return rows.iterate()
   }
 
   /** The relations records of the documents that have one (streamed; few documents do). */
