@@ -408,5 +408,12 @@ describe('the Knowledge page as a daily tool', () => {
     expect(rowText).not.toMatch(/^(kind: raw|Sections: )/m)
     expect(rowText).not.toMatch(/^OUT$/m)
     await screenshot(page, 'knowledge-daily-chat-read-card')
+    // A reload replays the session log: the card is rebuilt from the persisted meta (dsh's history path).
+    const url = page.url()
+    await page.reload({ waitUntil: 'networkidle' })
+    if (!(await page.locator('[data-tool=knowledge_read]').count())) await page.goto(url, { waitUntil: 'networkidle' })
+    const replayed = page.locator('[data-tool=knowledge_read]').last()
+    await replayed.getByText(`knowledge_read · ${CARD_ID}`).click()
+    expect(await replayed.locator('[data-read]').innerText()).toBe(text)
   }, 90_000)
 })
