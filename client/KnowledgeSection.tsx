@@ -37,6 +37,8 @@ function SectionBody({ host }: { host: KnowledgeHost }) {
   )
   const t = useMemo(() => translator(lang), [lang])
   const [tab, setTab] = useState<TabId>('documents')
+  // While the full-size view is open it has the documents; this list lets go (one poll, one set of keys, one place).
+  const full = useSyncExternalStore(host.full.subscribe, host.full.isOpen)
   // A tab mounts when first shown, then stays mounted while hidden so its search and drafts survive switching.
   const [visited, setVisited] = useState<ReadonlySet<TabId>>(() => new Set<TabId>(['documents']))
   const select = (id: TabId) => {
@@ -52,7 +54,12 @@ function SectionBody({ host }: { host: KnowledgeHost }) {
 
   return (
     <div data-testid="knowledge-page" lang={lang === 'zh' ? 'zh-CN' : 'en'} style={s.section}>
-      <h2 style={s.heading}>{t('title')}</h2>
+      <div style={{ display: 'flex', alignItems: 'center', gap: 12 }}>
+        <h2 style={{ ...s.heading, flex: 1 }}>{t('title')}</h2>
+        <button type="button" data-testid="knowledge-open-full" title={t('openFullHint')} style={s.button} onClick={(e) => host.full.show(e.currentTarget)}>
+          {t('openFull')}
+        </button>
+      </div>
       {/* One line (the whole text on hover): the chrome above the list stays small in the settings dialog. */}
       <p data-testid="knowledge-intro" title={t('intro')} style={{ ...s.intro, whiteSpace: 'nowrap', overflow: 'hidden', textOverflow: 'ellipsis' }}>
         {t('intro')}
@@ -83,7 +90,13 @@ function SectionBody({ host }: { host: KnowledgeHost }) {
       </div>
       {visited.has('documents') && (
         <div id="knowledge-panel-documents" role="tabpanel" aria-labelledby="knowledge-tab-documents" hidden={tab !== 'documents'}>
-          <DocumentsTab api={host.api} t={t} lang={lang} active={tab === 'documents'} />
+          {full ? (
+            <p data-testid="knowledge-full-shown" style={s.muted}>
+              {t('fullShown')}
+            </p>
+          ) : (
+            <DocumentsTab api={host.api} t={t} lang={lang} active={tab === 'documents'} />
+          )}
         </div>
       )}
       {visited.has('health') && (

@@ -13,6 +13,7 @@
 import { KnowledgeApi } from './api.js'
 import { SETTINGS_NAMESPACE } from './config.js'
 import type { ConnectionHandle, SettingsDescribeFace, SettingsPathOp, SettingsScope } from './dsh.js'
+import { FullViewSwitch } from './full-view.js'
 import { LocaleSource } from './i18n.js'
 
 /** How long a settings scope may stay `loading` before the page calls live settings unavailable. */
@@ -40,6 +41,8 @@ interface Attached {
 export class KnowledgeHost {
   readonly locale = new LocaleSource()
   readonly api: KnowledgeApi
+  /** Whether the full-size documents view is open (./FullView.tsx). */
+  readonly full = new FullViewSwitch()
   private attached: Attached | undefined
   private expired = false
   private state: SettingsState = { phase: 'waiting', user: undefined, revision: undefined }

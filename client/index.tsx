@@ -12,6 +12,7 @@ import type { ClientContext, ConnectionHandle, SettingsScopeBinder } from './dsh
 import { SETTINGS_NAMESPACE } from './config.js'
 import { KnowledgeHost, SETTINGS_TIMEOUT_MS } from './host.js'
 import { KnowledgeSection } from './KnowledgeSection.js'
+import { KnowledgeFullView, KnowledgeSidebarAction } from './FullView.js'
 
 /** Services the module needs before `apply`: only the slot registry. */
 export const inject = ['slots']
@@ -70,6 +71,14 @@ export function apply(ctx: ClientContext): void {
         },
         KnowledgeSection,
       ),
+    )
+
+    // The full-size documents view: an entry of dsh web's frame-wide overlay layer (drawn only while open), and an
+    // action beside Settings at the sidebar's foot that opens it. Both are root-scoped list slots (rc.8: ui-layout
+    // `shell.overlay`, ui-sidebar `sidebar.footer.action`); a shell without them simply never calls these.
+    ctx.slots.inject('shell.overlay', () => ctx.slots.register({ name: 'shell.overlay', id: 'knowledge-full-view', order: 100, inject: () => ({ host }) }, KnowledgeFullView))
+    ctx.slots.inject('sidebar.footer.action', () =>
+      ctx.slots.register({ name: 'sidebar.footer.action', id: 'knowledge-full-view', order: 100, label: () => host.locale.t('openFullSidebar'), inject: () => ({ host }) }, KnowledgeSidebarAction),
     )
   } catch (error) {
     console.error('dsh-knowledge-sync: the Knowledge page could not be registered', error)

@@ -1,7 +1,9 @@
 /**
- * How `knowledge_read` appears in dsh's UI: a one-line card, "Read <id> (v:N), <k> sections", instead of the whole
- * document (the model still gets the text). The card is rebuilt from the result's `meta`, which dsh persists with
- * the `tool/result` event, so a replayed session shows the same card. The same `meta` marks a read for compaction.
+ * How `knowledge_read` appears in dsh's UI: dsh's own `read` card, titled "Read <id> (v:N), <k> sections — <title>",
+ * whose lines are a short preview of the document (its first non-blank lines after the front matter, numbered as in
+ * the tool's text), instead of the whole text (the model still gets the text; this changes nothing it sees). The
+ * card is rebuilt from the result's `meta`, which dsh persists with the `tool/result` event, so a replayed session
+ * shows the same card. The same `meta` marks a read for compaction.
  * @module dsh-knowledge-sync/recall/presentation
  */
 import type { ReadResult } from './read-output.js'
@@ -14,6 +16,57 @@ export interface ReadMeta {
   title: string
   sections: number
   section?: string
+  /** The file, relative to the knowledge root (absent in logs written before the read card). */
+  path?: string
+  /** The card's preview: a few lines of the tool's own text (so redacted as it is), numbered as there. */
+  lines?: PreviewLine[]
+  /** How many lines the tool's text has. */
+  totalLines?: number
+}
+
+/** One preview line: its 1-based number in the tool's text, and the line (cut to {@link PREVIEW_LINE_CHARS}). */
+export type PreviewLine = {
+  number: number
+  text: string
+}
+
+/** Preview lines on the card: dsh web's chat row shows 8 before it folds the middle (ui-tool CHAT_READ_MAX_LINES). */
+export const PREVIEW_LINES = 8
+/** A preview line is cut to this many characters. */
+export const PREVIEW_LINE_CHARS = 160
+
+/**
+ * The card's preview of a read's text: the first {@link PREVIEW_LINES} non-blank lines after the tag line, the
+ * notices and the front matter (the card's title says those), each cut to {@link PREVIEW_LINE_CHARS}. Only lines of
+ * `text` itself, so the card never shows more than the model was given, and never anything unredacted.
+ */
+export function readPreview(text: string): { lines: PreviewLine[]; totalLines: number } {
+  const all = text.split('\n')
+  if (all.length > 1 && all[all.length - 1] === '') all.pop()
+  const open = all.indexOf('---')
+  const close = open < 0 ? -1 : all.indexOf('---', open + 1)
+  // After the front matter when there is one; else after the first line (the tag, or a paged read's marker).
+  const start = close > 0 ? close + 1 : 1
+  const lines: PreviewLine[] = []
+  for (let k = start; k < all.length && lines.length < PREVIEW_LINES; k++) {
+    const line = all[k].trimEnd()
+    if (!line.trim()) continue
+    lines.push({ number: k + 1, text: line.length > PREVIEW_LINE_CHARS ? `${line.slice(0, PREVIEW_LINE_CHARS - 1)}…` : line })
+  }
+  return { lines, totalLines: all.length }
+}
+
+/** A persisted preview, checked as dsh checks its own read windows: 1-based, increasing, within the total. */
+function previewOf(meta: ReadMeta): { lines: PreviewLine[]; totalLines: number } {
+  const total = meta.totalLines
+  if (!Array.isArray(meta.lines) || typeof total !== 'number' || !Number.isInteger(total) || total < 0) return { lines: [], totalLines: 0 }
+  let last = 0
+  for (const l of meta.lines as unknown[]) {
+    const line = l as Partial<PreviewLine> | null
+    if (!line || typeof line.text !== 'string' || typeof line.number !== 'number' || !Number.isInteger(line.number) || line.number <= last || line.number > total) return { lines: [], totalLines: 0 }
+    last = line.number
+  }
+  return { lines: meta.lines.slice(0, PREVIEW_LINES).map((l) => ({ number: l.number, text: l.text.slice(0, PREVIEW_LINE_CHARS) })), totalLines: total }
 }
 
 /** True when a read's result content is the compaction stub (see `compactedRead`), not the document. */
@@ -51,7 +104,16 @@ export const READ_OUTPUT = {
   render: (_args: unknown, value: unknown) => [{ type: 'text' as const, text: String((value as { text?: unknown } | null)?.text ?? '') }],
   presentationMeta: (_args: unknown, value: unknown) => {
     const v = value as ReadResult
-    return { knowledge: 'read', id: v.id, version: v.version, title: v.title, sections: v.sections.length, ...(v.section ? { section: v.section } : {}) }
+    return {
+      knowledge: 'read',
+      id: v.id,
+      version: v.version,
+      title: v.title,
+      sections: v.sections.length,
+      ...(v.section ? { section: v.section } : {}),
+      ...(v.path ? { path: v.path } : {}),
+      ...readPreview(v.text),
+    }
   },
 }
 
@@ -68,12 +130,29 @@ export function presentReadCall(args: unknown): { card: 'generic'; title: string
   return { card: 'generic', title: `Read ${id}${typeof a?.section === 'string' ? ` § ${a.section.slice(0, 40)}` : ''}`, kind: 'read' }
 }
 
-/** The completed card: one line with the document's title under it; errors keep dsh's default card. */
+/**
+ * The completed card: dsh's `read` card (dsh web rc.8 draws it under the row `knowledge_read · <id>`, in place of the
+ * raw text; a `generic` card is ignored there). Its banner is `Read <id> (v:N), <k> sections — <title>`, its lines
+ * the preview; `content` (title line and document title) is what a UI without the read card shows. Errors keep dsh's
+ * default row. A log written before the preview existed gets the banner with no lines.
+ */
 export function presentReadResult(_args: unknown, result: { isError: boolean; meta?: unknown; content?: ReadonlyArray<{ type: string; text?: string }> }) {
   if (result.isError) return undefined
   const meta = readMetaOf(result.meta)
   if (!meta) return undefined
-  return { card: 'generic' as const, title: readCardTitle(meta, isCompactedRead(result.content ?? [])), content: [{ type: 'text' as const, text: meta.title }] }
+  const heading = readCardTitle(meta, isCompactedRead(result.content ?? []))
+  const title = meta.title.replace(/\s+/g, ' ').slice(0, 200)
+  const { lines, totalLines } = previewOf(meta)
+  return {
+    card: 'read' as const,
+    title: `${heading} — ${title}`,
+    path: typeof meta.path === 'string' ? meta.path : meta.id,
+    offset: 1,
+    lines,
+    totalLines,
+    lang: 'md',
+    content: [{ type: 'text' as const, text: `${heading}\n${title}` }],
+  }
 }
 
 /** What a search's `tool/result` carries besides its text: the query and the first hits, for the card. */

@@ -60,6 +60,8 @@ export interface ReadView {
 export interface ReadResult {
   text: string
   id: string
+  /** The document's file, relative to the knowledge root (for the UI card; the text's first line names it too). */
+  path?: string
   version: number
   title: string
   sections: string[]
@@ -112,7 +114,15 @@ export function renderRead(view: ReadView): ReadResult {
   if (view.supersedes?.length) tail.push(`Supersedes: ${view.supersedes.map(linkLine).join('; ')}`)
   if (view.linkedFrom?.length) tail.push(`Linked from: ${view.linkedFrom.map(linkLine).join('; ')}`)
   const text = `${lines.join('\n')}\n\n${bounded(content, MAX_READ_CHARS, doc.path)}`
-  return { text: tail.length ? `${text}${text.endsWith('\n') ? '' : '\n'}${tail.join('\n')}` : text, id: doc.id, version, title, sections: names, ...(section ? { section: section.name } : {}) }
+  return {
+    text: tail.length ? `${text}${text.endsWith('\n') ? '' : '\n'}${tail.join('\n')}` : text,
+    id: doc.id,
+    path: doc.path,
+    version,
+    title,
+    sections: names,
+    ...(section ? { section: section.name } : {}),
+  }
 }
 
 /** The note a compacted read keeps (about 30 tokens): what it was, and how to get it back. */

@@ -57,6 +57,9 @@ let page: Page
 let root: string
 let workspace: string
 const CARD_PROMPT = 'look up zebracard'
+const READ_PROMPT = 'open the zebracard note'
+/** The chat card round's document id (its session's first 8 hex digits, turn 1). */
+const CARD_ID = `${(0x10000000 + 800).toString(16)}-t1`
 
 function seed(rounds: unknown[]): { kept: number; dropped: number } {
   const spec = join(mkdtempSync(join(tmpdir(), 'dsh-ks-daily-spec-')), 'spec.json')
@@ -104,6 +107,7 @@ describe('the Knowledge page as a daily tool', () => {
     server = await startModelServer(
       byPrompt({
         [CARD_PROMPT]: [{ toolCalls: [{ name: 'knowledge_search', arguments: { query: 'zebracard' } }] }, { text: 'Found the zebracard note.' }],
+        [READ_PROMPT]: [{ toolCalls: [{ name: 'knowledge_read', arguments: { id: CARD_ID } }] }, { text: 'Read the zebracard note.' }],
       }),
     )
     home = await createDshHome({ profile: 'web', modelUrl: server.url, knowledgeRoot: root })
@@ -375,5 +379,41 @@ describe('the Knowledge page as a daily tool', () => {
     expect(await chat.innerText()).not.toContain('document(s) match')
     expect(await chat.innerText()).not.toContain('**zebracard**')
     await screenshot(page, 'knowledge-daily-chat-card')
+  }, 90_000)
+
+  it("11: in the chat, knowledge_read opens to dsh's read card (title line, id, a few numbered lines), not the document's raw text", async () => {
+    if (!(await page.getByText('Found the zebracard note.').count())) {
+      await closeSettings(page)
+      await chooseWorkspace(page, workspace)
+    }
+    await sendPrompt(page, READ_PROMPT, 'Read the zebracard note.')
+    const row = page.locator('[data-tool=knowledge_read]').last()
+    await row.waitFor()
+    // dsh web's row line for a plugin tool is `Tool call · <tool> · <first argument>` (ui-tool toolRowModel); the card is its body.
+    expect(await row.innerText()).toContain(`knowledge_read · ${CARD_ID}`)
+    expect(await row.locator('[data-read]').count()).toBe(0) // collapsed, as dsh draws every card
+    await row.getByText(`knowledge_read · ${CARD_ID}`).click()
+    const card = row.locator('[data-read]')
+    await card.waitFor()
+    const text = await card.innerText()
+    expect(text).toContain(`Read ${CARD_ID} (v:1)`)
+    expect(text).toContain('— Why does the zebracard build fail with **bold** marks in the log?')
+    expect(text).toMatch(/显示 [1-8] \/ \d+ 行/) // dsh's own "showing N of M lines"
+    const numbers = (await card.locator('[aria-hidden=true]').allInnerTexts()).map(Number).filter((n) => n > 0)
+    expect(numbers.length).toBeGreaterThan(2)
+    expect(numbers).toEqual([...numbers].sort((a, b) => a - b))
+    // Not the raw text: no tag line, no front matter, no "Sections:" line, no OUT block.
+    const rowText = await row.innerText()
+    expect(rowText).not.toContain(`${CARD_ID} (v:1) "Why does`)
+    expect(rowText).not.toMatch(/^(kind: raw|Sections: )/m)
+    expect(rowText).not.toMatch(/^OUT$/m)
+    await screenshot(page, 'knowledge-daily-chat-read-card')
+    // A reload replays the session log: the card is rebuilt from the persisted meta (dsh's history path).
+    const url = page.url()
+    await page.reload({ waitUntil: 'networkidle' })
+    if (!(await page.locator('[data-tool=knowledge_read]').count())) await page.goto(url, { waitUntil: 'networkidle' })
+    const replayed = page.locator('[data-tool=knowledge_read]').last()
+    await replayed.getByText(`knowledge_read · ${CARD_ID}`).click()
+    expect(await replayed.locator('[data-read]').innerText()).toBe(text)
   }, 90_000)
 })

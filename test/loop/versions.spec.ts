@@ -159,7 +159,18 @@ describe('progressive disclosure', () => {
     const tool = (loop!.ctx as any).tools.get('knowledge_read') // the definition dsh's UI asks
     expect(tool.presentCall({ id, section: 'finding' })).toEqual({ card: 'generic', title: `Read ${id} § finding`, kind: 'read' })
     const cards = results.map((e) => tool.presentResult({}, { isError: !!e.data.message.content[0].isError, meta: e.data.meta, content: e.data.message.content[0].content }))
-    expect(cards[0]).toEqual({ card: 'generic', title: `Read ${id} (v:1), 4 sections: "Finding"`, content: [{ type: 'text', text: 'Why does pnpm install fail on CI?' }] })
+    expect(cards[0]).toMatchObject({
+      card: 'read',
+      title: `Read ${id} (v:1), 4 sections: "Finding" — Why does pnpm install fail on CI?`,
+      offset: 1,
+      lang: 'md',
+      content: [{ type: 'text', text: `Read ${id} (v:1), 4 sections: "Finding"\nWhy does pnpm install fail on CI?` }],
+    })
+    expect(cards[0].path).toMatch(new RegExp(`/${id}-why-does-pnpm-install-fail-on-ci\\.md$`))
+    // The preview is lines of the text the model got (the section after the front matter), numbered as there.
+    const lines = finding.split('\n')
+    expect(cards[0].lines.map((l: { text: string }) => l.text)).toEqual(['## Finding', 'Set HOME to a writable directory in the CI job; store-dir alone does not help.'])
+    for (const l of cards[0].lines) expect(lines[l.number - 1]).toBe(l.text)
     expect(cards[2]).toBeUndefined() // errors keep dsh's default card
   })
 
@@ -233,7 +244,9 @@ describe('compaction keeps the tag', () => {
     // The full result stays in the session log; the card says it was compacted.
     const readB = session.events.filter((e: any) => e.type === 'tool/result' && e.data.meta?.id === b)
     expect(readB.map((e: any) => textOf(e.data.message.content[0].content).length > 5000)).toEqual([true, false])
-    expect(presentReadResult({}, { isError: false, meta: readB[1].data.meta, content: readB[1].data.message.content[0].content })!.title).toBe(`Read ${b} (v:1), 2 sections (compacted)`)
+    expect(presentReadResult({}, { isError: false, meta: readB[1].data.meta, content: readB[1].data.message.content[0].content })!.title).toBe(
+      `Read ${b} (v:1), 2 sections (compacted) — Document B about pnpm`,
+    )
     // The read the summary swallowed is named, with its version, in the next runtime-context snapshot.
     await loop!.ask('later still', { session: SESSION, cwd: ws })
     const told = contexts(loop!.adapter.requests.at(-1)!).at(-1)!

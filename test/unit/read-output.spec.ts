@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { findSection, splitSections } from '../../src/recall/sections.js'
 import { ReadState } from '../../src/recall/read-state.js'
 import { compactedRead, renderRead } from '../../src/recall/read-output.js'
-import { isCompactedRead, presentReadCall, presentReadResult, READ_OUTPUT } from '../../src/recall/presentation.js'
+import { isCompactedRead, PREVIEW_LINE_CHARS, PREVIEW_LINES, presentReadCall, presentReadResult, READ_OUTPUT, readPreview } from '../../src/recall/presentation.js'
 import type { KnowledgeDoc } from '../../src/types.js'
 
 const body = '# Title\n\n## Summary\n\nShort.\n\n```md\n## Not a heading\n```\n\n## Finding\n\nThe finding.\n\n### Detail\n\nMore.\n\n## Appendix: the raw round\n\n### Question\n\nq\n'
@@ -85,11 +85,20 @@ describe('read output', () => {
     expect(lines.slice(-2)).toEqual(['Supersedes: abc-t0 — Older (superseded)', 'Linked from: abc-n1 — A note'])
     expect(out).toMatchObject({ id: 'abc-t1', version: 4, sections: ['Summary', 'Finding', 'Appendix: the raw round'] })
   })
-  it('gives the card one line and recognizes the compaction stub', () => {
+  it("gives dsh's read card a title line and a preview of the tool's own text; recognizes the compaction stub", () => {
     const { sections, head } = splitSections(body)
     const value = renderRead({ doc, version: 2, head, sections, section: sections[1] })
     const meta = READ_OUTPUT.presentationMeta({}, value)
-    expect(presentReadResult({}, { isError: false, meta })).toEqual({ card: 'generic', title: 'Read abc-t1 (v:2), 3 sections: "Finding"', content: [{ type: 'text', text: 'Title' }] })
+    // The model's text is the same value, untouched by the card.
+    expect(READ_OUTPUT.render({}, value)).toEqual([{ type: 'text', text: value.text }])
+    const card = presentReadResult({}, { isError: false, meta })!
+    expect(card).toMatchObject({ card: 'read', title: 'Read abc-t1 (v:2), 3 sections: "Finding" — Title', path: 's/abc-t1-title.md', offset: 1, lang: 'md' })
+    expect(card.content).toEqual([{ type: 'text', text: 'Read abc-t1 (v:2), 3 sections: "Finding"\nTitle' }])
+    // After the front matter: the section's lines, numbered as in the text the model got.
+    const text = value.text.split('\n')
+    expect(card.lines.map((l) => l.text)).toEqual(['## Finding', 'The finding.', '### Detail', 'More.'])
+    for (const l of card.lines) expect(text[l.number - 1]).toBe(l.text)
+    expect(card.totalLines).toBe(text.length - 1) // the text ends with a newline
     expect(presentReadResult({}, { isError: false, meta: { knowledge: 'other' } })).toBeUndefined()
     expect(presentReadCall({ id: 'abc-t1', section: 'Finding' })).toEqual({ card: 'generic', title: 'Read abc-t1 § Finding', kind: 'read' })
     const stub = JSON.stringify(compactedRead('abc-t1', 'Title', 2))
@@ -138,5 +147,38 @@ describe('synced content in a section read', () => {
     } finally {
       await store.close()
     }
+  })
+  it('previews at most 8 non-blank lines, each cut, only from the text; a malformed or old persisted preview draws no lines', () => {
+    const long = 'x'.repeat(500)
+    const text = `tag line\nnotice\n\n---\nid: a\n---\n\n# T\n\n${long}\n${Array.from({ length: 20 }, (_, k) => `line ${k}`).join('\n')}\n`
+    const { lines, totalLines } = readPreview(text)
+    expect(lines).toHaveLength(PREVIEW_LINES)
+    expect(lines[0]).toEqual({ number: 8, text: '# T' })
+    expect(lines[1]).toEqual({ number: 10, text: `${'x'.repeat(PREVIEW_LINE_CHARS - 1)}…` })
+    expect(totalLines).toBe(30)
+    for (const l of lines) expect(text.split('\n')[l.number - 1].startsWith(l.text.replace(/…$/, ''))).toBe(true)
+    // No front matter (a paged read): after the first line.
+    expect(readPreview('[a from character 10 of 99]\nrest of it\n').lines).toEqual([{ number: 2, text: 'rest of it' }])
+    const base = { knowledge: 'read', id: 'a-t1', version: 1, title: 'T', sections: 0 }
+    const linesOf = (extra: object) => presentReadResult({}, { isError: false, meta: { ...base, ...extra } })!.lines
+    expect(linesOf({})).toEqual([]) // a log written before the preview
+    expect(
+      linesOf({
+        lines: [
+          { number: 3, text: 'a' },
+          { number: 2, text: 'b' },
+        ],
+        totalLines: 5,
+      }),
+    ).toEqual([])
+    expect(linesOf({ lines: [{ number: 0, text: 'a' }], totalLines: 5 })).toEqual([])
+    expect(linesOf({ lines: [{ number: 9, text: 'a' }], totalLines: 5 })).toEqual([])
+    expect(linesOf({ lines: [{ number: 1, text: 7 }], totalLines: 5 })).toEqual([])
+    expect(linesOf({ lines: [{ number: 1, text: 'y'.repeat(9999) }], totalLines: 1.5 })).toEqual([])
+    const many = Array.from({ length: 50 }, (_, k) => ({ number: k + 1, text: 'z'.repeat(999) }))
+    const kept = linesOf({ lines: many, totalLines: 50 })
+    expect(kept).toHaveLength(PREVIEW_LINES)
+    expect(kept.every((l) => l.text.length === PREVIEW_LINE_CHARS)).toBe(true)
+    expect(presentReadResult({}, { isError: true, meta: base })).toBeUndefined()
   })
 })
