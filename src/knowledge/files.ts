@@ -7,11 +7,11 @@
 import { existsSync, lstatSync, realpathSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import type { KnowledgeDoc } from '../types.js'
-import type { ManifestRow, ManifestTuple } from '../search/search-index.js'
+import type { ManifestRow } from '../search/search-index.js'
 import { stampOf } from './index-cache.js'
-import { listFiles, listFilesOffThread } from './list-files.js'
+import { listFiles } from './list-files.js'
 import { type Location, PathTable } from './path-table.js'
-import { type ManifestByPath, readManifest, reconcileManifest } from './walk.js'
+import { type Manifest, reconcileManifest } from './walk.js'
 import { DocumentError, parseDocument } from './document.js'
 import { insideRoot, toRelative } from './paths.js'
 import { longerId } from './id-claims.js'
@@ -24,8 +24,6 @@ export { MAX_FILE_BYTES, ROOT_POLL_MS, readRootFile }
 
 /** Files read per slice of the start-up scan (see {@link DocumentFiles.scan}). */
 const SCAN_SLICE = 1024
-/** From this many indexed documents on, the files are listed in a worker thread while the manifest is read. */
-const LIST_OFF_THREAD_MIN = 5000
 
 /** Where the files module sends what it reads. */
 export interface IndexSink {
@@ -38,8 +36,6 @@ export interface IndexSink {
   holdMerges(): () => void
   written(doc: KnowledgeDoc): void
   removed(id: string, path: string): void
-  /** A document the persisted index already holds as it is on disk (the reconcile kept it). */
-  known(id: string, session: string | undefined): void
   /** A document whose file has new times but the same content: only its stamp changes. */
   restamp(doc: KnowledgeDoc): void
   /** Id, file and session of every indexed document (read once, when the path table is first used). */
@@ -147,15 +143,10 @@ export class DocumentFiles {
    * files it lacks or that changed are read. `late`: the root appeared after start, so what is found is announced to
    * the change listeners like any new file, and files this process already indexed unchanged are left as they are.
    */
-  async scan(manifest?: { rows: Iterable<ManifestTuple>; size: number }, late = false): Promise<void> {
+  async scan(manifest?: Manifest, late = false): Promise<void> {
     if (!existsSync(this.root)) return
-    // A large manifest is read while another thread lists the files (see ./list-files.ts); a small one is not worth
-    // a thread's start (~30 ms).
-    const listing = manifest && manifest.size >= LIST_OFF_THREAD_MIN ? listFilesOffThread(this.root) : undefined
-    const byPath = manifest ? readManifest(manifest.rows) : undefined
-    const { files, times, invalid } = await (listing ?? listFiles(this.root))
-    for (const [path, reason] of invalid) this.invalid.set(path, reason)
-    const prior = byPath ? this.reconcile(byPath, files, times) : undefined
+    const { files, times } = await listFiles(this.root, this.invalid)
+    const prior = manifest ? this.reconcile(manifest, files, times) : undefined
     const order = files.map((_, i) => i).filter((i) => !prior || prior.has(files[i]))
     // Oldest first, so the index's insertion order follows time as it does for documents written later.
     order.sort((a, b) => times[3 * a + 1] - times[3 * b + 1] || (files[a] < files[b] ? -1 : 1))
@@ -199,11 +190,10 @@ export class DocumentFiles {
     if (this.invalid.size) this.logger.warn('%d file(s) under %s could not be read; first: %s', this.invalid.size, this.root, [...this.invalid.values()][0])
   }
 
-  /** The files the scan must read, given the manifest (see {@link reconcileManifest}). */
-  private reconcile(manifest: ManifestByPath, files: string[], times: Float64Array): Map<string, ManifestRow | undefined> {
+  /** The files the scan must read, given the persisted index's manifest (see {@link reconcileManifest}). */
+  private reconcile(manifest: Manifest, files: string[], times: Float64Array): Map<string, ManifestRow | undefined> {
     return reconcileManifest(this.root, manifest, files, times, {
-      kept: (id, session) => {
-        this.sink.known(id, session ?? undefined)
+      kept: () => {
         this.scanned.kept++
       },
       dropped: (row) => {

@@ -87,17 +87,35 @@ export async function roundFiles(root: string, sessionDir: string, id: string): 
 
 export class IdClaims {
   private readonly prefixes = new Map<string, string>()
-  /** Id prefix → the session whose documents use it, from every indexed document. */
+  /**
+   * Id prefix → the session whose documents use it, from every indexed document. Read from the index on first use
+   * (`indexed`), not at start: a start that finds nothing changed never needs it.
+   */
   private readonly owners = new Map<string, string>()
+  private ownersLoaded = false
   private readonly dir: string
 
-  constructor(root: string) {
+  constructor(
+    root: string,
+    private readonly indexed: () => Iterable<readonly [id: string, path: string, session: string | null]> = () => [],
+  ) {
     this.dir = join(root, LEDGER_DIR, 'ids')
   }
 
   /** Records the prefix of an indexed document's id (documents written before claims existed count too). */
   noteIndexed(id: string, session: unknown): void {
+    this.loadOwners()
+    this.own(id, session)
+  }
+
+  private own(id: string, session: unknown): void {
     if (typeof session === 'string' && /^[a-z0-9]+-[tn]\d+$/.test(id)) this.owners.set(id.slice(0, id.indexOf('-')), session)
+  }
+
+  private loadOwners(): void {
+    if (this.ownersLoaded) return
+    this.ownersLoaded = true
+    for (const [id, , session] of this.indexed()) this.own(id, session)
   }
 
   /** The session's id prefix, claimed on disk; `claim: false` (a dry run) only looks and creates nothing. */
@@ -138,6 +156,7 @@ export class IdClaims {
   }
 
   private ownedByOther(prefix: string, session: string): boolean {
+    this.loadOwners()
     const owner = this.owners.get(prefix)
     return owner !== undefined && owner !== session
   }

@@ -44,8 +44,8 @@ export function stampOf(info: Pick<Stats, 'size' | 'ctimeMs'>, text: string): Fi
  * compared; an unchanged text costs a read, not a re-index).
  */
 export function changedSince(row: ManifestTuple, size: number, mtimeMs: number, ctimeMs: number): boolean {
-  const seen = row[7]
-  if (row[3] !== size || row[4] !== mtimeMs || row[5] !== ctimeMs || seen === null || row[6] === null) return true
+  const [, , rowSize, mtime, ctime, hashed, seen] = row
+  if (rowSize !== size || mtime !== mtimeMs || ctime !== ctimeMs || seen === null || !hashed) return true
   return seen - mtimeMs < RACY_MS
 }
 

@@ -2,15 +2,14 @@
  * The document files under a root with their sizes and times: what the start-up scan lists before it reads anything.
  * Links are never followed, dot folders and `node_modules` are skipped, abandoned temporary files are swept.
  *
- * With a large persisted index, the listing runs in a worker thread ({@link listFilesOffThread}) while the main thread
- * reads the index's manifest: at 100k files the two take about as long (~0.4 s each), so the start waits for one of
- * them instead of both. This module is also that worker's entry, so it imports only Node's own modules (it is loaded
- * directly, as `.ts` under the tests and `.js` from lib/).
+ * Measured and left in this thread: listing in a worker thread while the main thread read the index's manifest was
+ * slower at 100k files (0.52 s for the worker's listing against 0.37 s here; the thread's start and the copy of 100k
+ * paths cost more than the overlap saved on 2 cores).
  * @module dsh-knowledge-sync/knowledge/list-files
  */
 import { readdirSync, rmSync, statSync } from 'node:fs'
-import { relative, sep } from 'node:path'
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads'
+import { sep } from 'node:path'
+import { toRelative } from './paths.js'
 
 /** A temporary file older than this was left by a crashed writer. */
 const STALE_TMP_MS = 60 * 60 * 1000
@@ -57,7 +56,7 @@ export async function walkDocuments(root: string, invalid: Map<string, string>):
       if (name === 'node_modules') continue
       const full = base + name
       if (entry.isSymbolicLink()) {
-        if (name.endsWith('.md')) invalid.set(relativeTo(root, full), `${relativeTo(root, full)}: is a symbolic link; links are never followed`)
+        if (name.endsWith('.md')) invalid.set(toRelative(root, full), `${toRelative(root, full)}: is a symbolic link; links are never followed`)
         continue
       }
       if (entry.isDirectory()) await walk(full, depth + 1)
@@ -81,71 +80,8 @@ export function statFiles(files: string[]): Float64Array {
   return times
 }
 
-/** Files and their sizes and times (see {@link statFiles}), and the links found where documents would be. */
-export interface FileListing {
-  files: string[]
-  times: Float64Array
-  invalid: Array<[path: string, reason: string]>
-}
-
-/** Lists and stats the root's documents in this thread. */
-export async function listFiles(root: string): Promise<FileListing> {
-  const invalid = new Map<string, string>()
+/** The root's document files and their sizes and times (see {@link statFiles}); links found go to `invalid`. */
+export async function listFiles(root: string, invalid: Map<string, string>): Promise<{ files: string[]; times: Float64Array }> {
   const files = await walkDocuments(root, invalid)
-  return { files, times: statFiles(files), invalid: [...invalid] }
-}
-
-const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './list-files.ts' : './list-files.js', import.meta.url)
-const JOB = 'dsh-knowledge-sync:list-files'
-
-/** What the worker posts back: the paths in one string (NUL never occurs in a path), the times transferred. */
-interface ListingMessage {
-  files: string
-  times: Float64Array
-  invalid: Array<[string, string]>
-}
-
-/**
- * {@link listFiles} in a worker thread; in this thread after all when a worker cannot be started or fails (the
- * listing is the same either way, only slower).
- */
-export function listFilesOffThread(root: string): Promise<FileListing> {
-  return new Promise<FileListing>((resolve) => {
-    let settled = false
-    const inThread = () => {
-      if (settled) return
-      settled = true
-      resolve(listFiles(root))
-    }
-    let worker: Worker
-    try {
-      worker = new Worker(WORKER_URL, { workerData: { job: JOB, root }, resourceLimits: { maxOldGenerationSizeMb: 512 }, stdout: true, stderr: true })
-    } catch {
-      inThread()
-      return
-    }
-    worker.once('message', (message: ListingMessage) => {
-      if (settled) return
-      settled = true
-      resolve({ files: message.files ? message.files.split('\0') : [], times: message.times, invalid: message.invalid })
-      void worker.terminate()
-    })
-    worker.once('error', inThread)
-    worker.once('exit', inThread)
-  })
-}
-
-// The worker's side.
-if (!isMainThread && parentPort && (workerData as { job?: string } | undefined)?.job === JOB) {
-  const port = parentPort
-  const { root } = workerData as { root: string }
-  void listFiles(root).then((listing) => {
-    const message: ListingMessage = { files: listing.files.join('\0'), times: listing.times, invalid: listing.invalid }
-    port.postMessage(message, [listing.times.buffer as ArrayBuffer])
-  })
-}
-
-/** A root-relative path with `/` separators (as ./paths.ts `toRelative`, which this module cannot import). */
-function relativeTo(root: string, full: string): string {
-  return relative(root, full).split(sep).join('/')
+  return { files, times: statFiles(files) }
 }

@@ -8,8 +8,10 @@
  * @module dsh-knowledge-sync/knowledge/store-index
  */
 import type { KnowledgeDoc } from '../types.js'
+import { locations, manifestRow, manifestRows } from '../search/manifest.js'
 import { SearchIndex, type SearchIndexOptions } from '../search/search-index.js'
 import { DocumentFiles } from './files.js'
+import type { Manifest } from './walk.js'
 import type { IdClaims } from './id-claims.js'
 import { openIndexCache } from './index-cache.js'
 import { DocumentError, parseDocument } from './document.js'
@@ -80,9 +82,8 @@ export class StoreIndex {
           revisions.unindex(id)
         },
         indexedMtime: (id) => this.index.get(id)?.mtimeMs,
-        locations: () => this.index.manifest(),
+        locations: () => locations(this.index),
         holdMerges: () => this.index.holdMerges(),
-        known: (id, session) => ids.noteIndexed(id, session),
         restamp: (doc) => {
           if (doc.stamp) this.index.restamp(doc.id, doc.mtimeMs, doc.stamp)
           ids.noteIndexed(doc.id, doc.meta.session)
@@ -93,6 +94,11 @@ export class StoreIndex {
       },
       this.host.logger,
     )
+  }
+
+  /** The persisted index's manifest, for the start-up reconcile. */
+  private manifest(): Manifest {
+    return { rows: manifestRows(this.index), row: (rowid) => manifestRow(this.index, rowid) }
   }
 
   /** The relations the persisted index holds, into the graph (before the scan, which replaces what it reads again). */
@@ -122,7 +128,7 @@ export class StoreIndex {
       // owner is not watching, or a file changed this instant) means indexing in memory after all.
       try {
         this.restoreGraph()
-        await this.files.scan({ rows: this.index.manifest(), size: this.index.size })
+        await this.files.scan(this.manifest())
         const { read, dropped } = this.files.scanned
         if (read + dropped > 0) throw new Error('changed')
       } catch {
@@ -136,7 +142,7 @@ export class StoreIndex {
       }
     } else {
       if (mode === 'reused') this.restoreGraph()
-      await this.files.scan(mode === 'reused' ? { rows: this.index.manifest(), size: this.index.size } : undefined)
+      await this.files.scan(mode === 'reused' ? this.manifest() : undefined)
     }
     if (mode === 'rebuild' && !closed()) this.index.setState('complete')
     const { kept, read, restamped, dropped } = this.files.scanned

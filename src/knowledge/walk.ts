@@ -5,61 +5,48 @@
  * @module dsh-knowledge-sync/knowledge/walk
  */
 import { sep } from 'node:path'
-import { type ManifestRow, type ManifestTuple, manifestRow } from '../search/search-index.js'
+import type { ManifestRow, ManifestTuple } from '../search/search-index.js'
 import { changedSince } from './index-cache.js'
 import { toRelative } from './paths.js'
 
-/** What the reconcile tells its caller, row by row. */
+/** The persisted index's manifest: its rows, streamed, and a whole row by rowid. */
+export interface Manifest {
+  rows: Iterable<ManifestTuple>
+  row(rowid: number): ManifestRow
+}
+
+/** What the reconcile tells its caller. */
 export interface ReconcileSink {
   /** Its size and times match: the index holds it as it is. */
-  kept(id: string, session: string | null): void
+  kept(): void
   /** Its file is gone (or is no longer a file the listing has: a link, under a linked folder), or it is a second entry for a path. */
   dropped(row: ManifestRow): void
 }
 
-/** The manifest read into memory by path (while the files are listed off the main thread), and second entries. */
-export interface ManifestByPath {
-  rows: Map<string, ManifestTuple>
-  extra: ManifestTuple[]
-}
-
-/** Reads the whole manifest (streamed from the index) by path. */
-export function readManifest(manifest: Iterable<ManifestTuple>): ManifestByPath {
-  const rows = new Map<string, ManifestTuple>()
-  const extra: ManifestTuple[] = []
-  for (const row of manifest) {
-    if (rows.has(row[1])) {
-      extra.push(row)
-      continue
-    }
-    rows.set(row[1], row)
-  }
-  return { rows, extra }
-}
-
 /**
- * Compares the manifest with the files on disk: entries whose file vanished are dropped, files whose size and times
- * match (and were not modified within the time granularity of being indexed) are kept as they are. Returns the files
- * to read: changed ones with their old entry, new ones with none.
+ * Compares the persisted index's manifest with the files on disk: entries whose file vanished are dropped, files
+ * whose size and times match (and were not modified within the time granularity of being indexed) are kept as they
+ * are. Returns the files to read: changed ones with their old entry, new ones with none. The manifest is streamed,
+ * never held: only the files are in a map.
  */
-export function reconcileManifest(root: string, manifest: ManifestByPath, files: string[], times: Float64Array, sink: ReconcileSink): Map<string, ManifestRow | undefined> {
+export function reconcileManifest(root: string, manifest: Manifest, files: string[], times: Float64Array, sink: ReconcileSink): Map<string, ManifestRow | undefined> {
   const prefix = root + sep
-  const { rows } = manifest
-  const out = new Map<string, ManifestRow | undefined>()
-  for (const row of manifest.extra) sink.dropped(manifestRow(row))
+  const onDisk = new Map<string, number>()
   for (let i = 0; i < files.length; i++) {
     const full = files[i]
-    const path = sep === '/' && full.startsWith(prefix) ? full.slice(prefix.length) : toRelative(root, full)
-    const row = rows.get(path)
-    if (Number.isNaN(times[3 * i])) continue // gone since it was listed: its entry (if any) is dropped below
-    if (row === undefined) {
-      out.set(full, undefined)
+    onDisk.set(sep === '/' && full.startsWith(prefix) ? full.slice(prefix.length) : toRelative(root, full), i)
+  }
+  const out = new Map<string, ManifestRow | undefined>()
+  for (const row of manifest.rows) {
+    const i = onDisk.get(row[1])
+    if (i === undefined || Number.isNaN(times[3 * i])) {
+      sink.dropped(manifest.row(row[0]))
       continue
     }
-    rows.delete(path)
-    if (changedSince(row, times[3 * i], times[3 * i + 1], times[3 * i + 2])) out.set(full, manifestRow(row))
-    else sink.kept(row[0], row[2])
+    onDisk.delete(row[1])
+    if (changedSince(row, times[3 * i], times[3 * i + 1], times[3 * i + 2])) out.set(files[i], manifest.row(row[0]))
+    else sink.kept()
   }
-  for (const row of rows.values()) sink.dropped(manifestRow(row))
+  for (const i of onDisk.values()) out.set(files[i], undefined)
   return out
 }

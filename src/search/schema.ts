@@ -72,15 +72,14 @@ export interface ManifestRow {
 }
 
 /**
- * A manifest row as the index streams it: an array, because at 100k documents node:sqlite builds arrays about three
- * times faster than objects, with a third of the garbage (the start-up reconcile reads every row).
+ * A manifest row as the index streams it for the start-up reconcile: an array (node:sqlite builds arrays ~3× faster
+ * than objects) of what the comparison needs, one string per row; the whole {@link ManifestRow} is read by rowid for
+ * the few files that changed or vanished.
  */
-export type ManifestTuple = readonly [id: string, path: string, session: string | null, size: number | null, mtime: number, ctime: number | null, hash: string | null, seen: number | null]
+export type ManifestTuple = readonly [rowid: number, path: string, size: number | null, mtime: number, ctime: number | null, hashed: number, seen: number | null]
 
-/** The row of a tuple, for the few rows that are kept beyond the reconcile (changed or dropped files). */
-export function manifestRow(t: ManifestTuple): ManifestRow {
-  return { id: t[0], path: t[1], session: t[2], size: t[3], mtime: t[4], ctime: t[5], hash: t[6], seen: t[7] }
-}
+/** The manifest columns of {@link ManifestTuple}, in order. */
+export const MANIFEST_COLUMNS = 'rowid, path, size, mtime, ctime, hash IS NOT NULL, seen'
 
 /** The columns {@link toMeta} reads. */
 export const DOC_COLUMNS = 'rowid, id, path, kind, title, cwd, created, mtime, tags, tools, session, turn, superseded_by'

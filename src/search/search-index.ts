@@ -33,7 +33,7 @@ import {
   epoch,
   type IndexedMeta,
   type ListSort,
-  type ManifestTuple,
+  type ManifestRow,
   ownString,
   page,
   type RelationsRow,
@@ -50,7 +50,6 @@ import { resolveOptions, type SearchIndexOptions } from './options.js'
 
 export type { Facets, SearchIndexOptions }
 export type { IndexedMeta, ListSort, ManifestRow, ManifestTuple, RelationsRow } from './schema.js'
-export { manifestRow } from './schema.js'
 
 /** A BM25 index over knowledge documents. Synchronous; one instance per store. */
 export class SearchIndex {
@@ -120,19 +119,6 @@ export class SearchIndex {
   private rowidOf(id: string): number | undefined {
     if (!this.persistent) return this.rowids.get(id)
     return (this.stmt('SELECT rowid FROM doc WHERE id = ?').get(id) as { rowid: number } | undefined)?.rowid
-  }
-
-  /** Every document's file as last indexed (streamed): the manifest a start-up reconcile compares the files with. */
-  manifest(): Iterable<ManifestTuple> {
-    return this.arrays('SELECT id, path, session, size, mtime, ctime, hash, seen FROM doc') as Iterable<ManifestTuple>
-  }
-
-  /** Rows as arrays, streamed (at 100k rows node:sqlite builds arrays ~3× faster than objects). */
-  private arrays(sql: string): Iterable<unknown> {
-    this.flush()
-    const rows = this.stmt(sql)
-    rows.setReturnArrays(true)
-    return rows.iterate()
   }
 
   /** The relations records of the documents that have one (streamed; few documents do). */
