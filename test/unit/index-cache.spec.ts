@@ -326,6 +326,50 @@ describe('the persisted index', () => {
     expect(answers(again)).toEqual(built)
   })
 
+  it('answers which file holds which id from the index when first asked: duplicates and id prefixes hold after a reused start', async () => {
+    const root = tmpRoot()
+    const X = 'abcd1234-aaaa-4000-8000-000000000000'
+    const Y = 'abcd1234-bbbb-4000-8000-000000000000'
+    const round = (session: string, turn: number) => ({
+      kind: 'raw' as const,
+      title: `Round ${turn}`,
+      cwd: '/ws',
+      session,
+      turn,
+      sections: [{ heading: 'Question', text: `Why does job ${turn} fail on the okapi host?` }],
+    })
+    age(put(root, 'd1', 'the original okapi note'))
+    const first = open(root)
+    await first.start()
+    const x = await first.write(round(X, 1))
+    expect(x.id).toBe('abcd1234-t1')
+    await first.close()
+    stores.pop()
+    // Aged, then one start that re-stamps it: from then on the round is kept as it is, never read again.
+    age(join(root, x.path))
+    const second = open(root)
+    await second.start()
+    await second.close()
+    stores.pop()
+    // A teammate's round arrives without its claim (as through git), and a hand-made file reuses an existing id.
+    rmSync(join(root, '.knowledge', 'ids'), { recursive: true, force: true })
+    const copy = join(root, 'copies', 'copy.md')
+    mkdirSync(join(root, 'copies'))
+    writeFileSync(copy, formatDocument({ id: 'd1', title: 'A copy', kind: 'manual', cwd: '', created: '2026-01-01T00:00:00.000Z', tags: [], tools: [] } as FrontMatter, 'a copy claiming the same id'))
+    age(copy)
+    const log = recorder()
+    const again = open(root, log.logger)
+    await again.start()
+    expect(log.scan()).toContain('index reused: kept 2, read 1, restamped 0, dropped 0')
+    // The file this product wrote keeps its id; the copy is refused and reported.
+    expect(again.get('d1')?.path).toBe('notes/d1-doc.md')
+    expect([...again.invalid.values()].join('\n')).toMatch(/copies\/copy\.md: duplicate id d1/)
+    // Y shares X's short prefix: known only from the indexed round (no claim file), so Y writes under a longer one.
+    const y = await again.write(round(Y, 2))
+    expect(y.id).toBe('abcd1234bbbb-t2')
+    expect(again.get('abcd1234-t1')?.session).toBe(X)
+  })
+
   it('rebuilds a cache of the previous format (kind in two rowid bits, no status, no relations)', async () => {
     const root = tmpRoot()
     await seed(root)
