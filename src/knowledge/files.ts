@@ -66,6 +66,11 @@ export class DocumentFiles {
     })
   }
 
+  /** Loads part of the id ↔ file table in the background, until `deadline`; true once loaded. */
+  warm(deadline: number): boolean {
+    return this.table.warm(deadline)
+  }
+
   /** The file of an indexed id. */
   pathOf(id: string): string | undefined {
     return this.table.pathOf(id)

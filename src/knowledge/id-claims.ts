@@ -5,6 +5,7 @@
  * processes writing into one root resolve a clash the same way.
  * @module dsh-knowledge-sync/knowledge/id-claims
  */
+import { Loading } from './loading.js'
 import { lstat, mkdir, readdir, readFile, rmdir, stat, writeFile } from 'node:fs/promises'
 import { realpathSync } from 'node:fs'
 import { createHash } from 'node:crypto'
@@ -92,14 +93,17 @@ export class IdClaims {
    * (`indexed`), not at start: a start that finds nothing changed never needs it.
    */
   private readonly owners = new Map<string, string>()
-  private ownersLoaded = false
+  private readonly loading: Loading<readonly [id: string, path: string, session: string | null]>
   private readonly dir: string
 
-  constructor(
-    root: string,
-    private readonly indexed: () => Iterable<readonly [id: string, path: string, session: string | null]> = () => [],
-  ) {
+  constructor(root: string, indexed: () => Iterable<readonly [id: string, path: string, session: string | null]> = () => []) {
     this.dir = join(root, LEDGER_DIR, 'ids')
+    this.loading = new Loading(indexed, ([id, , session]) => this.own(id, session))
+  }
+
+  /** Loads a part of the owners, until `deadline` (performance.now()); true once loaded. */
+  warm(deadline: number): boolean {
+    return this.loading.step(deadline)
   }
 
   /** Records the prefix of an indexed document's id (documents written before claims existed count too). */
@@ -113,9 +117,7 @@ export class IdClaims {
   }
 
   private loadOwners(): void {
-    if (this.ownersLoaded) return
-    this.ownersLoaded = true
-    for (const [id, , session] of this.indexed()) this.own(id, session)
+    this.loading.step(Number.POSITIVE_INFINITY)
   }
 
   /** The session's id prefix, claimed on disk; `claim: false` (a dry run) only looks and creates nothing. */

@@ -2,9 +2,12 @@
  * Which file holds which document id, and the session each file's front matter names: what duplicate-id checks,
  * links and reads by id ask. Loaded from the index on first use, not at start: with a persisted index of 100k
  * documents, a start that finds nothing changed (and a CLI search) never asks, and building it up front cost
- * ~0.15 s and ~25 MB. Every access loads it first, so it always starts from what the index holds at that moment.
+ * ~0.15 s and ~25 MB. Every access completes the load first, so it always starts from what the index holds at that
+ * moment; a long-lived store loads it in the background in slices after its start (./loading.ts).
  * @module dsh-knowledge-sync/knowledge/path-table
  */
+
+import { Loading } from './loading.js'
 
 /** One indexed document's id, file (root-relative) and session. */
 export type Location = readonly [id: string, path: string, session: string | null, ...rest: unknown[]]
@@ -16,18 +19,23 @@ export class PathTable {
   private readonly idPaths = new Map<string, string>()
   /** File → the session its front matter names (for the cross-machine id rule). */
   private readonly sessions = new Map<string, string>()
-  private loaded = false
+  private readonly loading: Loading<Location>
 
-  constructor(private readonly load: () => Iterable<Location>) {}
-
-  private ensure(): void {
-    if (this.loaded) return
-    this.loaded = true
-    for (const [id, path, session] of this.load()) {
+  constructor(load: () => Iterable<Location>) {
+    this.loading = new Loading(load, ([id, path, session]) => {
       this.byPath.set(path, id)
       this.idPaths.set(id, path)
       if (session !== null) this.sessions.set(path, session)
-    }
+    })
+  }
+
+  private ensure(): void {
+    this.loading.step(Number.POSITIVE_INFINITY)
+  }
+
+  /** Loads a part, until `deadline` (performance.now()); true once loaded (see {@link Loading}). */
+  warm(deadline: number): boolean {
+    return this.loading.step(deadline)
   }
 
   /** The id of the document in a file. */

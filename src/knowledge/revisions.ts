@@ -106,13 +106,17 @@ export class Revisions {
     return this.indexed.get(id) ?? this.current(id)
   }
 
-  /** Folds lines other processes appended since the last look. Cheap when nothing changed (one fstat). */
-  refresh(): void {
+  /**
+   * Folds lines other processes appended since the last look. Cheap when nothing changed (one fstat). `limit`: fold
+   * at most about that many bytes (whole lines) and return false if more remain: the background warm-up of a
+   * long-lived store folds a large log a slice per event-loop turn.
+   */
+  refresh(limit = Number.POSITIVE_INFINITY): boolean {
     let fd: number
     try {
       fd = openSync(this.file, 'r')
     } catch {
-      return
+      return true
     }
     try {
       const size = fstatSync(fd).size
@@ -120,8 +124,9 @@ export class Revisions {
         this.entries.clear()
         this.offset = 0
       } // replaced or truncated: fold it again
-      if (size === this.offset) return
-      const buffer = Buffer.alloc(size - this.offset)
+      if (size === this.offset) return true
+      const whole = size - this.offset <= limit
+      const buffer = Buffer.alloc(whole ? size - this.offset : limit)
       let read = 0
       while (read < buffer.length) {
         const n = readSync(fd, buffer, read, buffer.length - read, this.offset + read)
@@ -129,10 +134,13 @@ export class Revisions {
         read += n
       }
       const end = buffer.lastIndexOf(10, read - 1)
-      this.torn = end < read - 1
-      if (end < 0) return
+      // A slice that holds no whole line (a line longer than the slice) is folded with the rest next time, in one go.
+      if (!whole && end < 0) return this.refresh()
+      if (whole) this.torn = end < read - 1
+      if (end < 0) return true
       for (const line of buffer.toString('utf8', 0, end).split('\n')) this.fold(line)
       this.offset += end + 1
+      return whole
     } finally {
       closeSync(fd)
     }

@@ -44,8 +44,6 @@ export const CLOSE_HOLD_MS = 5000
 
 export type { KnowledgeStoreOptions, PreparedDocument, StoreChange, StoreLogger, WrittenDocument } from './store-types.js'
 
-const silent: StoreLogger = { info() {}, warn() {}, debug() {} }
-
 export class KnowledgeStore {
   readonly root: string
   readonly ledger: Ledger
@@ -71,7 +69,7 @@ export class KnowledgeStore {
   constructor(options: KnowledgeStoreOptions) {
     this.root = resolve(options.root)
     this.redactor = options.redactor
-    this.logger = options.logger ?? silent
+    this.logger = options.logger ?? { info() {}, warn() {}, debug() {} }
     this.watchEnabled = options.watch ?? true
     this.cacheEnabled = options.cache ?? true
     this.readOnly = options.readOnly ?? false
@@ -143,7 +141,9 @@ export class KnowledgeStore {
   start(): Promise<void> {
     this.scanned ??= (async () => {
       await this.indexed.start({ cache: this.cacheEnabled, readOnly: this.readOnly, closed: () => this.closed })
-      if (this.watchEnabled) this.files.watch()
+      if (!this.watchEnabled || this.closed) return
+      this.files.watch()
+      this.indexed.warmUp() // a long-lived store: what the start did not load is loaded in the background
     })()
     return this.scanned
   }

@@ -25,7 +25,13 @@ export function manifestRow(index: SearchIndex, rowid: number): ManifestRow {
   return index.stmt('SELECT id, path, session, size, mtime, ctime, hash, seen FROM doc WHERE rowid = ?').get(rowid) as unknown as ManifestRow
 }
 
-/** Id, file and session of every document. */
+/**
+ * Id, file and session of every document, on a statement of its own: the tables loaded from it may be read a slice
+ * at a time across event-loop turns (a background warm-up), two at once.
+ */
 export function locations(index: SearchIndex): Iterable<readonly [id: string, path: string, session: string | null]> {
-  return arrays(index, 'SELECT id, path, session FROM doc') as Iterable<readonly [string, string, string | null]>
+  index.flush()
+  const rows = index.prepare('SELECT id, path, session FROM doc')
+  rows.setReturnArrays(true)
+  return rows.iterate() as Iterable<readonly [string, string, string | null]>
 }

@@ -33,7 +33,6 @@ import {
   epoch,
   type IndexedMeta,
   type ListSort,
-  type ManifestRow,
   ownString,
   page,
   type RelationsRow,
@@ -149,6 +148,11 @@ export class SearchIndex {
   /** Number of retired documents in the index (for listings' default status filter). */
   get retired(): number {
     return this.retired_
+  }
+
+  /** A statement of its own (not cached): for an iteration that may stay open across event-loop turns. */
+  prepare(sql: string): StatementSync {
+    return this.db.prepare(sql)
   }
 
   /** A prepared statement, cached by its SQL (for the planner and listings too). */
