@@ -108,7 +108,7 @@ export class IdClaims {
 
   /** Records the prefix of an indexed document's id (documents written before claims existed count too). */
   noteIndexed(id: string, session: unknown): void {
-    this.loadOwners()
+    // No load first: the index holds this document too, so loading later adds the same owner.
     this.own(id, session)
   }
 
