@@ -43,7 +43,7 @@ import {
 } from './schema.js'
 import { type IndexFileState, loadSqlite, setIndexFileState } from './index-file.js'
 import { WriteCycle } from './write-cycle.js'
-import { expandQuery, type ExpandOptions } from './expand/index.js'
+import { expandQuery, type ExpandOptions, warmExpansion } from './expand/index.js'
 import { addExpansion } from './expansion.js'
 import { resolveOptions, type SearchIndexOptions } from './options.js'
 
@@ -148,6 +148,11 @@ export class SearchIndex {
   /** Number of retired documents in the index (for listings' default status filter). */
   get retired(): number {
     return this.retired_
+  }
+
+  /** Loads query expansion's sources now, if this index expands queries (see {@link warmExpansion}). */
+  warmExpansion(): void {
+    if (this.expand) warmExpansion(this.expand)
   }
 
   /** A statement of its own (not cached): for an iteration that may stay open across event-loop turns. */

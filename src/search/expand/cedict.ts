@@ -87,6 +87,9 @@ export function packageDataFile(): string | undefined {
   return undefined
 }
 
+/** Is the build's tables file there (else the first use derives the tables from the package: seconds)? */
+export const tablesBuilt = (): boolean => existsSync(fileURLToPath(new URL(`./${TABLES_FILE}`, import.meta.url)))
+
 /**
  * The dictionary, opened on the first call (synchronously: a search is synchronous) from the build's tables file, or
  * derived from the installed package when running from sources. Undefined when neither exists or both are unreadable:

