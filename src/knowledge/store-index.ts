@@ -188,9 +188,10 @@ export class StoreIndex {
    * Fills, in the background, what a reused index left to be loaded on first use (see ./loading.ts): the id ↔ file
    * table, the id-prefix owners and the revision log, a few milliseconds per event-loop turn, so that the first
    * write after a fast start does not pay for them (~0.4 s at 100k documents); then query expansion's sources, so the
-   * first search does not. For a long-lived store.
+   * first search does not; then `last` (the store loads its redactor's backstop: ~60 ms on the first write otherwise).
+   * For a long-lived store.
    */
-  warmUp(): void {
+  warmUp(last: () => void = () => {}): void {
     const { ids, revisions } = this.host
     const steps = [
       (deadline: number) => this.files.warm(deadline),
@@ -198,6 +199,7 @@ export class StoreIndex {
       () => revisions.refresh(WARM_LOG_BYTES),
       // Query expansion's dictionaries: one step of ~35 ms, but here rather than inside the first search.
       () => (this.index.warmExpansion(), true),
+      () => (last(), true),
     ]
     const turn = (): void => {
       const deadline = performance.now() + WARM_SLICE_MS

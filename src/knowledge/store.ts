@@ -143,7 +143,7 @@ export class KnowledgeStore {
       await this.indexed.start({ cache: this.cacheEnabled, readOnly: this.readOnly, closed: () => this.closed })
       if (!this.watchEnabled || this.closed) return
       this.files.watch()
-      this.indexed.warmUp() // a long-lived store: what the start did not load is loaded in the background
+      this.indexed.warmUp(() => void this.redactor.redact('warm-up:no-secret-here').catch(() => {})) // long-lived: load the rest in the background
     })()
     return this.scanned
   }
