@@ -39,7 +39,7 @@ export interface IndexSink {
   /** A document whose file has new times but the same content: only its stamp changes. */
   restamp(doc: KnowledgeDoc): void
   /** Id, file and session of every indexed document (read once, when the path table is first used). */
-  locations(): Iterable<Location>
+  locations(): Iterable<Location> | undefined
 }
 
 export class DocumentFiles {

@@ -96,7 +96,7 @@ export class IdClaims {
   private readonly loading: Loading<readonly [id: string, path: string, session: string | null]>
   private readonly dir: string
 
-  constructor(root: string, indexed: () => Iterable<readonly [id: string, path: string, session: string | null]> = () => []) {
+  constructor(root: string, indexed: () => Iterable<readonly [id: string, path: string, session: string | null]> | undefined = () => undefined) {
     this.dir = join(root, LEDGER_DIR, 'ids')
     this.loading = new Loading(indexed, ([id, , session]) => this.own(id, session))
   }

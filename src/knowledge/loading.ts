@@ -17,8 +17,9 @@ export class Loading<Row> {
   private rows?: Iterator<Row>
   private done = false
 
+  /** `source` gives undefined while there is nothing to load from yet (no index opened): the load waits for it. */
   constructor(
-    private readonly source: () => Iterable<Row>,
+    private readonly source: () => Iterable<Row> | undefined,
     private readonly add: (row: Row) => void,
   ) {}
 
@@ -29,7 +30,11 @@ export class Loading<Row> {
   step(deadline: number): boolean {
     if (this.done) return true
     try {
-      this.rows ??= this.source()[Symbol.iterator]()
+      if (!this.rows) {
+        const rows = this.source()
+        if (!rows) return true
+        this.rows = rows[Symbol.iterator]()
+      }
       for (let n = 1; ; n++) {
         const next = this.rows.next()
         if (next.done) break

@@ -21,7 +21,7 @@ export class PathTable {
   private readonly sessions = new Map<string, string>()
   private readonly loading: Loading<Location>
 
-  constructor(load: () => Iterable<Location>) {
+  constructor(load: () => Iterable<Location> | undefined) {
     this.loading = new Loading(load, ([id, path, session]) => {
       this.byPath.set(path, id)
       this.idPaths.set(id, path)

@@ -50,6 +50,11 @@ export class StoreIndex {
     this.files = this.openFiles()
   }
 
+  /** The index if one was opened or created (never creates one: SQLite stays unloaded for a dry run). */
+  get opened(): SearchIndex | undefined {
+    return this.index_
+  }
+
   /** The search index (an in-memory one until {@link start} opens the cache). */
   get index(): SearchIndex {
     this.index_ ??= new SearchIndex(this.host.indexOptions)
@@ -88,7 +93,7 @@ export class StoreIndex {
           revisions.unindex(id)
         },
         indexedMtime: (id) => this.index.get(id)?.mtimeMs,
-        locations: () => locations(this.index),
+        locations: () => (this.index_ ? locations(this.index_) : undefined),
         holdMerges: () => this.index.holdMerges(),
         restamp: (doc) => {
           if (doc.stamp) this.index.restamp(doc.id, doc.mtimeMs, doc.stamp)

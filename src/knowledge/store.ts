@@ -74,7 +74,7 @@ export class KnowledgeStore {
     this.cacheEnabled = options.cache ?? true
     this.readOnly = options.readOnly ?? false
     this.ledger = new Ledger(this.root)
-    this.ids = new IdClaims(this.root, () => locations(this.indexed.index))
+    this.ids = new IdClaims(this.root, () => (this.indexed.opened ? locations(this.indexed.opened) : undefined))
     this.revisions = new Revisions(this.root, this.logger)
     this.indexed = new StoreIndex({ root: this.root, logger: this.logger, indexOptions: options.index, ids: this.ids, revisions: this.revisions, emit: (change) => this.emit(change) })
   }
