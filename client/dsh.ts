@@ -18,10 +18,12 @@ export interface SlotsService {
   register(options: SlotRegisterOptions, component: unknown): Dispose
 }
 
-/** Options of one `settings.section` list entry. */
+/** Options of one slot entry: a list entry (`settings.section`, `shell.overlay`) has an `id`, a keyed one a `key`. */
 export interface SlotRegisterOptions {
   name: string
-  id: string
+  id?: string
+  /** The dispatch value of a keyed slot (`tool.call.toolview`: the wire tool name). */
+  key?: string
   order?: number
   /** A thunk is re-read whenever the shell re-projects its rows (the locale revision is part of its cache key). */
   label?: string | (() => string)

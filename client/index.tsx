@@ -13,6 +13,7 @@ import { SETTINGS_NAMESPACE } from './config.js'
 import { KnowledgeHost, SETTINGS_TIMEOUT_MS } from './host.js'
 import { KnowledgeSection } from './KnowledgeSection.js'
 import { KnowledgeFullView, KnowledgeSidebarAction } from './FullView.js'
+import { KnowledgeSearchRow, SEARCH_TOOL } from './SearchRow.js'
 
 /** Services the module needs before `apply`: only the slot registry. */
 export const inject = ['slots']
@@ -80,6 +81,18 @@ export function apply(ctx: ClientContext): void {
     ctx.slots.inject('sidebar.footer.action', () =>
       ctx.slots.register({ name: 'sidebar.footer.action', id: 'knowledge-full-view', order: 100, label: () => host.locale.t('openFullSidebar'), inject: () => ({ host }) }, KnowledgeSidebarAction),
     )
+
+    // knowledge_search's chat row, whose hits open the full-size view: the keyed, session-scoped `tool.call.toolview`
+    // slot (rc.8 ui-tool contract/slots.ts; ToolCallTree.tsx falls back to GenericToolCard for an unclaimed key, and
+    // ui-skill claims `skill` the same way). A key someone else holds stays theirs: the row then is dsh's own.
+    ctx.slots.inject('tool.call.toolview', () => {
+      try {
+        return ctx.slots.register({ name: 'tool.call.toolview', key: SEARCH_TOOL, inject: () => ({ host }) }, KnowledgeSearchRow)
+      } catch (error) {
+        console.error('dsh-knowledge-sync: the knowledge_search chat row could not be registered', error)
+        return () => {}
+      }
+    })
   } catch (error) {
     console.error('dsh-knowledge-sync: the Knowledge page could not be registered', error)
   }

@@ -204,4 +204,6 @@ export const en = {
   roundsNow: 'Now {kept} of {count} were kept. Type a bar to see what it would keep; nothing is saved.',
   roundsWouldKeep: 'At {bar}: {kept} of {count} would be kept (now {now}). Nothing is saved until you save minScore above.',
   roundsDropped: 'Recently dropped ({count})',
+  openHit: 'Open this document in the Knowledge view',
+  moreHits: "{count} more in the tool's text",
 }

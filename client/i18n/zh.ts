@@ -197,4 +197,6 @@ export const zh: Record<keyof typeof en, string> = {
   roundsNow: '目前 {count} 个中保留了 {kept} 个。输入一个门槛看看会保留多少；不会保存。',
   roundsWouldKeep: '门槛为 {bar} 时：{count} 个中会保留 {kept} 个（目前 {now} 个）。在上方保存 minScore 之前不会生效。',
   roundsDropped: '最近丢弃的轮次（{count}）',
+  openHit: '在知识库视图中打开这篇文档',
+  moreHits: '工具的文本中还有 {count} 个',
 }

@@ -416,4 +416,42 @@ describe('the Knowledge page as a daily tool', () => {
     await replayed.getByText(`knowledge_read · ${CARD_ID}`).click()
     expect(await replayed.locator('[data-read]').innerText()).toBe(text)
   }, 90_000)
+  it('11: a knowledge_search hit in the chat opens that document in the full-size Knowledge view; the row is rebuilt after a reload', async () => {
+    if (!(await page.locator('[data-tool=knowledge_search]').count())) {
+      await closeSettings(page)
+      await chooseWorkspace(page, workspace)
+      await sendPrompt(page, CARD_PROMPT, 'Found the zebracard note.')
+    }
+    const expectLine = new RegExp(`^${CARD_ID} \\(v:1\\) — Why does the zebracard build fail with \\*\\*bold\\*\\* marks in the log\\?$`)
+    const openHit = async (): Promise<void> => {
+      const row = page.locator('[data-tool=knowledge_search]').first()
+      await row.waitFor()
+      expect(await row.getByTestId('knowledge-search-hit').count()).toBe(0) // collapsed, as dsh draws its rows
+      await row.getByText('Searched "zebracard": 1 hit', { exact: true }).click()
+      const hit = row.getByTestId('knowledge-search-hit')
+      expect(await hit.count()).toBe(1)
+      expect(await hit.innerText()).toMatch(expectLine)
+      await screenshot(page, 'knowledge-daily-chat-hit-row')
+      await hit.click()
+      const full = page.getByTestId('knowledge-full')
+      await full.waitFor()
+      const doc = full.getByTestId('knowledge-document')
+      await poll(() => doc.getAttribute('data-id')).toBe(CARD_ID)
+      expect(await doc.getByTestId('knowledge-document-title').innerText()).toBe('Why does the zebracard build fail with **bold** marks in the log?')
+      await screenshot(page, 'knowledge-daily-chat-hit-open')
+      // Back goes to the list of the search the model made, with the hit in it.
+      await doc.getByRole('button', { name: /All documents/ }).click()
+      expect(await full.getByRole('searchbox', { name: 'Search' }).inputValue()).toBe('zebracard')
+      await poll(() => full.getByTestId('knowledge-doc').first().getAttribute('data-id')).toBe(CARD_ID)
+      await full.getByTestId('knowledge-full-close').click()
+      await full.waitFor({ state: 'detached' })
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('knowledge-search-hit') // focus back on the hit
+    }
+    await openHit()
+    // A reload replays the session log: the row and its hit come back from the persisted meta.
+    const url = page.url()
+    await page.reload({ waitUntil: 'networkidle' })
+    if (!(await page.locator('[data-tool=knowledge_search]').count())) await page.goto(url, { waitUntil: 'networkidle' })
+    await openHit()
+  }, 90_000)
 })
