@@ -10,6 +10,7 @@
 import type { KnowledgeDoc } from '../types.js'
 import { locations, manifestRow, manifestRows } from '../search/manifest.js'
 import { SearchIndex, type SearchIndexOptions } from '../search/search-index.js'
+import { WARM_SEARCHES } from '../search/warm.js'
 import { DocumentFiles } from './files.js'
 import type { Manifest } from './walk.js'
 import type { IdClaims } from './id-claims.js'
@@ -193,11 +194,12 @@ export class StoreIndex {
    * Fills, in the background, what a reused index left to be loaded on first use (see ./loading.ts): the id ↔ file
    * table, the id-prefix owners and the revision log, a few milliseconds per event-loop turn, so that the first
    * write after a fast start does not pay for them (~0.4 s at 100k documents); then query expansion's sources, so the
-   * first search does not; then `last` (the store loads its redactor's backstop: ~60 ms on the first write otherwise).
-   * For a long-lived store.
+   * first search does not; then `last` (the store loads its redactor's backstop: ~60 ms on the first write otherwise);
+   * then a few searches of every shape (search/warm.ts). For a long-lived store.
    */
   warmUp(last: () => void = () => {}): void {
     const { ids, revisions } = this.host
+    let warmed = 0
     const steps = [
       (deadline: number) => this.files.warm(deadline),
       (deadline: number) => ids.warm(deadline),
@@ -205,10 +207,22 @@ export class StoreIndex {
       // Query expansion's dictionaries: one step of ~35 ms, but here rather than inside the first search.
       () => (this.index.warmExpansion(), true),
       () => (last(), true),
+      // The search path itself, a query per call (see search/warm.ts).
+      () => {
+        const next = WARM_SEARCHES[warmed++]
+        if (next) this.index.search(next.text, next.filter)
+        return warmed >= WARM_SEARCHES.length
+      },
     ]
     const turn = (): void => {
       const deadline = performance.now() + WARM_SLICE_MS
-      while (steps.length && performance.now() < deadline) if (steps[0](deadline)) steps.shift()
+      try {
+        while (steps.length && performance.now() < deadline) if (steps[0](deadline)) steps.shift()
+      } catch (error) {
+        // Only ever a head start: a failure here (the index closing) ends the warm-up, never the process.
+        this.host.logger.debug('warm-up stopped: %s', (error as Error).message)
+        steps.length = 0
+      }
       this.warming = steps.length ? setTimeout(turn, 0).unref() : undefined
     }
     this.warming = setTimeout(turn, 0).unref()
