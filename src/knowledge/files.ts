@@ -40,6 +40,8 @@ export interface IndexSink {
   restamp(doc: KnowledgeDoc): void
   /** Id, file and session of every indexed document (read once, when the path table is first used). */
   locations(): Iterable<Location> | undefined
+  /** Where the index has one id (a point query), for questions asked before the path table is loaded. */
+  located(id: string): { path: string; session?: string | null } | undefined
 }
 
 export class DocumentFiles {
@@ -58,7 +60,10 @@ export class DocumentFiles {
     private readonly sink: IndexSink,
     private readonly logger: StoreLogger,
   ) {
-    this.table = new PathTable(() => sink.locations())
+    this.table = new PathTable(
+      () => sink.locations(),
+      (id) => sink.located(id),
+    )
     this.rootWatch = new RootWatch(root, logger, {
       changed: (rel) => this.loadFile(join(this.root, rel)),
       lost: () => this.lostRoot(),
@@ -178,7 +183,8 @@ export class DocumentFiles {
             this.drop(before)
             this.scanned.dropped++
           }
-          if (doc && this.admit(doc, claimed)) batch.push(doc)
+          // What the index holds at this path is known here (the manifest), so admit need not ask the table by path.
+          if (doc && this.admit(doc, claimed, late ? undefined : (before?.id ?? null))) batch.push(doc)
         }
         // A file that lost its id to a later one in the same slice (the product's own file wins) is not indexed.
         const admitted = batch.filter((doc) => claimed.get(doc.id)?.path === doc.path)
@@ -211,8 +217,7 @@ export class DocumentFiles {
   /** Forgets an indexed file that can no longer be read as a document (no change event: this is the start-up scan). */
   private drop(row: ManifestRow): void {
     this.sink.remove(row.id)
-    if (this.table.idAt(row.path) === row.id) this.table.dropPath(row.path)
-    if (this.table.pathOf(row.id) === row.path) this.table.dropId(row.id)
+    this.table.remove(row.path, row.id)
   }
 
   /** Reads and parses one file; undefined (and the reason in {@link invalid}) when it is not a valid document. */
@@ -245,23 +250,25 @@ export class DocumentFiles {
   /**
    * Whether a parsed file may take its id. The file this product wrote (`<id>-<slug>.md`) wins over any other file
    * claiming the same id; otherwise the first one indexed keeps it. `claimed` holds ids taken earlier in the same
-   * scan slice (not in the index yet).
+   * scan slice (not in the index yet). `knownAt`: the id the index holds at this file, when the caller knows it
+   * (`null`: none); otherwise the table is asked.
    */
-  private admit(doc: KnowledgeDoc, claimed?: Map<string, KnowledgeDoc>): boolean {
+  private admit(doc: KnowledgeDoc, claimed?: Map<string, KnowledgeDoc>, knownAt?: string | null): boolean {
     const rel = doc.path
-    const holderPath = claimed?.get(doc.id)?.path ?? this.table.pathOf(doc.id)
+    const inBatch = claimed?.get(doc.id)
+    const holderPath = inBatch?.path ?? this.table.pathOf(doc.id)
     if (holderPath && holderPath !== rel && existsSync(insideRoot(this.root, holderPath))) {
       const canonical = (p: string) => basename(p).startsWith(`${doc.id}-`)
-      const holderSession = this.table.sessionAt(holderPath)
+      const holderSession = inBatch ? (typeof inBatch.meta.session === 'string' ? inBatch.meta.session : undefined) : this.table.sessionOf(doc.id)
       const session = typeof doc.meta.session === 'string' ? doc.meta.session : undefined
       if (canonical(rel) && canonical(holderPath) && session && holderSession && session !== holderSession) {
         // Two machines claimed the same short prefix (a team base merged through git). Deterministic on every
         // clone, whatever the scan order: the session that sorts first keeps the id, the other's documents are
         // known by a longer prefix of their own session id. Files are never rewritten.
-        if (session < holderSession) return this.yieldId(holderPath, doc, claimed) && this.admit(doc, claimed)
+        if (session < holderSession) return this.yieldId(holderPath, doc, claimed) && this.admit(doc, claimed, knownAt)
         doc.id = longerId(doc.id, session, (id) => this.table.hasId(id) || Boolean(claimed?.has(id)))
         doc.meta = { ...doc.meta, id: doc.id }
-        return this.admit(doc, claimed)
+        return this.admit(doc, claimed, knownAt)
       }
       if (!canonical(rel) || canonical(holderPath)) {
         this.invalid.set(rel, `${rel}: duplicate id ${doc.id} (already used by ${holderPath})`)
@@ -270,7 +277,7 @@ export class DocumentFiles {
       this.invalid.set(holderPath, `${holderPath}: duplicate id ${doc.id} (already used by ${rel})`)
       this.table.dropPath(holderPath)
     }
-    const known = this.table.idAt(rel)
+    const known = knownAt === undefined ? this.table.idAt(rel) : (knownAt ?? undefined)
     if (known && known !== doc.id) this.sink.remove(known)
     claimed?.set(doc.id, doc)
     if (typeof doc.meta.session === 'string') this.table.setSession(rel, doc.meta.session)

@@ -17,6 +17,11 @@ export class Loading<Row> {
   private rows?: Iterator<Row>
   private done = false
 
+  /** `idle`: nothing read yet; `loading`: part read (a stream is open); `done`. */
+  get state(): 'idle' | 'loading' | 'done' {
+    return this.done ? 'done' : this.rows ? 'loading' : 'idle'
+  }
+
   /** `source` gives undefined while there is nothing to load from yet (no index opened): the load waits for it. */
   constructor(
     private readonly source: () => Iterable<Row> | undefined,

@@ -95,6 +95,7 @@ export class StoreIndex {
         },
         indexedMtime: (id) => this.index.get(id)?.mtimeMs,
         locations: () => (this.index_ ? locations(this.index_) : undefined),
+        located: (id) => this.index_?.get(id),
         holdMerges: () => this.index.holdMerges(),
         restamp: (doc) => {
           if (doc.stamp) this.index.restamp(doc.id, doc.mtimeMs, doc.stamp)
