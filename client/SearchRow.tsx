@@ -13,6 +13,7 @@ import type { KnowledgeHost } from './host.js'
 import { translator } from './i18n.js'
 import { writePlace } from './place.js'
 import { palette } from './styles.js'
+import { isValidId, SEARCH_CARD_HITS, SEARCH_CARD_TEXT } from '../src/wire.js'
 
 /** The tool whose calls this row draws (the keyed dispatch value). */
 export const SEARCH_TOOL = 'knowledge_search'
@@ -40,25 +41,18 @@ export interface SearchRowModel {
   more: number
 }
 
-/** At most this many hits (the tool's meta carries 8: presentation.ts CARD_HITS). */
-const MAX_HITS = 8
-const MAX_TEXT = 200
-/** A document id, as src/knowledge/document.ts checks it (ID_PATTERN, MAX_ID_LENGTH). */
-const ID = /^[A-Za-z0-9][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*$/
-const MAX_ID = 128
-
-const clip = (text: string) => text.replace(/\s+/g, ' ').slice(0, MAX_TEXT)
+const clip = (text: string) => text.replace(/\s+/g, ' ').slice(0, SEARCH_CARD_TEXT)
 const count = (n: unknown): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 0
 
 /** The hits of a persisted search meta, or undefined for anything else or anything malformed (all or nothing). */
 export function hitsOf(meta: unknown): { query: string; hits: number; items: Hit[] } | undefined {
   const m = meta as { knowledge?: unknown; query?: unknown; hits?: unknown; items?: unknown } | null
   if (!m || typeof m !== 'object' || m.knowledge !== 'search' || typeof m.query !== 'string' || !count(m.hits) || !Array.isArray(m.items)) return undefined
-  if (m.items.length > MAX_HITS || m.items.length > m.hits) return undefined
+  if (m.items.length > SEARCH_CARD_HITS || m.items.length > m.hits) return undefined
   const items: Hit[] = []
   for (const raw of m.items as unknown[]) {
     const h = raw as { id?: unknown; version?: unknown; title?: unknown } | null
-    if (!h || typeof h !== 'object' || typeof h.id !== 'string' || h.id.length > MAX_ID || !ID.test(h.id) || typeof h.title !== 'string') return undefined
+    if (!h || typeof h !== 'object' || !isValidId(h.id) || typeof h.title !== 'string') return undefined
     if (h.version !== null && !(count(h.version) && h.version > 0)) return undefined
     items.push({ id: h.id, version: h.version as number | null, title: clip(h.title) })
   }

@@ -9,6 +9,19 @@
 export const DOC_KINDS = ['raw', 'note', 'distilled', 'manual', 'preference'] as const
 export type DocKind = (typeof DOC_KINDS)[number]
 
+/** Ids are file-name safe: no separators, no dot segments, bounded. */
+export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*$/
+export const MAX_ID_LENGTH = 128
+
+/** True when `id` can name a document: refuses `../`, absolute paths, NUL and anything else outside the pattern. */
+export function isValidId(id: unknown): id is string {
+  return typeof id === 'string' && id.length > 0 && id.length <= MAX_ID_LENGTH && ID_PATTERN.test(id)
+}
+
+/** Hits a `knowledge_search` chat card lists (the model's text has them all), and the longest query or title in it. */
+export const SEARCH_CARD_HITS = 8
+export const SEARCH_CARD_TEXT = 200
+
 /** A document's standing: absent in the front matter = `active`. Retired documents stay on disk, out of search. */
 export const DOC_STATUSES = ['active', 'superseded', 'retired'] as const
 export type DocStatus = (typeof DOC_STATUSES)[number]

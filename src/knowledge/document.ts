@@ -14,7 +14,7 @@ const parseYaml: typeof import('yaml').parseDocument = (source, options) => {
   return yaml.parseDocument(source, options)
 }
 import type { DocKind, FrontMatter } from '../types.js'
-import { DOC_KINDS } from '../wire.js'
+import { DOC_KINDS, isValidId } from '../wire.js'
 
 /** A document that cannot be read; the message names the file and what is wrong with it. */
 export class DocumentError extends Error {
@@ -28,14 +28,8 @@ export class DocumentError extends Error {
 }
 
 const KINDS: readonly DocKind[] = DOC_KINDS
-/** Ids are file-name safe: no separators, no dot segments, bounded. */
-export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*$/
-export const MAX_ID_LENGTH = 128
-
-/** True when `id` can name a document: refuses `../`, absolute paths, NUL and anything else outside the pattern. */
-export function isValidId(id: unknown): id is string {
-  return typeof id === 'string' && id.length > 0 && id.length <= MAX_ID_LENGTH && ID_PATTERN.test(id)
-}
+// The id rule is shared with the browser module (its chat row checks persisted ids the same way).
+export { ID_PATTERN, isValidId, MAX_ID_LENGTH } from '../wire.js'
 
 /** Front-matter key order for written documents: identity first, then provenance, then what this product adds. */
 const KEY_ORDER = ['id', 'title', 'kind', 'session', 'turn', 'created', 'outcome', 'cwd', 'tools', 'tags', 'salience', 'redacted', 'distill']

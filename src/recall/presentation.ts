@@ -7,6 +7,7 @@
  * @module dsh-knowledge-sync/recall/presentation
  */
 import type { ReadResult } from './read-output.js'
+import { SEARCH_CARD_HITS, SEARCH_CARD_TEXT } from '../wire.js'
 
 /** What a read's `tool/result` carries besides its text (JSON, persisted in the session log). */
 export interface ReadMeta {
@@ -163,9 +164,6 @@ export interface SearchMeta {
   items: Array<{ id: string; version: number | null; title: string }>
 }
 
-/** Hits listed under the search card (the model's text has them all). */
-const CARD_HITS = 8
-
 /** The output declaration of `knowledge_search`: the text for the model, the meta for the card. */
 export const SEARCH_OUTPUT = {
   schema: { type: 'object' as const },
@@ -175,9 +173,9 @@ export const SEARCH_OUTPUT = {
     const ids = v.ids ?? []
     return {
       knowledge: 'search',
-      query: String(v.query ?? '').slice(0, 200),
+      query: String(v.query ?? '').slice(0, SEARCH_CARD_TEXT),
       hits: ids.length,
-      items: ids.slice(0, CARD_HITS).map((id, k) => ({ id, version: v.versions?.[k] ?? null, title: String(v.titles?.[k] ?? '').slice(0, 200) })),
+      items: ids.slice(0, SEARCH_CARD_HITS).map((id, k) => ({ id, version: v.versions?.[k] ?? null, title: String(v.titles?.[k] ?? '').slice(0, SEARCH_CARD_TEXT) })),
     }
   },
 }
