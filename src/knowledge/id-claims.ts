@@ -6,6 +6,7 @@
  * @module dsh-knowledge-sync/knowledge/id-claims
  */
 import { Loading } from './loading.js'
+import type { Location } from './path-table.js'
 import { lstat, mkdir, readdir, readFile, rmdir, stat, writeFile } from 'node:fs/promises'
 import { realpathSync } from 'node:fs'
 import { createHash } from 'node:crypto'
@@ -93,10 +94,10 @@ export class IdClaims {
    * (`indexed`), not at start: a start that finds nothing changed never needs it.
    */
   private readonly owners = new Map<string, string>()
-  private readonly loading: Loading<readonly [id: string, path: string, session: string | null]>
+  private readonly loading: Loading<Location>
   private readonly dir: string
 
-  constructor(root: string, indexed: () => Iterable<readonly [id: string, path: string, session: string | null]> | undefined = () => undefined) {
+  constructor(root: string, indexed: () => Iterable<Location> | undefined = () => undefined) {
     this.dir = join(root, LEDGER_DIR, 'ids')
     this.loading = new Loading(indexed, ([id, , session]) => this.own(id, session))
   }

@@ -10,7 +10,7 @@
 import { Loading } from './loading.js'
 
 /** One indexed document's id, file (root-relative) and session. */
-export type Location = readonly [id: string, path: string, session: string | null, ...rest: unknown[]]
+export type Location = readonly [id: string, path: string, session: string | null]
 
 /** What the index says of one id (a point query), for questions asked before the table is loaded. */
 export type IdLookup = (id: string) => { path: string; session?: string | null } | undefined

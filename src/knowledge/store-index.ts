@@ -12,6 +12,7 @@ import { locations, manifestRow, manifestRows } from '../search/manifest.js'
 import { SearchIndex, type SearchIndexOptions } from '../search/search-index.js'
 import { WARM_SEARCHES } from '../search/warm.js'
 import { DocumentFiles } from './files.js'
+import type { Location } from './path-table.js'
 import type { Manifest } from './walk.js'
 import type { IdClaims } from './id-claims.js'
 import { openIndexCache } from './index-cache.js'
@@ -51,9 +52,12 @@ export class StoreIndex {
     this.files = this.openFiles()
   }
 
-  /** The index if one was opened or created (never creates one: SQLite stays unloaded for a dry run). */
-  get opened(): SearchIndex | undefined {
-    return this.index_
+  /**
+   * Id, file and session of every indexed document, for the tables loaded from them; undefined while no index is open
+   * (never creates one: SQLite stays unloaded for a dry run).
+   */
+  locations(): Iterable<Location> | undefined {
+    return this.index_ ? locations(this.index_) : undefined
   }
 
   /** The search index (an in-memory one until {@link start} opens the cache). */
@@ -94,7 +98,7 @@ export class StoreIndex {
           revisions.unindex(id)
         },
         indexedMtime: (id) => this.index.get(id)?.mtimeMs,
-        locations: () => (this.index_ ? locations(this.index_) : undefined),
+        locations: () => this.locations(),
         located: (id) => this.index_?.get(id),
         holdMerges: () => this.index.holdMerges(),
         restamp: (doc) => {

@@ -23,7 +23,6 @@ import { parseDocumentId } from './query.js'
 import { type DocumentDraft, redactDraft, renderDraft } from './draft.js'
 import type { DocumentFiles } from './files.js'
 import { Holds } from './holds.js'
-import { locations } from '../search/manifest.js'
 import { IdClaims, roundFiles, withRoundLock } from './id-claims.js'
 import { stampOf } from './index-cache.js'
 import { StoreIndex } from './store-index.js'
@@ -74,7 +73,7 @@ export class KnowledgeStore {
     this.cacheEnabled = options.cache ?? true
     this.readOnly = options.readOnly ?? false
     this.ledger = new Ledger(this.root)
-    this.ids = new IdClaims(this.root, () => (this.indexed.opened ? locations(this.indexed.opened) : undefined))
+    this.ids = new IdClaims(this.root, () => this.indexed.locations())
     this.revisions = new Revisions(this.root, this.logger)
     this.indexed = new StoreIndex({ root: this.root, logger: this.logger, indexOptions: options.index, ids: this.ids, revisions: this.revisions, emit: (change) => this.emit(change) })
   }

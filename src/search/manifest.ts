@@ -5,19 +5,19 @@
  * @module dsh-knowledge-sync/search/manifest
  */
 import { MANIFEST_COLUMNS, type ManifestRow, type ManifestTuple } from './schema.js'
+import type { StatementSync } from 'node:sqlite'
 import type { SearchIndex } from './search-index.js'
 
-/** Rows as arrays, streamed (pending writes committed first, so the rows are current). */
-function arrays(index: SearchIndex, sql: string): Iterable<unknown> {
+/** Rows of a statement as arrays, streamed (pending writes committed first, so the rows are current). */
+function arrays(index: SearchIndex, rows: StatementSync): Iterable<unknown> {
   index.flush()
-  const rows = index.stmt(sql)
   rows.setReturnArrays(true)
   return rows.iterate()
 }
 
 /** Every document's file as last indexed: the manifest a start-up reconcile compares the files with. */
 export function manifestRows(index: SearchIndex): Iterable<ManifestTuple> {
-  return arrays(index, `SELECT ${MANIFEST_COLUMNS} FROM doc`) as Iterable<ManifestTuple>
+  return arrays(index, index.stmt(`SELECT ${MANIFEST_COLUMNS} FROM doc`)) as Iterable<ManifestTuple>
 }
 
 /** The whole manifest row of one document (a file that changed or vanished). */
@@ -30,8 +30,5 @@ export function manifestRow(index: SearchIndex, rowid: number): ManifestRow {
  * at a time across event-loop turns (a background warm-up), two at once.
  */
 export function locations(index: SearchIndex): Iterable<readonly [id: string, path: string, session: string | null]> {
-  index.flush()
-  const rows = index.prepare('SELECT id, path, session FROM doc')
-  rows.setReturnArrays(true)
-  return rows.iterate() as Iterable<readonly [string, string, string | null]>
+  return arrays(index, index.prepare('SELECT id, path, session FROM doc')) as Iterable<readonly [string, string, string | null]>
 }
