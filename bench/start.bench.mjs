@@ -11,10 +11,11 @@
  * in a fresh child process (start times exclude module loading; the CLI rows are end to end):
  * - memory: today's start without the cache (walk + read + parse + index every file): the baseline;
  * - rebuild: the cache deleted, start builds it; reuse: nothing changed; changed: 1% of files rewritten;
- * - search p50/p99/max over the search bench's query mix, add (store.write → searchable), RSS growth after GC;
+ * - search p50/p99/max over the search bench's query mix, add (store.write → found by a search), RSS growth after GC;
  * - cli: `dsh-knowledge search` as fresh processes, wall time end to end;
  * - tails (--tails): search p99/max idle and while another process captures 100 rounds/s into the same root, GC
- *   pauses and background merge steps seen during the searches, and the write → searchable time of 100 rounds.
+ *   pauses and background merge steps seen during the searches, and the write → searchable and → on-disk times of
+ *   100 rounds.
  * Numbers are printed, not asserted.
  * @module dsh-knowledge-sync/bench/start
  */
@@ -82,6 +83,29 @@ const draft = (k, marker) => ({
   ],
 })
 
+/**
+ * Writes a round and looks for it as another caller in this process would, without slowing the write down: on every
+ * event-loop turn a point lookup of its id (microseconds), and once the index holds it one search that must return
+ * it as the top hit (`searchable`, that search included); then waits for the write to finish (`onDisk`: the file
+ * fsync'd and renamed, its revision recorded). Both from the call to `store.write`.
+ */
+async function writeAndFind(store, d) {
+  const marker = d.sections[1].text.match(/zqx\w+/)[0]
+  const { id } = await store.prepare(d, { dryRun: true })
+  const t = performance.now()
+  const writing = store.write(d)
+  let done = false
+  void writing.then(
+    () => (done = true),
+    () => (done = true),
+  )
+  while (!store.get(id) && !done) await new Promise((r) => setImmediate(r))
+  if (store.search(marker, { limit: 1 })[0]?.id !== id) throw new Error(`round ${id} not searchable after its write`)
+  const searchable = performance.now() - t
+  const written = await writing
+  return { searchable, onDisk: performance.now() - t, written }
+}
+
 // ------------------------------------------------------------------------------------------------ children
 
 const PHASES = {
@@ -126,12 +150,8 @@ const PHASES = {
     const search = searchMix(store, size)
     const adds = []
     for (let k = 0; k < 20; k++) {
-      const marker = `zqxStart${k}Probe${size}`
-      const ta = performance.now()
-      const written = await store.write(draft(k, marker))
-      const found = store.search(marker, { limit: 1 })[0]?.id === written.id
-      adds.push(performance.now() - ta)
-      if (!found) throw new Error(`round ${written.id} not searchable after its write`)
+      const { searchable, written } = await writeAndFind(store, draft(k, `zqxStart${k}Probe${size}`))
+      adds.push(searchable)
       rmSync(join(corpus(size), written.path))
     }
     const rssAfter = mb(gcRss() - rss0)
@@ -221,14 +241,13 @@ const PHASES = {
     await new Promise((r) => writer.on('close', r))
     await new Promise((r) => setTimeout(r, 300))
     const picked = store.size - before
-    // Fresh rounds written by this process: write → searchable.
+    // Fresh rounds written by this process: write → searchable, and → on disk.
     const fresh = []
+    const durable = []
     for (let k = 0; k < 100; k++) {
-      const marker = `zqxFresh${k}Probe${size}`
-      const t = performance.now()
-      const written = await store.write(draft(500 + k, marker))
-      if (store.search(marker, { limit: 1 })[0]?.id !== written.id) throw new Error('not searchable')
-      fresh.push(performance.now() - t)
+      const { searchable, onDisk } = await writeAndFind(store, draft(500 + k, `zqxFresh${k}Probe${size}`))
+      fresh.push(searchable)
+      durable.push(onDisk)
     }
     obs.disconnect()
     const gcDuring = (rows) => rows.filter((r) => gcs.some((g) => g.at < r.at + r.ms && g.at + g.ms > r.at))
@@ -252,6 +271,7 @@ const PHASES = {
       burst: stats(burst.map((r) => r.ms)),
       picked,
       fresh: stats(fresh),
+      durable: stats(durable),
       plans,
       idleCpu: stats(idle.map((r) => r.cpu)),
       burstCpu: stats(burst.map((r) => r.cpu)),
@@ -364,7 +384,9 @@ async function main() {
       console.log(
         `    the same searches in CPU time (what they cost, without waiting for a core; load average ${tl.load.toFixed(1)} on ${os.cpus().length} cores): idle p50 ${f(tl.idleCpu.p50)}, p99 ${f(tl.idleCpu.p99)}, max ${f(tl.idleCpu.max)}; burst p50 ${f(tl.burstCpu.p50)}, p99 ${f(tl.burstCpu.p99)}, max ${f(tl.burstCpu.max)}`,
       )
-      console.log(`    write → searchable (100 rounds): p50 ${f(tl.fresh.p50)}, p99 ${f(tl.fresh.p99)}, max ${f(tl.fresh.max)}; longest GC pause ${f(tl.gcMax)}; plans ${JSON.stringify(tl.plans)}`)
+      console.log(
+        `    write → searchable (100 rounds): p50 ${f(tl.fresh.p50)}, p99 ${f(tl.fresh.p99)}, max ${f(tl.fresh.max)}; → on disk (fsync'd): p50 ${f(tl.durable.p50)}, p99 ${f(tl.durable.p99)}, max ${f(tl.durable.max)}; longest GC pause ${f(tl.gcMax)}; plans ${JSON.stringify(tl.plans)}`,
+      )
       console.log(
         `    searches over 5 ms: idle ${tl.idleWhy.slow} (${tl.idleWhy.slowWithGc} overlapping a GC), burst ${tl.burstWhy.slow} (${tl.burstWhy.slowWithGc} overlapping a GC); slowest idle: ${tl.idleWhy.slowest.join('; ')}; slowest in the burst: ${tl.burstWhy.slowest.join('; ')}`,
       )

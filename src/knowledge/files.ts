@@ -91,6 +91,11 @@ export class DocumentFiles {
     this.table.put(doc.path, doc.id, typeof doc.meta.session === 'string' ? doc.meta.session : undefined)
   }
 
+  /** Forgets a document this process was about to write (its write failed). */
+  noteUnwritten(doc: KnowledgeDoc): void {
+    this.table.remove(doc.path, doc.id)
+  }
+
   close(): void {
     this.closed = true
     this.rootWatch.close()

@@ -43,6 +43,8 @@ export class StoreIndex {
   private index_?: SearchIndex
   private releaseCache = (): void => {}
   private warming?: NodeJS.Timeout
+  /** This process opened the persisted index for writing (not another process's file, nor memory). */
+  private ownsCache = false
   files: DocumentFiles
   /** Links and supersede relations of the indexed documents; backlinks are computed from it. */
   graph: RelationGraph
@@ -69,6 +71,35 @@ export class StoreIndex {
   /** Records a document's relations in the graph, and on the document for the index to keep. */
   relate(doc: KnowledgeDoc): void {
     doc.relations = this.graph.set(doc)
+  }
+
+  /**
+   * Makes a document that is about to be written searchable at once (see ./commit.ts). Returns the undo for a write
+   * that failed: the index follows the file on disk again (the previous text, or nothing).
+   */
+  admitWritten(doc: KnowledgeDoc): () => void {
+    const before = this.index.get(doc.id)
+    this.relate(doc)
+    this.index.upsert(doc)
+    this.host.ids.noteIndexed(doc.id, doc.meta.session)
+    this.files.noteWritten(doc)
+    return () => {
+      this.files.noteUnwritten(doc)
+      let old: KnowledgeDoc | undefined
+      try {
+        old = before && this.read(doc.id, before.path)
+      } catch {
+        /* the old file fails too: it left the index (read evicts it) */
+      }
+      if (old) {
+        this.relate(old)
+        this.index.upsert(old)
+        this.files.noteWritten(old)
+      } else {
+        this.index.remove(doc.id)
+        this.graph.remove(doc.id)
+      }
+    }
   }
 
   private newGraph(): RelationGraph {
@@ -162,6 +193,7 @@ export class StoreIndex {
       await this.files.scan(mode === 'reused' ? this.manifest() : undefined)
     }
     if (mode === 'rebuild' && !closed()) this.index.setState('complete')
+    this.ownsCache = mode === 'reused' || mode === 'rebuild'
     const { kept, read, restamped, dropped } = this.files.scanned
     this.host.logger.debug(
       'indexed %d document(s) under %s in %d ms (index %s: kept %d, read %d, restamped %d, dropped %d)',
@@ -200,10 +232,13 @@ export class StoreIndex {
    * table, the id-prefix owners and the revision log, a few milliseconds per event-loop turn, so that the first
    * write after a fast start does not pay for them (~0.4 s at 100k documents); then query expansion's sources, so the
    * first search does not; then `last` (the store loads its redactor's backstop: ~60 ms on the first write otherwise);
-   * then a few searches of every shape (search/warm.ts). For a long-lived store.
+   * then a few searches of every shape (search/warm.ts). For a long-lived store, whose WAL checkpoints it also moves
+   * to a worker thread (search/checkpointer.ts).
    */
   warmUp(last: () => void = () => {}): void {
     const { ids, revisions } = this.host
+    // A long-lived owner commits writes for hours: its WAL checkpoints (fsyncs) go to a worker thread.
+    if (this.ownsCache) this.index.checkpointInBackground()
     let warmed = 0
     const steps = [
       (deadline: number) => this.files.warm(deadline),

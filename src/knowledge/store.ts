@@ -4,19 +4,18 @@
  * files (scan and watch, {@link DocumentFiles}), ids ({@link IdClaims}), the index ({@link SearchIndex}, private),
  * the ledger and the live settings.
  *
- * write(): redact every field → document → atomic file → index → change listeners. The files stay the source of
+ * write(): redact every field → document → index → atomic file → change listeners (./commit.ts). The files stay the source of
  * truth: at start every `.md` under the root is indexed, and a watcher keeps the index current with hand edits,
  * deletions and other processes' captures.
  * @module dsh-knowledge-sync/knowledge/store
  */
-import { rm, stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import type { DocStatus, FrontMatter, KnowledgeDoc, Redaction, SearchFilter, SearchHit } from '../types.js'
 import type { Redactor } from '../redact/redactor.js'
 import { type FieldInput, type RedactedFields, redactFields, redactLine } from '../redact/fields.js'
 import { isVisible, workspaceOf } from '../search/scope.js'
 import type { Facets, IndexedMeta, ListSort, SearchIndex } from '../search/search-index.js'
-import { writeFileAtomic } from './atomic.js'
+import { type CommitHost, commitDocument, PendingWrites } from './commit.js'
 import { formatDocument, isValidId } from './document.js'
 import { addSupersedes, type EditHost, setStatus, splice } from './edits.js'
 import { parseDocumentId } from './query.js'
@@ -24,12 +23,11 @@ import { type DocumentDraft, redactDraft, renderDraft } from './draft.js'
 import type { DocumentFiles } from './files.js'
 import { Holds } from './holds.js'
 import { IdClaims, roundFiles, withRoundLock } from './id-claims.js'
-import { stampOf } from './index-cache.js'
 import { StoreIndex } from './store-index.js'
 import type { KnowledgeStoreOptions, PreparedDocument, StoreChange, StoreLogger, WrittenDocument } from './store-types.js'
 import { Ledger } from './ledger.js'
 import { documentPath, insideRoot, sessionFolder, slugify } from './paths.js'
-import { contentHash, Revisions } from './revisions.js'
+import { Revisions } from './revisions.js'
 import { LiveSettings } from './settings.js'
 import { carryStatus, idsToPaths, type RelationGraph, successorsFirst, type StatusChange } from './relations.js'
 
@@ -60,6 +58,8 @@ export class KnowledgeStore {
   private readonly readOnly: boolean
   private readonly listeners = new Set<(change: StoreChange) => void>()
   private readonly holds = new Holds()
+  private readonly pending = new PendingWrites()
+  private readonly commitHost: CommitHost
   private chain: Promise<unknown> = Promise.resolve()
   private scanned?: Promise<void>
   private closing?: Promise<void>
@@ -76,6 +76,16 @@ export class KnowledgeStore {
     this.ids = new IdClaims(this.root, () => this.indexed.locations())
     this.revisions = new Revisions(this.root, this.logger)
     this.indexed = new StoreIndex({ root: this.root, logger: this.logger, indexOptions: options.index, ids: this.ids, revisions: this.revisions, emit: (change) => this.emit(change) })
+    this.commitHost = {
+      root: this.root,
+      indexed: this.indexed,
+      revisions: this.revisions,
+      pending: this.pending,
+      landed: (id, path, meta) => {
+        if (this.watchEnabled) this.files.watch()
+        this.emit({ type: 'written', id, path, kind: meta.kind, cwd: meta.cwd })
+      },
+    }
   }
 
   private get index(): SearchIndex {
@@ -191,6 +201,8 @@ export class KnowledgeStore {
    * and the error names it.
    */
   async read(id: string): Promise<KnowledgeDoc | undefined> {
+    // A document this process is writing is searchable before its file is on disk: wait for the file.
+    await this.pending.settled(id)
     const meta = this.get(id)
     return meta ? this.indexed.read(id, meta.path) : undefined
   }
@@ -336,24 +348,9 @@ export class KnowledgeStore {
     return { id, path: relPath, meta, redaction, version }
   }
 
-  /** The one atomic write: file, index, relations, change listeners. `replaced`: older files of the same round. */
-  private async commit(id: string, relPath: string, meta: FrontMatter, body: string, text: string, replaced?: string[]): Promise<number> {
-    const full = insideRoot(this.root, relPath)
-    this.files.assertWritable(relPath)
-    await writeFileAtomic(full, text)
-    // Copies of the same round left by an older version (two files, one id) go, so the newer round is the one read.
-    for (const extra of replaced?.slice(1) ?? []) await rm(insideRoot(this.root, extra), { force: true }).catch(() => {})
-    const info = await stat(full)
-    const hash = contentHash(text)
-    const [version] = this.revisions.index([{ id, hash }])
-    const doc: KnowledgeDoc = { id, path: relPath, meta, body, mtimeMs: info.mtimeMs, hash, version, stamp: stampOf(info, text) }
-    this.indexed.relate(doc)
-    this.index.upsert(doc)
-    this.ids.noteIndexed(id, meta.session)
-    this.files.noteWritten(doc)
-    if (this.watchEnabled) this.files.watch()
-    this.emit({ type: 'written', id, path: relPath, kind: meta.kind, cwd: meta.cwd })
-    return version
+  /** The one write (see ./commit.ts): index, file, stamp and revision, change listeners. */
+  private commit(id: string, relPath: string, meta: FrontMatter, body: string, text: string, replaced?: string[]): Promise<number> {
+    return commitDocument(this.commitHost, { id, path: relPath, meta, body, text, replaced })
   }
 
   /**

@@ -43,6 +43,7 @@ import {
 } from './schema.js'
 import { type IndexFileState, loadSqlite, setIndexFileState } from './index-file.js'
 import { WriteCycle } from './write-cycle.js'
+import type { CheckpointOptions, Checkpointer } from './checkpointer.js'
 import { expandQuery, type ExpandOptions, warmExpansion } from './expand/index.js'
 import { addExpansion } from './expansion.js'
 import { resolveOptions, type SearchIndexOptions } from './options.js'
@@ -196,6 +197,11 @@ export class SearchIndex {
    */
   flush(): void {
     if (!this.closed) this.cycle.flush()
+  }
+
+  /** WAL checkpoints off this thread from now on (see ./checkpointer.ts): for a long-lived, file-backed index. */
+  checkpointInBackground(options?: CheckpointOptions): Checkpointer | undefined {
+    return this.persistent && !this.closed ? this.cycle.checkpointInBackground(options) : undefined
   }
 
   /** Holds background merging during a bulk load (the start-up scan); returns the release. */

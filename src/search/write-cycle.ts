@@ -5,6 +5,7 @@
  * @module dsh-knowledge-sync/search/write-cycle
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
+import { type CheckpointOptions, Checkpointer } from './checkpointer.js'
 
 /** Background merging starts after this many writes, and does this many pages of work per event-loop turn. */
 export const MERGE_AFTER = 256
@@ -25,6 +26,7 @@ export class WriteCycle {
   private merging = false
   private bulkDepth = 0
   private settled: Array<() => void> = []
+  private checkpointer?: Checkpointer
 
   constructor(private readonly host: WriteCycleHost) {}
 
@@ -130,10 +132,20 @@ export class WriteCycle {
     return new Promise((resolve) => this.settled.push(resolve))
   }
 
+  /** From now on, WAL checkpoints run in a worker thread rather than inside a COMMIT here (see ./checkpointer.ts). */
+  checkpointInBackground(options?: CheckpointOptions): Checkpointer {
+    if (!this.checkpointer) {
+      this.host.db.exec('PRAGMA wal_autocheckpoint = 0')
+      this.checkpointer = new Checkpointer(this.host.db.location() as string, options)
+    }
+    return this.checkpointer
+  }
+
   /** Commits what is pending and stops: later writes and merge steps do nothing. */
   close(): void {
     if (this.closed) return
     this.flush()
+    void this.checkpointer?.stop()
     this.closed = true
     this.wake()
   }

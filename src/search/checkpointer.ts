@@ -1,0 +1,88 @@
+/**
+ * WAL checkpoints of a file-backed index, off the main thread. node:sqlite is synchronous, and SQLite's automatic
+ * checkpoint runs inside whichever COMMIT fills the WAL: it copies the WAL into the main file and fsyncs it, 10–15 ms
+ * on this machine's disk and over a second while another process fsyncs too (measured: a write that became
+ * searchable after 1.1 s). A long-lived store turns the automatic checkpoint off and lets this worker thread, with
+ * its own connection, run PASSIVE checkpoints when the WAL has grown: they never wait for, nor block, the owner's
+ * reads and writes. The WAL file keeps its size; SQLite reuses it from the start once it is checkpointed.
+ * @module dsh-knowledge-sync/search/checkpointer
+ */
+import { Worker } from 'node:worker_threads'
+
+/** Checkpoint once the WAL holds this many bytes (SQLite's automatic default is 1000 pages: 8 MB at our page size). */
+export const CHECKPOINT_WAL_BYTES = 4 * 1024 * 1024
+/** How often the worker looks at the WAL's size (one `stat`). */
+export const CHECKPOINT_EVERY_MS = 500
+
+// CommonJS, evaluated in the worker: no file to resolve from lib/ or src/. It prints SQLite's ExperimentalWarning
+// no more than the main thread does (see cli/bin.ts), and nothing else is silenced.
+const WORKER = `
+const { parentPort, workerData } = require('node:worker_threads')
+const { statSync } = require('node:fs')
+const emit = process.emitWarning
+process.emitWarning = (warning, ...rest) => /^SQLite is an experimental feature/.test(String(warning)) ? undefined : emit.call(process, warning, ...rest)
+const { DatabaseSync } = require('node:sqlite')
+const { path, walBytes, everyMs } = workerData
+let db
+const look = () => {
+  let size = 0
+  try { size = statSync(path + '-wal').size } catch { return }
+  if (size < walBytes) return
+  try {
+    db ??= new DatabaseSync(path)
+    const row = db.prepare('PRAGMA wal_checkpoint(PASSIVE)').get()
+    if (row && row.log > 0 && row.checkpointed === row.log) parentPort.postMessage('checkpointed')
+  } catch {}
+}
+const timer = setInterval(look, everyMs)
+parentPort.on('message', (m) => {
+  if (m === 'now') look()
+  if (m !== 'stop') return
+  clearInterval(timer)
+  try { db?.close() } catch {}
+  parentPort.close()
+})
+`
+
+/** When the worker checkpoints: once the WAL holds `walBytes`, looked at every `everyMs`. */
+export interface CheckpointOptions {
+  walBytes?: number
+  everyMs?: number
+}
+
+/** The checkpoint worker of one index file. */
+export class Checkpointer {
+  private readonly worker: Worker
+  private readonly listeners = new Set<() => void>()
+
+  constructor(path: string, { walBytes = CHECKPOINT_WAL_BYTES, everyMs = CHECKPOINT_EVERY_MS }: CheckpointOptions = {}) {
+    this.worker = new Worker(WORKER, { eval: true, workerData: { path, walBytes, everyMs }, stdout: false, stderr: false })
+    // Never what keeps a process alive; a worker that fails leaves the index as it was (checkpointed at close).
+    this.worker.unref()
+    this.worker.on('error', () => {})
+    this.worker.on('message', () => {
+      for (const listener of this.listeners) listener()
+    })
+  }
+
+  /** Calls `listener` after each checkpoint that emptied the WAL (tests). */
+  onCheckpoint(listener: () => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  /** Asks the worker to look at the WAL now rather than at its next tick. */
+  poke(): void {
+    this.worker.postMessage('now')
+  }
+
+  /** Stops the worker; resolves once its connection is closed (so a following checkpoint does not meet it). */
+  stop(): Promise<void> {
+    return new Promise((resolve) => {
+      this.worker.once('exit', () => resolve())
+      this.worker.postMessage('stop')
+      // A worker stuck in a checkpoint is ended rather than waited for: the WAL stays valid either way.
+      setTimeout(() => void this.worker.terminate(), 2000).unref()
+    })
+  }
+}
