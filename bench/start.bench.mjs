@@ -224,6 +224,13 @@ const PHASES = {
       return rows
     }
     const idle = timed(3)
+    // Rounds written by this process while nothing else happens: write → searchable, and → on disk.
+    const quiet = { fresh: [], durable: [] }
+    for (let k = 0; k < 50; k++) {
+      const { searchable, onDisk } = await writeAndFind(store, draft(300 + k, `zqxQuiet${k}Probe${size}`))
+      quiet.fresh.push(searchable)
+      quiet.durable.push(onDisk)
+    }
     // Burst: another process captures 100 rounds/s into the same root for ~4 s; this process's watcher indexes them.
     const writer = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', fileURLToPath(import.meta.url), '--writer', String(size)], { stdio: ['ignore', 'pipe', 'inherit'] })
     await new Promise((resolve) =>
@@ -272,6 +279,8 @@ const PHASES = {
       picked,
       fresh: stats(fresh),
       durable: stats(durable),
+      quietFresh: stats(quiet.fresh),
+      quietDurable: stats(quiet.durable),
       plans,
       idleCpu: stats(idle.map((r) => r.cpu)),
       burstCpu: stats(burst.map((r) => r.cpu)),
@@ -385,7 +394,10 @@ async function main() {
         `    the same searches in CPU time (what they cost, without waiting for a core; load average ${tl.load.toFixed(1)} on ${os.cpus().length} cores): idle p50 ${f(tl.idleCpu.p50)}, p99 ${f(tl.idleCpu.p99)}, max ${f(tl.idleCpu.max)}; burst p50 ${f(tl.burstCpu.p50)}, p99 ${f(tl.burstCpu.p99)}, max ${f(tl.burstCpu.max)}`,
       )
       console.log(
-        `    write → searchable (100 rounds): p50 ${f(tl.fresh.p50)}, p99 ${f(tl.fresh.p99)}, max ${f(tl.fresh.max)}; → on disk (fsync'd): p50 ${f(tl.durable.p50)}, p99 ${f(tl.durable.p99)}, max ${f(tl.durable.max)}; longest GC pause ${f(tl.gcMax)}; plans ${JSON.stringify(tl.plans)}`,
+        `    write → searchable, idle (50 rounds): p50 ${f(tl.quietFresh.p50)}, p99 ${f(tl.quietFresh.p99)}, max ${f(tl.quietFresh.max)}; → on disk (fsync'd): p50 ${f(tl.quietDurable.p50)}, max ${f(tl.quietDurable.max)}`,
+      )
+      console.log(
+        `    write → searchable, after the burst while its segments merge (100 rounds): p50 ${f(tl.fresh.p50)}, p99 ${f(tl.fresh.p99)}, max ${f(tl.fresh.max)}; → on disk (fsync'd): p50 ${f(tl.durable.p50)}, p99 ${f(tl.durable.p99)}, max ${f(tl.durable.max)}; longest GC pause ${f(tl.gcMax)}; plans ${JSON.stringify(tl.plans)}`,
       )
       console.log(
         `    searches over 5 ms: idle ${tl.idleWhy.slow} (${tl.idleWhy.slowWithGc} overlapping a GC), burst ${tl.burstWhy.slow} (${tl.burstWhy.slowWithGc} overlapping a GC); slowest idle: ${tl.idleWhy.slowest.join('; ')}; slowest in the burst: ${tl.burstWhy.slowest.join('; ')}`,

@@ -34,13 +34,19 @@ export async function withRoundLock<T>(root: string, round: { session?: string; 
   const lock = join(dir, `${sessionFolder(round.session)}--t${round.turn}`)
   let held = false
   try {
-    if (!(await lstat(join(root, LEDGER_DIR)).catch(() => undefined))?.isSymbolicLink()) await mkdir(dir, { recursive: true })
+    if ((await lstat(join(root, LEDGER_DIR)).catch(() => undefined))?.isSymbolicLink()) throw new Error('linked')
+    // The locks folder is made when a lock meets its absence (one disk round trip less on every write).
     for (const deadline = Date.now() + LOCK_WAIT_MS; !held && Date.now() < deadline; ) {
       try {
         await mkdir(lock)
         held = true
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') break
+        const code = (error as NodeJS.ErrnoException).code
+        if (code === 'ENOENT') {
+          await mkdir(dir, { recursive: true })
+          continue
+        }
+        if (code !== 'EEXIST') break
         const since = await stat(lock).then(
           (info) => Date.now() - info.mtimeMs,
           () => 0,
@@ -127,6 +133,13 @@ export class IdClaims {
     // A document of another session under the same prefix arrived (a teammate's, through git): from now on this
     // session writes under a longer prefix, so no new id collides.
     if (known && !this.ownedByOther(known, session)) return known
+    // The session already has documents under a prefix no other session holds: those documents are its claim (any
+    // other session sees them and lengthens its own), so no disk round trip is needed on its first write here.
+    const owned = PREFIX_LENGTHS.map((length) => sessionShortId(session, length)).find((prefix) => !this.ownedByOther(prefix, session))
+    if (claim && owned && this.owners.get(owned) === session) {
+      this.prefixes.set(session, owned)
+      return owned
+    }
     if (claim) {
       try {
         // Claims are never written through a link: a linked `.knowledge` folder would put them outside the root.
