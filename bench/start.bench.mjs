@@ -83,6 +83,9 @@ const draft = (k, marker) => ({
   ],
 })
 
+/** A word no generated round holds, one token to the tokenizer (letters only), so finding it is a cheap search. */
+const marker = (phase, k) => `zqx${phase}${[...String(k).padStart(3, '0')].map((c) => 'abcdefghij'[c]).join('')}w`
+
 /**
  * Writes a round and looks for it as another caller in this process would, without slowing the write down: on every
  * event-loop turn a point lookup of its id (microseconds), and once the index holds it one search that must return
@@ -90,7 +93,7 @@ const draft = (k, marker) => ({
  * fsync'd and renamed, its revision recorded). Both from the call to `store.write`.
  */
 async function writeAndFind(store, d) {
-  const marker = d.sections[1].text.match(/zqx\w+/)[0]
+  const word = d.sections[1].text.match(/zqx\w+/)[0]
   const { id } = await store.prepare(d, { dryRun: true })
   const t = performance.now()
   const writing = store.write(d)
@@ -100,7 +103,7 @@ async function writeAndFind(store, d) {
     () => (done = true),
   )
   while (!store.get(id) && !done) await new Promise((r) => setImmediate(r))
-  if (store.search(marker, { limit: 1 })[0]?.id !== id) throw new Error(`round ${id} not searchable after its write`)
+  if (store.search(word, { limit: 1 })[0]?.id !== id) throw new Error(`round ${id} not searchable after its write`)
   const searchable = performance.now() - t
   const written = await writing
   return { searchable, onDisk: performance.now() - t, written }
@@ -150,7 +153,7 @@ const PHASES = {
     const search = searchMix(store, size)
     const adds = []
     for (let k = 0; k < 20; k++) {
-      const { searchable, written } = await writeAndFind(store, draft(k, `zqxStart${k}Probe${size}`))
+      const { searchable, written } = await writeAndFind(store, draft(k, marker('s', k)))
       adds.push(searchable)
       rmSync(join(corpus(size), written.path))
     }
@@ -227,7 +230,7 @@ const PHASES = {
     // Rounds written by this process while nothing else happens: write → searchable, and → on disk.
     const quiet = { fresh: [], durable: [] }
     for (let k = 0; k < 50; k++) {
-      const { searchable, onDisk } = await writeAndFind(store, draft(300 + k, `zqxQuiet${k}Probe${size}`))
+      const { searchable, onDisk } = await writeAndFind(store, draft(300 + k, marker('q', k)))
       quiet.fresh.push(searchable)
       quiet.durable.push(onDisk)
     }
@@ -252,7 +255,7 @@ const PHASES = {
     const fresh = []
     const durable = []
     for (let k = 0; k < 100; k++) {
-      const { searchable, onDisk } = await writeAndFind(store, draft(500 + k, `zqxFresh${k}Probe${size}`))
+      const { searchable, onDisk } = await writeAndFind(store, draft(500 + k, marker('f', k)))
       fresh.push(searchable)
       durable.push(onDisk)
     }

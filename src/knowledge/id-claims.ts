@@ -102,6 +102,8 @@ export class IdClaims {
   private readonly owners = new Map<string, string>()
   private readonly loading: Loading<Location>
   private readonly dir: string
+  /** The claims folder was checked (not a link) and made by this process: later claims skip those round trips. */
+  private dirReady = false
 
   constructor(root: string, indexed: () => Iterable<Location> | undefined = () => undefined) {
     this.dir = join(root, LEDGER_DIR, 'ids')
@@ -140,11 +142,12 @@ export class IdClaims {
       this.prefixes.set(session, owned)
       return owned
     }
-    if (claim) {
+    if (claim && !this.dirReady) {
       try {
         // Claims are never written through a link: a linked `.knowledge` folder would put them outside the root.
         if ((await lstat(join(this.dir, '..')).catch(() => undefined))?.isSymbolicLink()) throw Object.assign(new Error('is a symbolic link; links are never followed'), { code: 'ELOOP' })
         await mkdir(this.dir, { recursive: true })
+        this.dirReady = true
       } catch (error) {
         const err = error as NodeJS.ErrnoException
         throw Object.assign(new Error(`cannot write ${this.dir}: ${err.code ?? ''} ${err.message}`), { code: err.code, path: this.dir })
@@ -162,7 +165,13 @@ export class IdClaims {
       try {
         await writeFile(file, session, { flag: 'wx' })
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+        const code = (error as NodeJS.ErrnoException).code
+        // The folder went away since it was made (a person cleared `.knowledge`): make it again, once.
+        if (code === 'ENOENT' && this.dirReady) {
+          this.dirReady = false
+          return this.prefixFor(session, claim)
+        }
+        if (code !== 'EEXIST') throw error
         if ((await readFile(file, 'utf8')).trim() !== session) continue
       }
       this.prefixes.set(session, prefix)
