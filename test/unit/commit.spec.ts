@@ -20,8 +20,12 @@ afterEach(async () => {
   while (stores.length) await stores.pop()!.close()
 })
 
-function open(root: string, watch = false) {
-  const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch })
+function open(root: string, watch = false, lines: string[] = []) {
+  const keep = (format: string, ...args: unknown[]) => {
+    let i = 0
+    lines.push(format.replace(/%[sd]/g, () => String(args[i++])))
+  }
+  const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch, logger: { info: keep, warn: keep, debug: keep } })
   stores.push(store)
   return store
 }
@@ -92,6 +96,35 @@ describe('searchable first, durable next', () => {
     expect(store.search('zqxnewtext')).toEqual([])
     expect(store.search('zqxoldtext')[0]?.id).toBe(first.id)
     expect(readFileSync(join(root, first.path), 'utf8')).toContain('zqxoldtext')
+  })
+})
+
+describe('a process killed between the index and the file', () => {
+  it('leaves cache entries the next start corrects from the files (a rewrite without a stamp, a new id without a file)', async () => {
+    const root = tmpRoot()
+    const first = open(root)
+    const kept = await first.write(draft('The culprit was zqxondisk.'))
+    const indexed = (first as unknown as { indexed: StoreIndex }).indexed
+    // What a kill right after admitWritten leaves: the cache holds texts that never reached a file.
+    indexed.admitWritten({ id: kept.id, path: kept.path, meta: kept.meta, body: 'Now zqxneverwritten.', mtimeMs: Date.now() } as KnowledgeDoc)
+    indexed.admitWritten({
+      id: '11112222-t9',
+      path: 'session-11112222-0000-4000-8000-000000000000/11112222-t9-ghost.md',
+      meta: { ...kept.meta, id: '11112222-t9', turn: 9 },
+      body: 'zqxghost',
+      mtimeMs: Date.now(),
+    } as KnowledgeDoc)
+    expect(first.search('zqxghost')).toHaveLength(1)
+    await first.close()
+    const lines: string[] = []
+    const next = open(root, false, lines)
+    await next.start()
+    // The cache was reused, not rebuilt: the rewrite's file was read again, the ghost's entry dropped.
+    expect(lines.find((l) => l.startsWith('indexed'))).toMatch(/index reused: kept 0, read 1, restamped 0, dropped 1/)
+    expect(next.search('zqxneverwritten')).toEqual([])
+    expect(next.search('zqxghost')).toEqual([])
+    expect(next.get('11112222-t9')).toBeUndefined()
+    expect(next.search('zqxondisk')[0]?.id).toBe(kept.id)
   })
 })
 
