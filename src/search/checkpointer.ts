@@ -55,11 +55,17 @@ export class Checkpointer {
   private readonly worker: Worker
   private readonly listeners = new Set<() => void>()
 
-  constructor(path: string, { walBytes = CHECKPOINT_WAL_BYTES, everyMs = CHECKPOINT_EVERY_MS }: CheckpointOptions = {}) {
+  private stopping = false
+
+  /** `lost`: the worker ended without being asked to (it failed): the owner checkpoints by itself again. */
+  constructor(path: string, { walBytes = CHECKPOINT_WAL_BYTES, everyMs = CHECKPOINT_EVERY_MS }: CheckpointOptions = {}, lost: () => void = () => {}) {
     this.worker = new Worker(WORKER, { eval: true, workerData: { path, walBytes, everyMs }, stdout: false, stderr: false })
-    // Never what keeps a process alive; a worker that fails leaves the index as it was (checkpointed at close).
+    // Never what keeps a process alive.
     this.worker.unref()
     this.worker.on('error', () => {})
+    this.worker.on('exit', () => {
+      if (!this.stopping) lost()
+    })
     this.worker.on('message', () => {
       for (const listener of this.listeners) listener()
     })
@@ -78,6 +84,7 @@ export class Checkpointer {
 
   /** Stops the worker; resolves once its connection is closed (so a following checkpoint does not meet it). */
   stop(): Promise<void> {
+    this.stopping = true
     return new Promise((resolve) => {
       this.worker.once('exit', () => resolve())
       this.worker.postMessage('stop')

@@ -136,7 +136,10 @@ export class WriteCycle {
   checkpointInBackground(options?: CheckpointOptions): Checkpointer {
     if (!this.checkpointer) {
       this.host.db.exec('PRAGMA wal_autocheckpoint = 0')
-      this.checkpointer = new Checkpointer(this.host.db.location() as string, options)
+      this.checkpointer = new Checkpointer(this.host.db.location() as string, options, () => {
+        // The worker is gone: without it the WAL would only grow, so SQLite's own checkpoint comes back.
+        if (!this.closed) this.host.db.exec('PRAGMA wal_autocheckpoint = 1000')
+      })
     }
     return this.checkpointer
   }

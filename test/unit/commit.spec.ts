@@ -153,6 +153,22 @@ describe('WAL checkpoints off the main thread', () => {
     }
   })
 
+  it('a worker that dies hands checkpoints back to SQLite, so the WAL never grows without bound', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dsh-ks-wal-'))
+    const index = new SearchIndex({}, createIndexFile(join(dir, 'index.sqlite')))
+    try {
+      const worker = index.checkpointInBackground()!
+      const db = (index as unknown as { db: import('node:sqlite').DatabaseSync }).db
+      const setting = () => (db.prepare('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint
+      expect(setting()).toBe(0)
+      await (worker as unknown as { worker: import('node:worker_threads').Worker }).worker.terminate()
+      await new Promise((r) => setTimeout(r, 50))
+      expect(setting()).toBe(1000)
+    } finally {
+      index.close()
+    }
+  })
+
   it('the store starts the worker only when it owns a persisted index and lives long (it watches)', async () => {
     const root = tmpRoot()
     mkdirSync(root, { recursive: true })
