@@ -83,6 +83,7 @@ export class StoreIndex {
     this.index.upsert(doc)
     this.host.ids.noteIndexed(doc.id, doc.meta.session)
     this.files.noteWritten(doc)
+    this.files.writing(doc.path)
     return () => {
       this.files.noteUnwritten(doc)
       let old: KnowledgeDoc | undefined
@@ -99,6 +100,7 @@ export class StoreIndex {
         this.index.remove(doc.id)
         this.graph.remove(doc.id)
       }
+      this.files.wrote(doc.path)
     }
   }
 
