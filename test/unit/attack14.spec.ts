@@ -3,9 +3,13 @@
  * path. Real files, real SQLite, real processes.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { mkdtempSync, readFileSync, statSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { spawn } from 'node:child_process'
+import { parseDocument } from '../../src/knowledge/document.js'
+import { allDocuments } from '../harness/files.ts'
+import { PROJECT_ROOT } from '../harness/dsh.ts'
 import { KnowledgeStore, type DocumentDraft, type StoreChange } from '../../src/knowledge/store.js'
 import { createRedactor } from '../../src/redact/redactor.js'
 
@@ -76,4 +80,116 @@ describe('the checkpoint worker and a burst of writes', () => {
     // SQLite's own default keeps it near 8 MB; the worker alone let it reach ~50 MB here (it never catches up).
     expect(largest).toBeLessThan(24 * 1024 * 1024)
   }, 120_000)
+})
+
+describe('a rewrite whose file write fails', () => {
+  it('leaves status, text and links as the disk has them, and the watcher still follows the file', async () => {
+    const root = tmpRoot()
+    const first = open(root)
+    const note = (title: string, text: string, over: Partial<DocumentDraft> = {}): DocumentDraft => ({
+      kind: 'note',
+      title,
+      cwd: '/ws',
+      session: 'notes',
+      sections: [{ heading: 'Note', text }],
+      ...over,
+    })
+    const b = await first.write(note('Bee', 'zqbee target', { suffix: 'n1' }))
+    const c = await first.write(note('Cee', 'zqcee target', { suffix: 'n2' }))
+    const a = await first.write(note('Ay', `zqay links to [bee](${b.id})`, { suffix: 'n3' }))
+    await first.close()
+    stores.length = 0
+    // A hand-named file: the temporary name of its atomic write (`.<name>.<pid>.<hex>.tmp`) is too long for the disk.
+    const long = `notes/${'a'.repeat(240)}.md`
+    renameSync(join(root, a.path), join(root, long))
+    const store = open(root, true)
+    await store.start()
+    expect(store.linkedFrom(b.id)).toEqual([a.id])
+    await expect(store.setStatus(a.id, { to: 'retired', reason: 'old' }, 'test')).rejects.toThrow(/cannot write/)
+    await expect(store.write(note('Ay', `zqnew links to [cee](${c.id})`, { replaceId: a.id }))).rejects.toThrow(/cannot write/)
+    expect(store.get(a.id)?.status).toBeUndefined()
+    expect(store.search('zqnew')).toEqual([])
+    expect(store.search('zqay')[0]?.id).toBe(a.id)
+    expect(store.linkedFrom(b.id)).toEqual([a.id])
+    expect(store.linkedFrom(c.id)).toEqual([])
+    // A hand edit afterwards is seen by the watcher (nothing is left waiting for a write that never landed).
+    writeFileSync(join(root, long), readFileSync(join(root, long), 'utf8').replace('zqay', 'zqedited'))
+    for (let i = 0; i < 100 && !store.search('zqedited').length; i++) await sleep(20)
+    expect(store.search('zqedited')[0]?.id).toBe(a.id)
+  })
+})
+
+describe('change events of a watching store', () => {
+  it('tells the listeners once per write, new rounds and rewrites alike', async () => {
+    const root = tmpRoot()
+    const pre = open(root)
+    await pre.write(draft('seed', { turn: 0 }))
+    await pre.close()
+    stores.length = 0
+    const store = open(root, true)
+    await store.start()
+    const events: StoreChange[] = []
+    store.onChange((change) => events.push(change))
+    const ids: string[] = []
+    for (let turn = 1; turn <= 12; turn++) {
+      ids.push((await store.write(draft(`zqnew${'abcdefghijkl'[turn - 1]}x`, { turn }))).id)
+      await sleep(turn * 4)
+      ids.push((await store.write(draft(`zqagain${'abcdefghijkl'[turn - 1]}x`, { turn }))).id)
+      await sleep(turn * 3)
+    }
+    await sleep(300)
+    expect(events.map((e) => `${e.type} ${e.id}`)).toEqual(ids.map((id) => `written ${id}`))
+    for (let turn = 1; turn <= 12; turn++) expect(store.search(`zqagain${'abcdefghijkl'[turn - 1]}x`)).toHaveLength(1)
+  }, 30_000)
+})
+
+describe('a writer killed between the index and the file', () => {
+  it('a fresh start on the persisted index shows exactly the documents on disk, after each of several kills', async () => {
+    const root = tmpRoot()
+    const seed = open(root)
+    await seed.write(draft('seed', { turn: 0 }))
+    await seed.close()
+    stores.length = 0
+    const script = join(PROJECT_ROOT, 'test/harness/write-many.ts')
+    for (let round = 0; round < 3; round++) {
+      const before = allDocuments(root).length
+      // Its own store owns the persisted index (the dead owner's lock is taken over): a kill leaves an entry committed
+      // to the WAL for a document whose file was still being written.
+      const child = spawn(process.execPath, [script, root, `session-cccc000${round}-0000-4000-8000-000000000001`, '100000', 'big'], { stdio: 'ignore' })
+      const end = Date.now() + 20_000
+      while (allDocuments(root).length < before + 3 + round * 5 && Date.now() < end) await sleep(5)
+      child.kill('SIGKILL')
+      await new Promise((r) => child.on('close', r))
+      const onDisk = allDocuments(root).map((doc) => parseDocument(doc.text, doc.path, 'x', 0).meta.id)
+      const store = open(root)
+      await store.start()
+      expect(
+        store
+          .list({ limit: 1000 } as never)
+          .items.map((item) => item.id)
+          .sort(),
+      ).toEqual([...onDisk].sort())
+      expect(store.size).toBe(onDisk.length)
+      await store.close()
+      stores.length = 0
+    }
+  }, 90_000)
+})
+
+describe('`.knowledge` replaced by a link after the first claim', () => {
+  it('writes no id claim through the link', async () => {
+    const root = tmpRoot()
+    const store = open(root)
+    await store.write(draft('first', { session: 'session-aaaa1111-0000-4000-8000-000000000000' }))
+    expect(readdirSync(join(root, '.knowledge', 'ids'))).toEqual(['aaaa1111'])
+    // Someone swaps the folder for a link to a place outside the root that has an `ids` folder of its own.
+    const outside = mkdtempSync(join(tmpdir(), 'dsh-ks-outside-'))
+    mkdirSync(join(outside, 'ids'))
+    mkdirSync(join(outside, 'locks'))
+    rmSync(join(root, '.knowledge'), { recursive: true })
+    symlinkSync(outside, join(root, '.knowledge'))
+    await store.write(draft('second', { session: 'session-bbbb2222-0000-4000-8000-000000000000' })).catch(() => {})
+    expect(readdirSync(join(outside, 'ids'))).toEqual([])
+    expect(readdirSync(join(outside, 'locks'))).toEqual([])
+  })
 })
