@@ -193,3 +193,54 @@ describe('`.knowledge` replaced by a link after the first claim', () => {
     expect(readdirSync(join(outside, 'locks'))).toEqual([])
   })
 })
+
+describe('closing while the worker checkpoints', () => {
+  it('a store closed mid-checkpoint and opened again at once keeps every document, and a read-only reader meanwhile sees a whole index', async () => {
+    const root = tmpRoot()
+    const seed = open(root)
+    await seed.write(draft('seed', { turn: 0 }))
+    await seed.close()
+    stores.length = 0
+    let turn = 1
+    for (let round = 0; round < 3; round++) {
+      const store = open(root, true)
+      await store.start()
+      await sleep(100)
+      for (const end = turn + 40; turn < end; turn++) await store.write(draft(`zqround${round} `.repeat(3000), { turn }))
+      const worker = (store as unknown as { indexed: { index: { cycle: { checkpointer?: { poke(): void } } } } }).indexed.index.cycle.checkpointer
+      expect(worker).toBeDefined()
+      worker!.poke()
+      const reader = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: false, readOnly: true })
+      await reader.start()
+      expect(reader.size).toBe(turn)
+      await reader.close()
+      await store.close()
+      stores.length = 0
+    }
+    const last = open(root)
+    await last.start()
+    expect(last.size).toBe(turn)
+    for (let round = 0; round < 3; round++) expect(last.search(`zqround${round}`, { limit: 100 } as never)).toHaveLength(40)
+  }, 120_000)
+})
+
+describe('the same round after a failed write', () => {
+  it('is written under the same id once the way is clear, and found once', async () => {
+    const root = tmpRoot()
+    const store = open(root, true)
+    await store.write(draft('seed', { turn: 0 }))
+    await store.start()
+    const d = draft('The culprit was zqxblocked.')
+    const { id, path } = await store.prepare(d, { dryRun: true })
+    mkdirSync(join(root, path, 'in-the-way'), { recursive: true })
+    await expect(store.write(d)).rejects.toThrow(/cannot write/)
+    rmSync(join(root, path), { recursive: true })
+    const again = await store.write(draft('The culprit was zqxcleared.'))
+    expect(again.id).toBe(id)
+    await sleep(150)
+    expect(store.search('zqxcleared').map((hit) => hit.id)).toEqual([id])
+    expect(store.search('zqxblocked')).toEqual([])
+    expect(store.size).toBe(2)
+    expect((await store.read(id))?.body).toContain('zqxcleared')
+  })
+})
