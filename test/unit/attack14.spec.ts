@@ -244,3 +244,17 @@ describe('the same round after a failed write', () => {
     expect((await store.read(id))?.body).toContain('zqxcleared')
   })
 })
+
+describe('`.knowledge` cleared while the store runs', () => {
+  it('makes the claims and locks folders again, and a new session still claims its prefix', async () => {
+    const root = tmpRoot()
+    const store = open(root)
+    await store.write(draft('first', { session: 'session-aaaa1111-0000-4000-8000-000000000000' }))
+    rmSync(join(root, '.knowledge'), { recursive: true })
+    const second = await store.write(draft('second', { session: 'session-bbbb2222-0000-4000-8000-000000000000' }))
+    expect(second.id).toBe('bbbb2222-t1')
+    expect(readdirSync(join(root, '.knowledge', 'ids'))).toEqual(['bbbb2222'])
+    expect(readdirSync(join(root, '.knowledge', 'locks'))).toEqual([])
+    expect(store.search('second').map((hit) => hit.id)).toContain('bbbb2222-t1')
+  })
+})
