@@ -258,3 +258,38 @@ describe('`.knowledge` cleared while the store runs', () => {
     expect(store.search('second').map((hit) => hit.id)).toContain('bbbb2222-t1')
   })
 })
+
+describe('a reading process beside the owner', () => {
+  // Spawns lib/ (build first, as the multi-process tests of store.spec.ts do): a CLI-like reader opening, searching
+  // and closing the owner's index again and again.
+  const READER = `
+    const [lib, root, n] = process.argv.slice(1)
+    const { KnowledgeStore } = await import(lib + '/knowledge/store.js')
+    const { createRedactor } = await import(lib + '/redact/redactor.js')
+    for (let i = 0; i < Number(n); i++) {
+      const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: false, readOnly: true })
+      await store.start()
+      store.search('zqburst')
+      await store.close()
+    }`
+
+  it('never makes the owner writes fail while it opens and closes the index (its close does not checkpoint)', async () => {
+    const root = tmpRoot()
+    const seed = open(root)
+    await seed.write(draft('seed', { turn: 0 }))
+    await seed.close()
+    stores.length = 0
+    const store = open(root, true)
+    await store.start()
+    const child = spawn(process.execPath, ['--input-type=module', '-e', READER, join(PROJECT_ROOT, 'lib'), root, '15'], { stdio: 'ignore' })
+    let running = true
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
+    void exited.then(() => (running = false))
+    const failures: string[] = []
+    let turn = 1
+    for (; running; turn++) await store.write(draft(`zqburst w${turn} `.repeat(500), { turn })).catch((error: Error) => failures.push(`turn ${turn}: ${error.message}`))
+    expect(await exited).toBe(0)
+    expect(failures).toEqual([])
+    expect(store.size).toBe(turn)
+  }, 120_000)
+})
