@@ -78,12 +78,17 @@ export function commitDocument(host: CommitHost, doc: CommitDocument): Promise<n
       undo()
       throw error
     }
-    // Copies of the same round left by an older version (two files, one id) go, so the newer round is the one read.
-    for (const extra of replaced?.slice(1) ?? []) await rm(insideRoot(host.root, extra), { force: true }).catch(() => {})
-    const info = await stat(full)
-    const [version] = host.revisions.index([{ id, hash }])
-    host.indexed.index.restamp(id, info.mtimeMs, stampOf(info, text))
-    host.landed(id, path, meta)
-    return version
+    try {
+      // Copies of the same round left by an older version (two files, one id) go, so the newer round is the one read.
+      for (const extra of replaced?.slice(1) ?? []) await rm(insideRoot(host.root, extra), { force: true }).catch(() => {})
+      const info = await stat(full)
+      const [version] = host.revisions.index([{ id, hash }])
+      host.indexed.index.restamp(id, info.mtimeMs, stampOf(info, text))
+      host.landed(id, path, meta)
+      return version
+    } finally {
+      // The watcher looks at this file again (a change it reported meanwhile, e.g. of the previous write, is read now).
+      host.indexed.files.wrote(path)
+    }
   })
 }

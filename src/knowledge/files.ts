@@ -50,6 +50,8 @@ export class DocumentFiles {
   private readonly rootWatch: RootWatch
   private realRootPath?: string
   private closed = false
+  /** Files this process is writing → the watcher saw a change meanwhile ({@link writing}). */
+  private readonly inFlight = new Map<string, boolean>()
   /** Files that could not be parsed at the last scan or change, with why. */
   readonly invalid = new Map<string, string>()
   /** What the last scan did: files kept from the persisted index, read, only re-stamped, and entries dropped. */
@@ -96,15 +98,23 @@ export class DocumentFiles {
     this.table.remove(doc.path, doc.id)
   }
 
+  /** A file this process is writing (indexed, not renamed yet): the watcher waits for {@link wrote} (an event of its previous write, read now, would put the old text over the new). */
+  writing(rel: string): void {
+    this.inFlight.set(rel, false)
+  }
+  /** The write of `rel` is over (stamped, or undone): a change the watcher saw meanwhile is looked at now. */
+  wrote(rel: string): void {
+    const seen = this.inFlight.get(rel)
+    this.inFlight.delete(rel)
+    if (seen) this.loadFile(join(this.root, rel))
+  }
+
   close(): void {
     this.closed = true
     this.rootWatch.close()
   }
 
-  /**
-   * The root's real path, resolved once it exists. A root that is itself a symbolic link (`knowledge -> /data/kb`)
-   * is followed, once, on purpose: it is the configuration, not a file inside it. Links inside it never are.
-   */
+  /** The root's real path, resolved once it exists: a linked root (`knowledge -> /data/kb`) is the configuration, followed on purpose; links inside it never are. */
   realRoot(): string {
     this.realRootPath ??= realpathSync.native(this.root)
     return this.realRootPath
@@ -136,8 +146,7 @@ export class DocumentFiles {
 
   /**
    * Takes a file out of the index because it can no longer be read as a document (broken front matter, too large,
-   * replaced by a link), and reports it in {@link invalid}. Why at once: a stale entry would stay searchable while
-   * `read` fails, or serve content the file no longer has.
+   * replaced by a link), and reports it in {@link invalid}. At once: a stale entry would stay searchable.
    */
   evict(rel: string, reason: string): void {
     this.invalid.set(rel, reason)
@@ -152,11 +161,10 @@ export class DocumentFiles {
   }
 
   /**
-   * Indexes every document under the root. Files are read synchronously in slices of {@link SCAN_SLICE} with a yield
-   * between slices: at boot that is several times faster than one async read per file, and the event loop still
-   * gets a turn every few milliseconds. `manifest`: what the persisted index holds (see {@link reconcile}); only the
-   * files it lacks or that changed are read. `late`: the root appeared after start, so what is found is announced to
-   * the change listeners like any new file, and files this process already indexed unchanged are left as they are.
+   * Indexes every document under the root, read synchronously in slices of {@link SCAN_SLICE} with a yield between
+   * (several times faster at boot than one async read per file). `manifest`: what the persisted index holds (see
+   * {@link reconcile}); only files it lacks or that changed are read. `late`: the root appeared after start, so what
+   * is found is announced like any new file, and files this process already indexed unchanged are left as they are.
    */
   async scan(manifest?: Manifest, late = false): Promise<void> {
     if (!existsSync(this.root)) return
@@ -324,6 +332,7 @@ export class DocumentFiles {
   private loadFile(full: string): void {
     if (this.closed) return
     const rel = toRelative(this.root, full)
+    if (this.inFlight.has(rel)) return void this.inFlight.set(rel, true)
     const known = this.table.idAt(rel)
     let mtimeMs: number | undefined
     // lstat: a file replaced by a link gets the link's own mtime, so it is never mistaken for the indexed file.

@@ -102,7 +102,7 @@ export class IdClaims {
   private readonly owners = new Map<string, string>()
   private readonly loading: Loading<Location>
   private readonly dir: string
-  /** The claims folder was checked (not a link) and made by this process: later claims skip those round trips. */
+  /** The claims folder was made by this process: later claims skip that round trip (never the link check). */
   private dirReady = false
 
   constructor(root: string, indexed: () => Iterable<Location> | undefined = () => undefined) {
@@ -142,11 +142,12 @@ export class IdClaims {
       this.prefixes.set(session, owned)
       return owned
     }
-    if (claim && !this.dirReady) {
+    if (claim) {
       try {
-        // Claims are never written through a link: a linked `.knowledge` folder would put them outside the root.
+        // Claims are never written through a link: a linked `.knowledge` folder would put them outside the root. Asked
+        // on every claim (one per new session), since the folder may have been swapped for a link since the last one.
         if ((await lstat(join(this.dir, '..')).catch(() => undefined))?.isSymbolicLink()) throw Object.assign(new Error('is a symbolic link; links are never followed'), { code: 'ELOOP' })
-        await mkdir(this.dir, { recursive: true })
+        if (!this.dirReady) await mkdir(this.dir, { recursive: true })
         this.dirReady = true
       } catch (error) {
         const err = error as NodeJS.ErrnoException

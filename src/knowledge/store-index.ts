@@ -83,21 +83,27 @@ export class StoreIndex {
     this.index.upsert(doc)
     this.host.ids.noteIndexed(doc.id, doc.meta.session)
     this.files.noteWritten(doc)
+    this.files.writing(doc.path)
     return () => {
-      this.files.noteUnwritten(doc)
-      let old: KnowledgeDoc | undefined
       try {
-        old = before && this.read(doc.id, before.path)
-      } catch {
-        /* the old file fails too: it left the index (read evicts it) */
-      }
-      if (old) {
-        this.relate(old)
-        this.index.upsert(old)
-        this.files.noteWritten(old)
-      } else {
-        this.index.remove(doc.id)
-        this.graph.remove(doc.id)
+        this.files.noteUnwritten(doc)
+        let old: KnowledgeDoc | undefined
+        try {
+          old = before && this.read(doc.id, before.path)
+        } catch {
+          /* the old file fails too: it left the index (read evicts it) */
+        }
+        if (old) {
+          this.relate(old)
+          this.index.upsert(old)
+          this.files.noteWritten(old)
+        } else {
+          this.index.remove(doc.id)
+          this.graph.remove(doc.id)
+        }
+      } finally {
+        // Whatever happened above, the watcher follows this file again.
+        this.files.wrote(doc.path)
       }
     }
   }

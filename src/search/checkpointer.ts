@@ -2,15 +2,22 @@
  * WAL checkpoints of a file-backed index, off the main thread. node:sqlite is synchronous, and SQLite's automatic
  * checkpoint runs inside whichever COMMIT fills the WAL: it copies the WAL into the main file and fsyncs it, 10–15 ms
  * on this machine's disk and over a second while another process fsyncs too (measured: a write that became
- * searchable after 1.1 s). A long-lived store turns the automatic checkpoint off and lets this worker thread, with
- * its own connection, run PASSIVE checkpoints when the WAL has grown: they never wait for, nor block, the owner's
- * reads and writes. The WAL file keeps its size; SQLite reuses it from the start once it is checkpointed.
+ * searchable after 1.1 s). A long-lived store moves the automatic checkpoint up to a backstop only a burst reaches,
+ * and lets this worker thread, with its own connection, run PASSIVE checkpoints when the WAL has grown: they never
+ * wait for, nor block, the owner's reads and writes. The WAL file keeps its size; SQLite reuses it from the start once it is checkpointed.
  * @module dsh-knowledge-sync/search/checkpointer
  */
 import { Worker } from 'node:worker_threads'
 
 /** Checkpoint once the WAL holds this many bytes (SQLite's automatic default is 1000 pages: 8 MB at our page size). */
 export const CHECKPOINT_WAL_BYTES = 4 * 1024 * 1024
+/**
+ * SQLite's own checkpoint stays on as a backstop, at this many pages (16 MB at our page size, 4× the worker's
+ * threshold). Why: a PASSIVE checkpoint running while the owner keeps committing (a burst of writes, the watcher
+ * indexing a `git pull`) never catches up, and the WAL only starts over after a checkpoint that did; with the
+ * automatic checkpoint off it grew without bound (100 MB after 600 rounds written in a row). Only a burst reaches it.
+ */
+export const CHECKPOINT_BACKSTOP_PAGES = 2000
 /** How often the worker looks at the WAL's size (one `stat`). */
 export const CHECKPOINT_EVERY_MS = 500
 

@@ -103,7 +103,8 @@ export function openIndexFile(path: string, { readOnly = false } = {}): Database
     throw new IndexFileError('corrupt', `cannot open: ${(error as Error).message}`)
   }
   try {
-    if (readOnly) db.exec('PRAGMA cache_size = -8192; PRAGMA busy_timeout = 2000;')
+    // query_only: this connection is a reader; SearchIndex.close then leaves the WAL to its owner (see there).
+    if (readOnly) db.exec('PRAGMA cache_size = -8192; PRAGMA busy_timeout = 2000; PRAGMA query_only = 1;')
     else tune(db)
     const meta = new Map((db.prepare('SELECT key, value FROM meta').all() as Array<{ key: string; value: string }>).map((r) => [r.key, r.value]))
     if (meta.get('format') !== INDEX_FORMAT) throw new IndexFileError('foreign', `format ${JSON.stringify(meta.get('format') ?? null)}, expected ${INDEX_FORMAT}`)

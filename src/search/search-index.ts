@@ -384,7 +384,8 @@ export class SearchIndex {
   close(): void {
     if (this.closed) return
     this.cycle.close()
-    if (this.persistent) {
+    // Never a reader beside the owner: TRUNCATE takes the WAL's write lock, and the owner's write failed ("locked").
+    if (this.persistent && !(this.db.prepare('PRAGMA query_only').get() as { query_only: number }).query_only) {
       try {
         this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)')
       } catch {

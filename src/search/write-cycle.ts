@@ -5,7 +5,7 @@
  * @module dsh-knowledge-sync/search/write-cycle
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
-import { type CheckpointOptions, Checkpointer } from './checkpointer.js'
+import { CHECKPOINT_BACKSTOP_PAGES, type CheckpointOptions, Checkpointer } from './checkpointer.js'
 
 /** Background merging starts after this many writes, and does this many pages of work per event-loop turn. */
 export const MERGE_AFTER = 256
@@ -135,7 +135,8 @@ export class WriteCycle {
   /** From now on, WAL checkpoints run in a worker thread rather than inside a COMMIT here (see ./checkpointer.ts). */
   checkpointInBackground(options?: CheckpointOptions): Checkpointer {
     if (!this.checkpointer) {
-      this.host.db.exec('PRAGMA wal_autocheckpoint = 0')
+      // Not 0: the backstop for bursts the worker cannot keep up with (see CHECKPOINT_BACKSTOP_PAGES).
+      this.host.db.exec(`PRAGMA wal_autocheckpoint = ${CHECKPOINT_BACKSTOP_PAGES}`)
       this.checkpointer = new Checkpointer(this.host.db.location() as string, options, () => {
         // The worker is gone: without it the WAL would only grow, so SQLite's own checkpoint comes back.
         if (!this.closed) this.host.db.exec('PRAGMA wal_autocheckpoint = 1000')
