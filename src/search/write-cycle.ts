@@ -138,7 +138,7 @@ export class WriteCycle {
       // Not 0: the backstop for bursts the worker cannot keep up with (see CHECKPOINT_BACKSTOP_PAGES).
       this.host.db.exec(`PRAGMA wal_autocheckpoint = ${CHECKPOINT_BACKSTOP_PAGES}`)
       this.checkpointer = new Checkpointer(this.host.db.location() as string, options, () => {
-        // The worker is gone: without it the WAL would only grow, so SQLite's own checkpoint comes back.
+        // The worker is gone: SQLite checkpoints at its default again, as in a short-lived process.
         if (!this.closed) this.host.db.exec('PRAGMA wal_autocheckpoint = 1000')
       })
     }
