@@ -2,7 +2,7 @@
  * Hostile tests of the write path's new order (index first, file next), the checkpoint worker and the claim fast
  * path. Real files, real SQLite, real processes.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -10,34 +10,21 @@ import { spawn } from 'node:child_process'
 import { parseDocument } from '../../src/knowledge/document.js'
 import { allDocuments } from '../harness/files.ts'
 import { PROJECT_ROOT } from '../harness/dsh.ts'
-import { KnowledgeStore, type DocumentDraft, type StoreChange } from '../../src/knowledge/store.js'
-import { createRedactor } from '../../src/redact/redactor.js'
+import type { DocumentDraft, StoreChange } from '../../src/knowledge/store.js'
+import { roundDraft, storeFixture } from '../harness/stores.ts'
 
-const stores: KnowledgeStore[] = []
-afterEach(async () => {
-  while (stores.length) await stores.pop()!.close()
-})
-
-function open(root: string, watch = false) {
-  const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch })
-  stores.push(store)
-  return store
-}
-const tmpRoot = () => join(mkdtempSync(join(tmpdir(), 'dsh-ks-attack14-')), 'kb')
+const { open, closeAll, tmpRoot } = storeFixture('attack14')
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const draft = (answer: string, over: Partial<DocumentDraft> = {}): DocumentDraft => ({
-  kind: 'raw',
-  title: 'Why does the cache miss?',
-  cwd: '/ws',
-  session: 'session-11112222-0000-4000-8000-000000000000',
-  turn: 1,
-  sections: [
-    { heading: 'Question', text: 'Why does the cache miss?' },
-    { heading: 'Answer', text: answer },
-    { heading: 'Notes', text: 'filler '.repeat(9000) },
-  ],
-  ...over,
-})
+/** The fixture's round with a large third section, so a write's file takes a while to land. */
+const draft = (answer: string, over: Partial<DocumentDraft> = {}): DocumentDraft => {
+  const round = roundDraft(answer)
+  return { ...round, sections: [...round.sections, { heading: 'Notes', text: 'filler '.repeat(9000) }], ...over }
+}
+/** Writes `seed` into `root` with a store that is then closed, as an earlier process would have. */
+async function seeded(root: string, seed = draft('seed', { turn: 0 })): Promise<void> {
+  await open(root).write(seed)
+  await closeAll()
+}
 
 describe('the watcher and a rewrite in flight', () => {
   it('a watcher event of the previous write, seen while the next write of the same id is in flight, does not leave the old text indexed', async () => {
@@ -63,10 +50,7 @@ describe('the watcher and a rewrite in flight', () => {
 describe('the checkpoint worker and a burst of writes', () => {
   it('keeps the WAL of a watching store bounded while rounds are written in a row', async () => {
     const root = tmpRoot()
-    const pre = open(root)
-    await pre.write(draft('seed'))
-    await pre.close()
-    stores.length = 0
+    await seeded(root, draft('seed'))
     const store = open(root, true)
     await store.start()
     // The worker is started by the warm-up; give it its first turn.
@@ -97,8 +81,7 @@ describe('a rewrite whose file write fails', () => {
     const b = await first.write(note('Bee', 'zqbee target', { suffix: 'n1' }))
     const c = await first.write(note('Cee', 'zqcee target', { suffix: 'n2' }))
     const a = await first.write(note('Ay', `zqay links to [bee](${b.id})`, { suffix: 'n3' }))
-    await first.close()
-    stores.length = 0
+    await closeAll()
     // A hand-named file: the temporary name of its atomic write (`.<name>.<pid>.<hex>.tmp`) is too long for the disk.
     const long = `notes/${'a'.repeat(240)}.md`
     renameSync(join(root, a.path), join(root, long))
@@ -122,10 +105,7 @@ describe('a rewrite whose file write fails', () => {
 describe('change events of a watching store', () => {
   it('tells the listeners once per write, new rounds and rewrites alike', async () => {
     const root = tmpRoot()
-    const pre = open(root)
-    await pre.write(draft('seed', { turn: 0 }))
-    await pre.close()
-    stores.length = 0
+    await seeded(root)
     const store = open(root, true)
     await store.start()
     const events: StoreChange[] = []
@@ -146,10 +126,7 @@ describe('change events of a watching store', () => {
 describe('a writer killed between the index and the file', () => {
   it('a fresh start on the persisted index shows exactly the documents on disk, after each of several kills', async () => {
     const root = tmpRoot()
-    const seed = open(root)
-    await seed.write(draft('seed', { turn: 0 }))
-    await seed.close()
-    stores.length = 0
+    await seeded(root)
     const script = join(PROJECT_ROOT, 'test/harness/write-many.ts')
     for (let round = 0; round < 3; round++) {
       const before = allDocuments(root).length
@@ -170,8 +147,7 @@ describe('a writer killed between the index and the file', () => {
           .sort(),
       ).toEqual([...onDisk].sort())
       expect(store.size).toBe(onDisk.length)
-      await store.close()
-      stores.length = 0
+      await closeAll()
     }
   }, 90_000)
 })
@@ -197,10 +173,7 @@ describe('`.knowledge` replaced by a link after the first claim', () => {
 describe('closing while the worker checkpoints', () => {
   it('a store closed mid-checkpoint and opened again at once keeps every document, and a read-only reader meanwhile sees a whole index', async () => {
     const root = tmpRoot()
-    const seed = open(root)
-    await seed.write(draft('seed', { turn: 0 }))
-    await seed.close()
-    stores.length = 0
+    await seeded(root)
     let turn = 1
     for (let round = 0; round < 3; round++) {
       const store = open(root, true)
@@ -210,12 +183,11 @@ describe('closing while the worker checkpoints', () => {
       const worker = (store as unknown as { indexed: { index: { cycle: { checkpointer?: { poke(): void } } } } }).indexed.index.cycle.checkpointer
       expect(worker).toBeDefined()
       worker!.poke()
-      const reader = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: false, readOnly: true })
+      const reader = open(root, false, { readOnly: true })
       await reader.start()
       expect(reader.size).toBe(turn)
       await reader.close()
-      await store.close()
-      stores.length = 0
+      await closeAll()
     }
     const last = open(root)
     await last.start()
@@ -275,10 +247,7 @@ describe('a reading process beside the owner', () => {
 
   it('never makes the owner writes fail while it opens and closes the index (its close does not checkpoint)', async () => {
     const root = tmpRoot()
-    const seed = open(root)
-    await seed.write(draft('seed', { turn: 0 }))
-    await seed.close()
-    stores.length = 0
+    await seeded(root)
     const store = open(root, true)
     await store.start()
     const child = spawn(process.execPath, ['--input-type=module', '-e', READER, join(PROJECT_ROOT, 'lib'), root, '15'], { stdio: 'ignore' })

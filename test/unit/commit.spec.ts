@@ -3,53 +3,35 @@
  * for the file, a failed write leaves the index as the disk is; and a long-lived store's WAL checkpoints run in a
  * worker thread, not inside a COMMIT on the main thread. Real files, real SQLite, a real worker.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setImmediate as turn } from 'node:timers/promises'
-import { KnowledgeStore, type DocumentDraft } from '../../src/knowledge/store.js'
 import type { StoreIndex } from '../../src/knowledge/store-index.js'
-import { createRedactor } from '../../src/redact/redactor.js'
 import { CHECKPOINT_BACKSTOP_PAGES } from '../../src/search/checkpointer.js'
 import { createIndexFile } from '../../src/search/index-file.js'
 import { SearchIndex } from '../../src/search/search-index.js'
 import type { KnowledgeDoc } from '../../src/types.js'
+import { roundDraft, storeFixture } from '../harness/stores.ts'
 
-const stores: KnowledgeStore[] = []
-afterEach(async () => {
-  while (stores.length) await stores.pop()!.close()
-})
+const { open: openStore, tmpRoot } = storeFixture('commit')
 
+/** A store whose log lines (formatted) go to `lines`. */
 function open(root: string, watch = false, lines: string[] = []) {
   const keep = (format: string, ...args: unknown[]) => {
     let i = 0
     lines.push(format.replace(/%[sd]/g, () => String(args[i++])))
   }
-  const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch, logger: { info: keep, warn: keep, debug: keep } })
-  stores.push(store)
-  return store
+  return openStore(root, watch, { logger: { info: keep, warn: keep, debug: keep } })
 }
-const tmpRoot = () => join(mkdtempSync(join(tmpdir(), 'dsh-ks-commit-')), 'kb')
-const draft = (answer: string, over: Partial<DocumentDraft> = {}): DocumentDraft => ({
-  kind: 'raw',
-  title: 'Why does the cache miss?',
-  cwd: '/ws',
-  session: 'session-11112222-0000-4000-8000-000000000000',
-  turn: 1,
-  sections: [
-    { heading: 'Question', text: 'Why does the cache miss?' },
-    { heading: 'Answer', text: answer },
-  ],
-  ...over,
-})
 
 describe('searchable first, durable next', () => {
   it('finds a new round before its file exists, and a read of that hit waits for the file', async () => {
     const root = tmpRoot()
     const store = open(root)
     await store.start()
-    const writing = store.write(draft('The culprit was zqxlatch in the retry path.'))
+    const writing = store.write(roundDraft('The culprit was zqxlatch in the retry path.'))
     let hit
     let fileThere = true
     for (let i = 0; i < 1000 && !hit; i++) {
@@ -72,7 +54,7 @@ describe('searchable first, durable next', () => {
     const root = tmpRoot()
     const store = open(root)
     await store.start()
-    const d = draft('The culprit was zqxbroken in the retry path.')
+    const d = roundDraft('The culprit was zqxbroken in the retry path.')
     const { id, path } = await store.prepare(d, { dryRun: true })
     // A directory where the file goes: the rename onto it fails after the index took the document.
     mkdirSync(join(root, path, 'in-the-way'), { recursive: true })
@@ -81,14 +63,14 @@ describe('searchable first, durable next', () => {
     expect(store.search('zqxbroken')).toEqual([])
     expect(await store.read(id)).toBeUndefined()
     // The next write of the same round, once the way is clear, lands normally.
-    const other = await store.write(draft('The culprit was zqxfixed.', { turn: 2 }))
+    const other = await store.write(roundDraft('The culprit was zqxfixed.', { turn: 2 }))
     expect(store.search('zqxfixed')[0].id).toBe(other.id)
   })
 
   it("the undo of a failed rewrite puts the previous file's text back in the index", async () => {
     const root = tmpRoot()
     const store = open(root)
-    const first = await store.write(draft('The culprit was zqxoldtext.'))
+    const first = await store.write(roundDraft('The culprit was zqxoldtext.'))
     const indexed = (store as unknown as { indexed: StoreIndex }).indexed
     const next = { id: first.id, path: first.path, meta: first.meta, body: 'Now zqxnewtext.', mtimeMs: Date.now() } as KnowledgeDoc
     const undo = indexed.admitWritten(next)
@@ -104,7 +86,7 @@ describe('a process killed between the index and the file', () => {
   it('leaves cache entries the next start corrects from the files (a rewrite without a stamp, a new id without a file)', async () => {
     const root = tmpRoot()
     const first = open(root)
-    const kept = await first.write(draft('The culprit was zqxondisk.'))
+    const kept = await first.write(roundDraft('The culprit was zqxondisk.'))
     const indexed = (first as unknown as { indexed: StoreIndex }).indexed
     // What a kill right after admitWritten leaves: the cache holds texts that never reached a file.
     indexed.admitWritten({ id: kept.id, path: kept.path, meta: kept.meta, body: 'Now zqxneverwritten.', mtimeMs: Date.now() } as KnowledgeDoc)
@@ -154,7 +136,7 @@ describe('WAL checkpoints off the main thread', () => {
     }
   })
 
-  it('a worker that dies hands checkpoints back to SQLite, so the WAL never grows without bound', async () => {
+  it('a worker that dies hands checkpoints back to SQLite at its default (1000 pages)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dsh-ks-wal-'))
     const index = new SearchIndex({}, createIndexFile(join(dir, 'index.sqlite')))
     try {

@@ -4,25 +4,17 @@
  * says, a root created after start is watched, and a hand edit that breaks a document or grows it past the limit
  * takes it out of the index at once.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { KnowledgeStore } from '../../src/knowledge/store.js'
 import { MAX_FILE_BYTES } from '../../src/knowledge/files.js'
-import { createRedactor } from '../../src/redact/redactor.js'
 import { collectStats } from '../../src/knowledge/stats.js'
+import { storeFixture } from '../harness/stores.ts'
 
-const stores: KnowledgeStore[] = []
-afterEach(async () => {
-  while (stores.length) await stores.pop()!.close()
-})
-
-function open(root: string, watch = true) {
-  const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch })
-  stores.push(store)
-  return store
-}
+const stores = storeFixture('trust')
+/** These tests watch by default: most are about what the watcher does. */
+const open = (root: string, watch = true) => stores.open(root, watch)
 const scratch = () => mkdtempSync(join(tmpdir(), 'dsh-ks-trust-'))
 const until = async (check: () => boolean, ms = 4000) => {
   const end = Date.now() + ms

@@ -2,41 +2,20 @@
  * The store on real files: atomic writes, two processes on one root, crashes mid-write, unwritable roots, hand
  * edits picked up by the watcher, malformed files reported and skipped.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { KnowledgeStore, type DocumentDraft } from '../../src/knowledge/store.js'
-import { createRedactor } from '../../src/redact/redactor.js'
+import type { DocumentDraft } from '../../src/knowledge/store.js'
 import { parseDocument } from '../../src/knowledge/document.js'
 import { captureRound } from '../../src/capture/keep-round.js'
 import { allDocuments, allFiles, ledgerEntries } from '../harness/files.ts'
 import { PROJECT_ROOT } from '../harness/dsh.ts'
+import { roundDraft, storeFixture } from '../harness/stores.ts'
 
-const stores: KnowledgeStore[] = []
-afterEach(async () => {
-  while (stores.length) await stores.pop()!.close()
-})
-
-function open(root: string, watch = false) {
-  const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch })
-  stores.push(store)
-  return store
-}
-const tmpRoot = () => join(mkdtempSync(join(tmpdir(), 'dsh-ks-store-')), 'kb')
-const draft = (over: Partial<DocumentDraft> = {}): DocumentDraft => ({
-  kind: 'raw',
-  title: 'Why does the cache miss?',
-  cwd: '/ws',
-  session: 'session-11112222-0000-4000-8000-000000000000',
-  turn: 1,
-  sections: [
-    { heading: 'Question', text: 'Why does the cache miss?' },
-    { heading: 'Answer', text: 'Because the key includes a timestamp.' },
-  ],
-  ...over,
-})
+const { open, tmpRoot } = storeFixture('store')
+const draft = (over: Partial<DocumentDraft> = {}): DocumentDraft => roundDraft('Because the key includes a timestamp.', over)
 const until = async (check: () => boolean, ms = 3000) => {
   const end = Date.now() + ms
   while (!check()) {
