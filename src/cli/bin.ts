@@ -59,7 +59,7 @@ Usage:
   dsh-knowledge health [--root DIR] [--cwd DIR] [--sample N] [--json]
   dsh-knowledge init --git [--root DIR] [--json]
   dsh-knowledge import [--dsh-home DIR] [--since DATE] [--session ID] [--cwd DIR] [--min-score N] [--dry-run] [--json]
-  dsh-knowledge sync [--root DIR] [--dry-run] [--source NAME] [--json]   (status = sync --dry-run)
+  dsh-knowledge sync [--root DIR] [--dry-run] [--source NAME] [--allow-local DIR]... [--json]   (status = sync --dry-run)
   dsh-knowledge status|discover|audit|regenerate-md [--root DIR] [--json]
   dsh-knowledge promote --url U --file F --section S [--reason TEXT] [--root DIR] [--json]
 
@@ -112,6 +112,7 @@ async function main(argv: string[]): Promise<number> {
       url: { type: 'string' },
       file: { type: 'string' },
       section: { type: 'string' },
+      'allow-local': { type: 'string', multiple: true },
     },
   })
   if (values.help) {

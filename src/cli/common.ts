@@ -41,6 +41,7 @@ export interface Invocation {
     url?: string
     file?: string
     section?: string
+    'allow-local'?: string[]
   }
   positionals: string[]
 }

@@ -16,6 +16,7 @@ import type { SyncReport, SyncResult, SyncStatus } from '../wire.js'
 import { readDecisions, type Decision } from './decisions.js'
 import { SafeFetcher, type FetcherLogger } from './fetcher.js'
 import { planSection } from './markers.js'
+import { allowedLocalRoots } from './local-file.js'
 import { obtain, type Obtained } from './obtain.js'
 import { DEFAULT_CACHE_TTL, loadSources, SOURCES_FILE, type Source, type SourcesFile } from './sources.js'
 
@@ -30,6 +31,8 @@ export interface RunOptions {
   only?: string
   fetcher?: SafeFetcher
   logger?: FetcherLogger
+  /** Folders (absolute) a local source may read besides the root's enclosing work tree: the person's configuration. */
+  localRoots?: readonly string[]
 }
 
 /** What the last real run said per source, and when each URL last synced (for `audit`). */
@@ -222,7 +225,8 @@ export async function runSync(store: KnowledgeStore, options: RunOptions = {}): 
   const earlyResults = pick(early)
   if (options.only && !sources.length && !earlyResults.length) throw new Error(`no source named ${JSON.stringify(options.only)} in ${SOURCES_FILE} or the in-use decisions`)
   const fetcher = options.fetcher ?? new SafeFetcher({ logger: options.logger })
-  const obtained = await mapLimit(sources, CONCURRENCY, (source) => obtain(store.root, source, fetcher))
+  const localRoots = allowedLocalRoots(store.root, options.localRoots)
+  const obtained = await mapLimit(sources, CONCURRENCY, (source) => obtain(store.root, source, fetcher, localRoots))
   const byFile = new Map<string, Array<{ source: Source; got: Obtained; index: number }>>()
   sources.forEach((source, index) => {
     const list = byFile.get(source.target.file) ?? []

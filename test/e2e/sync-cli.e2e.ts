@@ -4,6 +4,7 @@
  * exemption variable as the only way to reach 127.0.0.1, logged; without it the guard refuses. Build first.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -44,6 +45,7 @@ beforeAll(async () => {
   base = mkdtempSync(join(tmpdir(), 'dsh-ks-synccli-'))
   root = join(base, 'knowledge')
   mkdirSync(root)
+  execFileSync('git', ['init', '-q', base])
   mkdirSync(join(base, 'adr'))
   writeFileSync(join(base, 'adr/0002.md'), 'Decision: keep retries at 3.\n')
   writeFileSync(join(root, 'vendor.md'), ORIGINAL)
