@@ -13,7 +13,7 @@ import { writeFileAtomic } from './atomic.js'
 import { formatDocument, parseDocument } from './document.js'
 import { stampOf } from './index-cache.js'
 import type { Ledger } from './ledger.js'
-import { insideRoot } from './paths.js'
+import { checkDocumentPath, insideRoot } from './paths.js'
 import { applyStatus, statusOf, type StatusChange } from './relations.js'
 import type { WrittenDocument } from './store-types.js'
 
@@ -61,7 +61,10 @@ export async function addSupersedes(host: EditHost, id: string, oldIds: string[]
 export async function splice(host: EditHost, relPath: string, expected: string, edits: Array<{ start: number; end: number; text: string }>, source: string): Promise<WrittenDocument> {
   if (host.closed()) throw new Error('knowledge store is closed')
   await host.start()
-  const full = insideRoot(host.root, relPath)
+  // The same target rule as sync's sources and decisions: whoever calls, no write into .git/, .knowledge/ or a non-.md file.
+  const checked = checkDocumentPath(host.root, relPath)
+  if ('reason' in checked) throw new Error(`cannot write ${checked.reason}`)
+  const full = insideRoot(host.root, checked.rel)
   if ((await readFile(full, 'utf8')) !== expected) throw new Error(`${relPath} changed on disk while it was being synced; try again`)
   let text = expected
   let count = 0

@@ -18,7 +18,7 @@ import { SafeFetcher, type FetcherLogger } from './fetcher.js'
 import { planSection } from './markers.js'
 import { allowedLocalRoots } from './local-file.js'
 import { obtain, type Obtained } from './obtain.js'
-import { DEFAULT_CACHE_TTL, loadSources, SOURCES_FILE, type Source, type SourcesFile } from './sources.js'
+import { checkTarget, DEFAULT_CACHE_TTL, loadSources, SOURCES_FILE, type Source, type SourcesFile } from './sources.js'
 
 export const STATE_FILE = join('.knowledge', 'sync-state.json')
 /** Sources obtained at once (one host is still spaced by the fetcher). */
@@ -83,13 +83,19 @@ export async function gatherSources(root: string): Promise<{ file: SourcesFile; 
   const declared = new Set(file.sources.map((s) => (s.type === 'local' ? '' : s.url)))
   for (const d of decisions) {
     if (d.status !== 'in-use' || declared.has(d.url) || !d.target_file || !d.target_section) continue
+    // decisions.json may come from someone else's push: its targets pass the same rule as sources.yml's.
+    const target = checkTarget(root, { file: d.target_file, section: d.target_section })
+    if (typeof target === 'string') {
+      early.push({ name: d.url, type: 'decisions', source: d.url, target: null, status: 'invalid-target', reason: `in-use decision: ${target}` })
+      continue
+    }
     let type: 'http' | 'https'
     try {
       type = new URL(d.url).protocol === 'https:' ? 'https' : 'http'
     } catch {
       continue
     }
-    sources.push({ type, name: d.url, url: d.url, cacheTtl: DEFAULT_CACHE_TTL, origin: 'decision', target: { file: d.target_file, section: d.target_section } })
+    sources.push({ type, name: d.url, url: d.url, cacheTtl: DEFAULT_CACHE_TTL, origin: 'decision', target })
   }
   // Two sources writing one section would overwrite each other on every run: the first one keeps it.
   const owners = new Map<string, string>()

@@ -5,9 +5,10 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import { dirname, isAbsolute, join, normalize, resolve, sep } from 'node:path'
+import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { compile } from 'css-select'
 import { parse as parseYaml } from 'yaml'
+import { checkDocumentPath } from '../knowledge/paths.js'
 
 export const SOURCES_FILE = 'sources.yml'
 /** The format version readers assume when the file names none. */
@@ -75,11 +76,9 @@ export function checkTarget(root: string, raw: unknown): Target | string {
   if (!isRecord(raw)) return 'target must be {file, section}'
   const { file, section } = raw
   if (typeof file !== 'string' || !file.trim()) return 'target.file must be a path relative to the knowledge root'
-  if (isAbsolute(file) || /^[A-Za-z]:/.test(file) || file.includes('\0')) return `target.file ${JSON.stringify(file)} must be relative to the knowledge root`
-  const rel = normalize(file).split(sep).join('/')
-  if (rel === '..' || rel.startsWith('../') || rel.split('/').some((part) => part.startsWith('.'))) return `target.file ${JSON.stringify(file)} leaves the knowledge root or names a hidden path`
-  if (!rel.endsWith('.md')) return `target.file ${JSON.stringify(file)} must be a .md document`
-  if (!resolve(root, rel).startsWith(resolve(root) + sep)) return `target.file ${JSON.stringify(file)} leaves the knowledge root`
+  const checked = checkDocumentPath(root, file)
+  if ('reason' in checked) return `target.file ${checked.reason}`
+  const rel = checked.rel
   if (typeof section !== 'string' || !SECTION_NAME.test(section)) return 'target.section must be a name of 1-200 characters without quotes or line breaks'
   return { file: rel, section }
 }
