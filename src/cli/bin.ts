@@ -61,7 +61,7 @@ Usage:
   dsh-knowledge import [--dsh-home DIR] [--since DATE] [--session ID] [--cwd DIR] [--min-score N] [--dry-run] [--json]
   dsh-knowledge sync [--root DIR] [--dry-run] [--source NAME] [--allow-local DIR]... [--json]   (status = sync --dry-run)
   dsh-knowledge status|discover|audit|regenerate-md [--root DIR] [--json]
-  dsh-knowledge promote --url U --file F --section S [--reason TEXT] [--root DIR] [--json]
+  dsh-knowledge promote --url U --file F --section S [--reason TEXT] [--force] [--root DIR] [--json]   (--force: replace a locked decision)
 
 The root is --root, else $DSH_KNOWLEDGE_ROOT, else ./knowledge. --cwd applies the workspace rule as if a session
 ran there; without it everything under the root is visible.
@@ -113,6 +113,7 @@ async function main(argv: string[]): Promise<number> {
       file: { type: 'string' },
       section: { type: 'string' },
       'allow-local': { type: 'string', multiple: true },
+      force: { type: 'boolean' },
     },
   })
   if (values.help) {

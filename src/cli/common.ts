@@ -42,6 +42,7 @@ export interface Invocation {
     file?: string
     section?: string
     'allow-local'?: string[]
+    force?: boolean
   }
   positionals: string[]
 }

@@ -76,7 +76,7 @@ export const promote: Command = (invocation) =>
   withSync(invocation, async (s) => {
     const { url, file, section, reason } = invocation.values
     if (!url || !file || !section) throw new UsageError('promote needs --url U --file F --section S')
-    const decided = await s.decisions.decide({ url, status: 'in-use', by: 'human', reason, target: { file, section } })
+    const decided = await s.decisions.decide({ url, status: 'in-use', by: 'human', reason, target: { file, section }, replaceLocked: invocation.values.force === true })
     if (invocation.values.json) printJson(decided)
     else print(`${decided.url} is in-use → ${decided.target_file}#${decided.target_section} (decided by a person, locked)`)
     return 0
