@@ -6,9 +6,9 @@
  */
 import { mkdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { writeFileAtomic } from '../knowledge/atomic.js'
-import { withDirLock } from '../knowledge/dir-lock.js'
-import { LEDGER_DIR } from '../knowledge/ledger.js'
+import { writeFileAtomic } from '../knowledge/disk/atomic.js'
+import { withDirLock } from '../knowledge/disk/dir-lock.js'
+import { LEDGER_DIR } from '../knowledge/logs/ledger.js'
 import { checkTarget, type Target } from './sources.js'
 
 export const DECISIONS_FILE = join('.knowledge', 'decisions.json')

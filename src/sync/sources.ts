@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { compile } from 'css-select'
 import { parse as parseYaml } from 'yaml'
-import { checkDocumentPath } from '../knowledge/paths.js'
+import { checkDocumentPath } from '../knowledge/documents/paths.js'
 
 export const SOURCES_FILE = 'sources.yml'
 /** The format version readers assume when the file names none. */
