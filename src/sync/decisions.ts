@@ -4,9 +4,8 @@
  * overwrite). `decisions.md` beside it is generated from it, with a banner saying so.
  * @module dsh-knowledge-sync/sync/decisions
  */
-import { mkdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { writeFileAtomic } from '../knowledge/disk/atomic.js'
+import { ensureStateFolder, readRootStateFile, writeRootStateFile } from '../knowledge/disk/root-files.js'
 import { withDirLock } from '../knowledge/disk/dir-lock.js'
 import { LEDGER_DIR } from '../knowledge/logs/ledger.js'
 import { checkTarget, type Target } from './sources.js'
@@ -43,13 +42,8 @@ export const MD_BANNER = '<!-- GENERATED from decisions.json by dsh-knowledge-sy
 
 /** Reads decisions.json (empty when missing; a broken file throws, so it is never overwritten by mistake). */
 export async function readDecisions(root: string): Promise<DecisionsFile> {
-  let text: string
-  try {
-    text = await readFile(join(root, DECISIONS_FILE), 'utf8')
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: '1.0.0', decisions: [] }
-    throw error
-  }
+  const text = readRootStateFile(root, join(root, DECISIONS_FILE))
+  if (text === undefined) return { version: '1.0.0', decisions: [] }
   const data = JSON.parse(text) as DecisionsFile
   if (!data || !Array.isArray(data.decisions)) throw new Error(`${DECISIONS_FILE} has no decisions list`)
   return { version: String(data.version ?? '1.0.0'), decisions: data.decisions.filter((d) => d && typeof d.url === 'string' && (DECISION_STATUSES as readonly string[]).includes(d.status)) }
@@ -101,12 +95,12 @@ export class Decisions {
     // The chain serializes this process; the lock folder serializes every process on the root (12 concurrent
     // `promote`s each read, changed and wrote the whole file, and most of their updates were lost).
     const run = this.chain.then(async () => {
-      await mkdir(join(this.root, LEDGER_DIR), { recursive: true })
+      ensureStateFolder(this.root, join(this.root, LEDGER_DIR))
       return withDirLock(join(this.root, DECISIONS_LOCK), async () => {
         const file = await readDecisions(this.root)
         const result = change(file)
-        await writeFileAtomic(join(this.root, DECISIONS_FILE), JSON.stringify(file, null, 2) + '\n')
-        await writeFileAtomic(join(this.root, DECISIONS_MD), renderDecisionsMd(file))
+        await writeRootStateFile(this.root, join(this.root, DECISIONS_FILE), JSON.stringify(file, null, 2) + '\n')
+        await writeRootStateFile(this.root, join(this.root, DECISIONS_MD), renderDecisionsMd(file))
         return result
       })
     })
@@ -174,7 +168,7 @@ export class Decisions {
   async regenerate(): Promise<string> {
     const file = await this.read()
     const text = renderDecisionsMd(file)
-    await writeFileAtomic(join(this.root, DECISIONS_MD), text)
+    await writeRootStateFile(this.root, join(this.root, DECISIONS_MD), text)
     return text
   }
 }

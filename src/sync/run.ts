@@ -11,7 +11,7 @@ import { createTwoFilesPatch } from 'diff'
 import { splitFrontMatter } from '../knowledge/documents/document.js'
 import { insideRoot } from '../knowledge/documents/paths.js'
 import type { KnowledgeStore } from '../knowledge/store.js'
-import { writeFileAtomic } from '../knowledge/disk/atomic.js'
+import { readRootStateFile, writeRootStateFile } from '../knowledge/disk/root-files.js'
 import type { SyncReport, SyncResult, SyncStatus } from '../wire.js'
 import { readDecisions, type Decision } from './decisions.js'
 import { SafeFetcher, type FetcherLogger } from './fetcher.js'
@@ -44,7 +44,7 @@ export interface SyncState {
 
 export async function readState(root: string): Promise<SyncState> {
   try {
-    const data = JSON.parse(await readFile(join(root, STATE_FILE), 'utf8')) as SyncState
+    const data = JSON.parse(readRootStateFile(root, join(root, STATE_FILE)) ?? '{}') as SyncState
     return { lastRun: data.lastRun, results: data.results ?? {}, syncedAt: data.syncedAt ?? {} }
   } catch {
     return { results: {}, syncedAt: {} }
@@ -258,5 +258,5 @@ async function saveState(root: string, report: SyncReport): Promise<void> {
     state.results[r.name] = { status: r.status, reason: r.reason, at: report.at, from_cache: r.from_cache, source: r.source }
     if (r.status === 'changed' || r.status === 'unchanged') state.syncedAt[r.source] = report.at
   }
-  await writeFileAtomic(join(root, STATE_FILE), JSON.stringify(state, null, 2) + '\n')
+  await writeRootStateFile(root, join(root, STATE_FILE), JSON.stringify(state, null, 2) + '\n')
 }

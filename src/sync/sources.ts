@@ -3,11 +3,10 @@
  * malformed one becomes an `invalid-target` result with its reason and never stops the others.
  * @module dsh-knowledge-sync/sync/sources
  */
-import { existsSync, readFileSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { compile } from 'css-select'
 import { parse as parseYaml } from 'yaml'
+import { readRootStateFile } from '../knowledge/disk/root-files.js'
 import { checkDocumentPath } from '../knowledge/documents/paths.js'
 
 export const SOURCES_FILE = 'sources.yml'
@@ -17,6 +16,7 @@ export const DEFAULT_CACHE_TTL = 86400
 export const DEFAULT_MAX_DEPTH = 3
 export const DEFAULT_MAX_URLS = 200
 const MAX_ENTRIES = 1000
+const MAX_SOURCES_BYTES = 1024 * 1024
 const SECTION_NAME = /^[^"\r\n]{1,200}$/
 
 /** Where a source's text goes: a document (relative to the knowledge root) and a section name in it. */
@@ -146,13 +146,15 @@ function parseRoot(raw: unknown, index: number): DiscoveryRoot | InvalidEntry {
 /** Reads and checks `<root>/sources.yml`. Never throws: a missing file is empty, a broken one says why in `error`. */
 export async function loadSources(root: string): Promise<SourcesFile> {
   const out: SourcesFile = { exists: false, version: SOURCES_VERSION, sources: [], roots: [], invalid: [] }
-  let text: string
+  let text: string | undefined
   try {
-    text = await readFile(join(root, SOURCES_FILE), 'utf8')
+    // Like every file of the root: never through a link, only a regular file (a FIFO would block the read).
+    text = readRootStateFile(root, join(root, SOURCES_FILE), MAX_SOURCES_BYTES)
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') out.error = `cannot read ${SOURCES_FILE}: ${(error as Error).message}`
+    out.error = `cannot read ${SOURCES_FILE}: ${(error as Error).message}`
     return out
   }
+  if (text === undefined) return out
   out.exists = true
   let data: unknown
   try {
@@ -196,9 +198,9 @@ export async function loadSources(root: string): Promise<SourcesFile> {
 /** True when sources.yml declares at least one discovery root (read synchronously: used once at row start). */
 export function declaresRoots(root: string): boolean {
   try {
-    const path = join(root, SOURCES_FILE)
-    if (!existsSync(path)) return false
-    const data = parseYaml(readFileSync(path, 'utf8'), { maxAliasCount: 50 }) as unknown
+    const text = readRootStateFile(root, join(root, SOURCES_FILE), MAX_SOURCES_BYTES)
+    if (text === undefined) return false
+    const data = parseYaml(text, { maxAliasCount: 50 }) as unknown
     return isRecord(data) && Array.isArray(data.roots) && data.roots.length > 0
   } catch {
     return false
