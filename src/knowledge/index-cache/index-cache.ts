@@ -11,7 +11,7 @@
  * (killed half-way) is deleted and rebuilt, with one log line saying why.
  * @module dsh-knowledge-sync/knowledge/index-cache/index-cache
  */
-import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs'
+import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { createHash } from 'node:crypto'
 import type { Stats } from 'node:fs'
