@@ -39,6 +39,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   audit: async () => (await import('./sync.js')).audit,
   promote: async () => (await import('./sync.js')).promote,
   'regenerate-md': async () => (await import('./sync.js')).regenerateMd,
+  mcp: async () => (await import('./mcp.js')).mcp,
 }
 
 const USAGE = `dsh-knowledge — the dsh-knowledge-sync knowledge base from the command line
@@ -62,6 +63,7 @@ Usage:
   dsh-knowledge sync [--root DIR] [--dry-run] [--source NAME] [--json]   (status = sync --dry-run)
   dsh-knowledge status|discover|audit|regenerate-md [--root DIR] [--json]
   dsh-knowledge promote --url U --file F --section S [--reason TEXT] [--root DIR] [--json]
+  dsh-knowledge mcp [--root DIR] [--cwd DIR]      (a stdio MCP server: the same tools for any MCP client)
 
 The root is --root, else $DSH_KNOWLEDGE_ROOT, else ./knowledge. --cwd applies the workspace rule as if a session
 ran there; without it everything under the root is visible.

@@ -1,0 +1,22 @@
+/**
+ * `dsh-knowledge mcp`: the knowledge base as a stdio MCP server (see mcp/server.ts). Stdout carries the protocol
+ * only; anything said to a person goes to stderr. Ends when the client closes standard input.
+ * @module dsh-knowledge-sync/cli/mcp
+ */
+import { readFileSync } from 'node:fs'
+import { resolveRoot } from '../knowledge/documents/paths.js'
+import type { Command } from './common.js'
+
+export const mcp: Command = async (invocation) => {
+  const [{ StdioServerTransport }, { createKnowledgeServer }] = await Promise.all([import('@modelcontextprotocol/sdk/server/stdio.js'), import('./mcp/server.js')])
+  const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+  const server = createKnowledgeServer({ root: resolveRoot(invocation.values.root), cwd: invocation.values.cwd, processCwd: process.cwd(), version })
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = () => resolve()
+    process.stdin.once('end', () => resolve())
+  })
+  await server.connect(new StdioServerTransport())
+  await closed
+  await server.close()
+  return 0
+}
