@@ -60,6 +60,7 @@ Usage:
   dsh-knowledge health [--root DIR] [--cwd DIR] [--sample N] [--json]
   dsh-knowledge init --git [--root DIR] [--json]
   dsh-knowledge import [--dsh-home DIR] [--since DATE] [--session ID] [--cwd DIR] [--min-score N] [--dry-run] [--json]
+  dsh-knowledge import --from claude-code|codex [--transcripts DIR] [--since DATE] [--cwd DIR] [--dry-run] [--json]
   dsh-knowledge sync [--root DIR] [--dry-run] [--source NAME] [--json]   (status = sync --dry-run)
   dsh-knowledge status|discover|audit|regenerate-md [--root DIR] [--json]
   dsh-knowledge promote --url U --file F --section S [--reason TEXT] [--root DIR] [--json]
@@ -114,6 +115,8 @@ async function main(argv: string[]): Promise<number> {
       url: { type: 'string' },
       file: { type: 'string' },
       section: { type: 'string' },
+      from: { type: 'string' },
+      transcripts: { type: 'string' },
     },
   })
   if (values.help) {

@@ -69,7 +69,7 @@ describe('the MCP Inspector (CLI mode) against the built binary', () => {
 })
 
 describe("dsh's own MCP client", () => {
-  it('a headless round whose profile has none of the bundle\'s rows searches and reads through the server', async () => {
+  it("a headless round whose profile has none of the bundle's rows searches and reads through the server", async () => {
     const workspace = mkdtempSync(join(tmpdir(), 'dsh-ks-mcp-ws-'))
     const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: false })
     await store.start()

@@ -62,7 +62,7 @@ async function seeded(): Promise<string> {
 }
 
 describe('dsh-knowledge mcp: tools', () => {
-  it('lists the rows\' tools with the same descriptions; no retire where the client cannot ask', async () => {
+  it("lists the rows' tools with the same descriptions; no retire where the client cannot ask", async () => {
     const { client } = await connect(await seeded(), { cwd: '/ws/app' })
     const { tools } = await client.listTools()
     const names = tools.map((t) => t.name)
@@ -86,7 +86,7 @@ describe('dsh-knowledge mcp: tools', () => {
     expect(read).toContain('lockfile hash')
   })
 
-  it('takes the workspace from the client\'s roots when no --cwd is given', async () => {
+  it("takes the workspace from the client's roots when no --cwd is given", async () => {
     const { client } = await connect(await seeded(), { roots: [{ uri: pathToFileURL('/other').href }, { uri: pathToFileURL('/ws/app').href }] })
     expect(text(await client.callTool({ name: 'knowledge_search', arguments: { query: 'certbot' } }))).toMatch(/1 document\(s\) match "certbot" in \/other/)
     expect(workspaceOfRoots([{ uri: 'file:///a/b' }])).toBe('/a/b')

@@ -148,7 +148,9 @@ export function createKnowledgeServer(options: KnowledgeServerOptions): Server {
   })
 
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
-    resourceTemplates: [{ uriTemplate: `${RESOURCE_SCHEME}{id}`, name: 'knowledge document', description: 'A knowledge document by its id, read-only, as knowledge_read shows it.', mimeType: 'text/markdown' }],
+    resourceTemplates: [
+      { uriTemplate: `${RESOURCE_SCHEME}{id}`, name: 'knowledge document', description: 'A knowledge document by its id, read-only, as knowledge_read shows it.', mimeType: 'text/markdown' },
+    ],
   }))
 
   server.setRequestHandler(ListResourcesRequestSchema, async (request) =>

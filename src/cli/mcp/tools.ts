@@ -18,16 +18,7 @@ import { READ_DESCRIPTION, SEARCH_DESCRIPTION, SEARCH_PARAMETERS } from '../../r
 import { NOTE_TOOL, type NoteArgs, parseNoteArgs } from '../../note/note-args.js'
 import { writeNote } from '../../note/write.js'
 import { CHECK_TOOL, RETIRE_TOOL, SUPERSEDE_TOOL } from '../../note/correct-tools.js'
-import {
-  CHECK_DESCRIPTION,
-  CHECK_PARAMETERS,
-  NOTE_DESCRIPTION,
-  NOTE_PARAMETERS,
-  RETIRE_DESCRIPTION,
-  RETIRE_PARAMETERS,
-  SUPERSEDE_DESCRIPTION,
-  SUPERSEDE_PARAMETERS,
-} from '../../note/tool-specs.js'
+import { CHECK_DESCRIPTION, CHECK_PARAMETERS, NOTE_DESCRIPTION, NOTE_PARAMETERS, RETIRE_DESCRIPTION, RETIRE_PARAMETERS, SUPERSEDE_DESCRIPTION, SUPERSEDE_PARAMETERS } from '../../note/tool-specs.js'
 import { OUTPUT_BUDGET, withinBudget } from '../../tool-output.js'
 
 /** Default number of hits, as the recall row's default `searchLimit`. */
