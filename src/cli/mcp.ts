@@ -8,15 +8,17 @@ import { resolveRoot } from '../knowledge/documents/paths.js'
 import type { Command } from './common.js'
 
 export const mcp: Command = async (invocation) => {
-  const [{ StdioServerTransport }, { createKnowledgeServer }] = await Promise.all([import('@modelcontextprotocol/sdk/server/stdio.js'), import('./mcp/server.js')])
+  const [{ StdioServerTransport }, { createKnowledgeServer, storeClosed }] = await Promise.all([import('@modelcontextprotocol/sdk/server/stdio.js'), import('./mcp/server.js')])
   const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
   const server = createKnowledgeServer({ root: resolveRoot(invocation.values.root), cwd: invocation.values.cwd, processCwd: process.cwd(), version })
-  const closed = new Promise<void>((resolve) => {
-    server.onclose = () => resolve()
+  const transport = new StdioServerTransport()
+  const ended = new Promise<void>((resolve) => {
     process.stdin.once('end', () => resolve())
+    process.stdin.once('close', () => resolve())
   })
-  await server.connect(new StdioServerTransport())
-  await closed
+  await server.connect(transport)
+  await ended
   await server.close()
+  await storeClosed(server)
   return 0
 }

@@ -49,8 +49,9 @@ describe('the built server over stdio', () => {
       content: Array<{ text: string }>
     }
     expect(saved.content[0].text).toMatch(/^Saved note /)
-    // The note is a file under the client's session folder, and no lock was left behind.
+    // The note is a file under the client's session folder; once the client is gone, so is the server's lock.
     expect(readdirSync(root)).toContain('mcp-e2e')
+    await client.close()
     expect(existsSync(join(root, '.knowledge/cache/index.lock'))).toBe(false)
   })
 })

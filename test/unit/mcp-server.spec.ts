@@ -4,13 +4,13 @@
  * get errors, a huge document is cut to the read budget, and retire and preferences need the person (elicitation).
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
-import { createKnowledgeServer, sessionName, workspaceOfRoots } from '../../src/cli/mcp/server.js'
+import { createKnowledgeServer, sessionName, storeClosed, workspaceOfRoots } from '../../src/cli/mcp/server.js'
 import { READ_DESCRIPTION, SEARCH_DESCRIPTION } from '../../src/recall/tool-specs.js'
 import { NOTE_DESCRIPTION } from '../../src/note/tool-specs.js'
 import { OUTPUT_BUDGET } from '../../src/tool-output.js'
@@ -28,10 +28,11 @@ interface Connect {
   approve?: boolean
   /** Declare roots and answer roots/list with these. */
   roots?: Array<{ uri: string }>
+  idleMs?: number
 }
 
-async function connect(root: string, { cwd, approve, roots }: Connect = {}): Promise<{ client: Client; asked: string[] }> {
-  const server = createKnowledgeServer({ root, cwd, version: '0.0.0-test' })
+async function connect(root: string, { cwd, approve, roots, idleMs }: Connect = {}): Promise<{ client: Client; server: ReturnType<typeof createKnowledgeServer>; asked: string[] }> {
+  const server = createKnowledgeServer({ root, cwd, version: '0.0.0-test', idleMs })
   const capabilities: Record<string, unknown> = {}
   if (approve !== undefined) capabilities.elicitation = {}
   if (roots) capabilities.roots = { listChanged: true }
@@ -46,7 +47,7 @@ async function connect(root: string, { cwd, approve, roots }: Connect = {}): Pro
   const [a, b] = InMemoryTransport.createLinkedPair()
   await Promise.all([server.connect(a), client.connect(b)])
   clients.push(client)
-  return { client, asked }
+  return { client, server, asked }
 }
 
 const text = (result: unknown): string => ((result as { content: Array<{ text: string }> }).content ?? []).map((c) => c.text).join('\n')
@@ -138,6 +139,22 @@ describe('dsh-knowledge mcp: tools', () => {
     const read = text(await client.callTool({ name: 'knowledge_read', arguments: { id: big.id, section: 'Answer' } }))
     expect(read.length).toBeLessThanOrEqual(OUTPUT_BUDGET.knowledge_read)
     expect(read).toMatch(new RegExp(`Continue with knowledge_read\\(\\{"id": "${big.id}", "offset": \\d+\\}\\)\\]$`))
+  })
+})
+
+describe('dsh-knowledge mcp: the index lock', () => {
+  it('holds the lock only while a burst of calls runs: released after the burst, and when the client leaves', async () => {
+    const root = await seeded()
+    const lock = join(root, '.knowledge/cache/index.lock')
+    const quick = await connect(root, { cwd: '/ws/app', idleMs: 0 })
+    await quick.client.callTool({ name: 'knowledge_search', arguments: { query: 'cache' } })
+    expect(existsSync(lock)).toBe(false)
+    const kept = await connect(root, { cwd: '/ws/app', idleMs: 60_000 })
+    await kept.client.callTool({ name: 'knowledge_search', arguments: { query: 'cache' } })
+    expect(readFileSync(lock, 'utf8').trim()).toBe(String(process.pid))
+    await kept.client.close()
+    await storeClosed(kept.server)
+    expect(existsSync(lock)).toBe(false)
   })
 })
 

@@ -3,10 +3,11 @@
  * ({@link mcpTools}) and its documents as read-only resources (`knowledge://<id>`), for any MCP client (Claude Code,
  * Cursor, Codex, dsh's own MCP client).
  *
- * Why a store per call: the root's persisted index has one owner at a time (index-cache.ts), and a dsh process that
- * starts while another process holds it indexes in memory. The server opens the store for a call and closes it when
- * the call ends, so the lock is held for the length of one call, and a read while dsh owns the index reads dsh's file
- * as it is (the CLI's read-only path). What a call costs for it is measured in bench/mcp.bench.mjs.
+ * Why the store is opened per burst of calls: the root's persisted index has one owner at a time (index-cache.ts), and
+ * a dsh process that starts while another process holds it indexes in memory. The server opens the store when a call
+ * comes and closes it {@link STORE_IDLE_MS} after the last call of a burst, so the lock is held only while an agent is
+ * using the base, and a read while dsh owns the index reads dsh's file as it is (the CLI's read-only path). Within a
+ * burst a read sees what the store saw when it opened. What this costs is measured in bench/mcp.bench.mjs.
  *
  * The workspace (the scoping rule's cwd): `--cwd`, else the first `file://` root the client sends (asked again when
  * the client says its roots changed), else the server process's working directory.
@@ -31,6 +32,8 @@ import { type CallContext, mcpTools } from './tools.js'
 
 export const SERVER_NAME = 'dsh-knowledge'
 export const RESOURCE_SCHEME = 'knowledge://'
+/** How long the store stays open after the last call: a burst of calls pays one start, and the lock is soon free. */
+export const STORE_IDLE_MS = 2000
 /** Documents per `resources/list` page. */
 export const RESOURCE_PAGE = 100
 
@@ -42,6 +45,8 @@ export interface KnowledgeServerOptions {
   /** The server process's own working directory: the workspace when neither `cwd` nor a client root says one. */
   processCwd?: string
   version: string
+  /** How long the store stays open after a call (ms); 0 closes it after every call. Default {@link STORE_IDLE_MS}. */
+  idleMs?: number
 }
 
 /** Opens a store the way the CLI does: indexed, not watching; `write: false` may read a running dsh's index file. */
@@ -76,7 +81,15 @@ export function workspaceOfRoots(roots: ReadonlyArray<{ uri: string }>): string 
   return undefined
 }
 
+const closing = new WeakMap<Server, Promise<unknown>>()
+
+/** Resolves once a closed server has closed its store (the command awaits it before the process ends). */
+export function storeClosed(server: Server): Promise<unknown> {
+  return closing.get(server) ?? Promise.resolve()
+}
+
 export function createKnowledgeServer(options: KnowledgeServerOptions): Server {
+  const idleMs = options.idleMs ?? STORE_IDLE_MS
   const server = new Server(
     { name: SERVER_NAME, version: options.version },
     {
@@ -103,19 +116,34 @@ export function createKnowledgeServer(options: KnowledgeServerOptions): Server {
     rootsCwd = undefined
   })
 
-  // One store at a time: calls are answered in order, so two writes never race inside this process.
+  // One store at a time: calls are answered in order, so two writes never race inside this process. The store stays
+  // open for a burst of calls (an agent's turn) and is closed `idleMs` after the last one, releasing the index lock.
   let queue: Promise<unknown> = Promise.resolve()
+  let open: { store: KnowledgeStore; write: boolean } | undefined
+  let idle: NodeJS.Timeout | undefined
+  const release = async () => {
+    const closing = open
+    open = undefined
+    await closing?.store.close()
+  }
   const withStore = <T>(write: boolean, fn: (store: KnowledgeStore) => Promise<T>): Promise<T> => {
     const run = queue.then(async () => {
-      const store = await openStore(options.root, write)
+      clearTimeout(idle)
+      if (open && write && !open.write) await release()
+      open ??= { store: await openStore(options.root, write), write }
       try {
-        return await fn(store)
+        return await fn(open.store)
       } finally {
-        await store.close()
+        if (idleMs <= 0) await release()
+        else idle = setTimeout(() => void (queue = queue.then(release)), idleMs).unref()
       }
     })
     queue = run.catch(() => undefined)
     return run
+  }
+  server.onclose = () => {
+    clearTimeout(idle)
+    closing.set(server, (queue = queue.then(release)))
   }
 
   const canAsk = (): boolean => Boolean(server.getClientCapabilities()?.elicitation)
