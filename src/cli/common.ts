@@ -43,6 +43,8 @@ export interface Invocation {
     section?: string
     'allow-local'?: string[]
     force?: boolean
+    from?: string
+    transcripts?: string
   }
   positionals: string[]
 }
