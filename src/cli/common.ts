@@ -5,7 +5,7 @@
 import type { KnowledgeStore } from '../knowledge/store.js'
 import { createRedactor, DEFAULT_MASK } from '../redact/redactor.js'
 import { statSync } from 'node:fs'
-import { ROOT_ENV, resolveRoot } from '../knowledge/paths.js'
+import { ROOT_ENV, resolveRoot } from '../knowledge/documents/paths.js'
 
 export class UsageError extends Error {}
 

@@ -6,7 +6,7 @@
  */
 import { hostname, userInfo } from 'node:os'
 import { resolve } from 'node:path'
-import { personSession } from '../knowledge/paths.js'
+import { personSession } from '../knowledge/documents/paths.js'
 import { parseNoteArgs } from '../note/note-args.js'
 import { writeNote } from '../note/write.js'
 import { type Command, type Invocation, openStore, print, printJson, UsageError } from './common.js'

@@ -3,7 +3,7 @@
  * picks one `## ` section the way the tool does (exact name or a unique prefix), under the file's front matter.
  * @module dsh-knowledge-sync/cli/read
  */
-import { relationsView } from '../knowledge/correct.js'
+import { relationsView } from '../knowledge/corrections/correct.js'
 import { parseDocumentId } from '../knowledge/query.js'
 import { findSection, splitSections } from '../recall/sections.js'
 import { isVisible } from '../search/scope.js'

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { PROJECT_ROOT } from '../harness/dsh.ts'
 import { allDocuments } from '../harness/files.ts'
 import { spawnCollect } from '../harness/spawn.ts'
-import { personSession } from '../../src/knowledge/paths.js'
+import { personSession } from '../../src/knowledge/documents/paths.js'
 
 const BIN = join(PROJECT_ROOT, 'lib/cli/bin.js')
 const tmp = (name: string) => mkdtempSync(join(tmpdir(), `dsh-ks-person-${name}-`))

@@ -3,7 +3,7 @@
  * `--tags` go through one draft step, which used to drop every character outside ASCII `\w` (性能 vanished).
  */
 import { describe, expect, it } from 'vitest'
-import { redactDraft } from '../../src/knowledge/draft.js'
+import { redactDraft } from '../../src/knowledge/documents/draft.js'
 import { noteDraft, parseNoteArgs } from '../../src/note/note-args.js'
 import { createRedactor } from '../../src/redact/redactor.js'
 import { tagKey } from '../../src/search/filter.js'
