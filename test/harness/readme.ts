@@ -26,6 +26,7 @@ export function replayBlock(readme: string, name: string): string[] {
 export function readmeRows(readme: string): string[] {
   const start = readme.indexOf('<!-- readme-rows -->')
   if (start < 0) throw new Error('no <!-- readme-rows --> in the README')
-  const paragraph = readme.slice(start).split('\n\n')[1] ?? ''
+  // The marker opens the paragraph: its first line is the marker itself.
+  const paragraph = readme.slice(start).split('\n\n')[0]
   return [...paragraph.matchAll(/`(knowledge[\w-]*)`/g)].map((m) => m[1])
 }
