@@ -3,11 +3,12 @@
  * picks one `## ` section the way the tool does (exact name or a unique prefix), under the file's front matter.
  * @module dsh-knowledge-sync/cli/read
  */
-import { relationsView } from '../knowledge/corrections/correct.js'
+import { bodyWithIds, relationsView } from '../knowledge/corrections/correct.js'
 import { parseDocumentId } from '../knowledge/query.js'
 import { findSection, splitSections } from '../recall/sections.js'
 import { isVisible } from '../search/scope.js'
 import { type Command, openStore, print, printJson, scopeOf, UsageError } from './common.js'
+import { styled, terminalMarkdown } from './terminal.js'
 
 /** The file's front matter block (delimiters included) and what follows it. */
 const FRONT_MATTER = /^---\r?\n[\s\S]*?\r?\n---[ \t]*(?:\r?\n|$)/
@@ -42,7 +43,11 @@ export const read: Command = async (invocation) => {
         ...(section ? { section: section.name, text: section.text } : {}),
         ...relationsView(store, doc.id, scope),
       })
-    else print(section ? `${head}\n${section.text}\n` : text)
+    else if (section) print(`${head}\n${section.text}\n`)
+    // On a terminal, the document reads like a document: links as ids (not ../paths), the status notice without its
+    // marker comment, bold as bold. Piped or with NO_COLOR, the file exactly as it is on disk.
+    else if (!styled()) print(text)
+    else print(`${text.endsWith(doc.body) ? text.slice(0, text.length - doc.body.length) : `${head}\n`}${terminalMarkdown(bodyWithIds(store, doc))}`)
     return 0
   } finally {
     await store.close()

@@ -27,3 +27,28 @@ export function terminalHighlight(snippet: string, bold: boolean): string {
 export function personReader(bold = styled()): HitReader {
   return { readHint: 'Read one with: dsh-knowledge read <id>', highlight: (s) => terminalHighlight(s, bold) }
 }
+
+/**
+ * A document's Markdown for a person at a terminal: `**bold**` outside code as bold, everything else as written
+ * (code fences and inline code untouched, so a command reads as it will run).
+ */
+export function terminalMarkdown(markdown: string): string {
+  let fence: string | undefined
+  return markdown
+    .split('\n')
+    .map((line) => {
+      const marker = /^\s{0,3}(`{3,}|~{3,})/.exec(line)?.[1]
+      if (marker) {
+        if (!fence) fence = marker
+        else if (marker[0] === fence[0] && marker.length >= fence.length) fence = undefined
+        return line
+      }
+      if (fence) return line
+      // Inline code spans stay as they are; the text between them gets its bold.
+      return line
+        .split(/(`[^`]*`)/)
+        .map((part, k) => (k % 2 ? part : part.replace(/\*\*([^*\n]+?)\*\*/g, '\x1b[1m$1\x1b[22m')))
+        .join('')
+    })
+    .join('\n')
+}

@@ -87,6 +87,27 @@ describe('search and read speak to a person (item 4)', () => {
     expect(hits.find((h: { id: string }) => h.id === found).snippet).toMatch(/\*\*\w+\*\*/)
   })
 
+  it('read on a terminal: links as ids, the status notice without its marker, bold as bold; piped: the file as on disk', async () => {
+    const at = join(tmp('read'), 'kb')
+    const old = JSON.parse((await cli(['note', '--title', 'Cache key', '--finding', 'The key holds the **lockfile** hash.', '--root', at, '--json'])).stdout)
+    const now = JSON.parse(
+      (await cli(['note', '--title', 'Cache key with Node', '--finding', 'The key holds the lockfile hash and the Node version.', '--supersedes', old.id, '--root', at, '--json'])).stdout,
+    )
+    const disk = readFileSync(join(at, old.path), 'utf8')
+    expect(disk).toContain('<!-- knowledge:status -->')
+    expect(disk).toMatch(/\]\(\.{1,2}\/[^)]+\.md\)/)
+    const piped = await cli(['read', old.id, '--root', at])
+    expect(piped.stdout).toBe(disk)
+    const tty = await onTerminal(['read', old.id, '--root', at])
+    expect(tty.code, tty.stdout).toBe(0)
+    const shown = tty.stdout.replace(/\r\n/g, '\n')
+    expect(shown).toContain(`${BOLD}Superseded\x1b[22m by [Cache key with Node](${now.id})`)
+    expect(shown).toContain(`${BOLD}lockfile\x1b[22m hash`)
+    expect(shown).not.toContain('knowledge:status')
+    expect(shown).not.toMatch(/\]\(\.{1,2}\//)
+    expect(shown.startsWith(disk.slice(0, disk.indexOf('# Cache key')))).toBe(true)
+  })
+
   it('an unknown id points to dsh-knowledge search, not to the model tool', async () => {
     const r = await cli(['read', 'deadbeef-t9', '--root', root])
     expect(r.code).toBe(1)
