@@ -274,11 +274,13 @@ export class StoreIndex {
     this.warming = setTimeout(turn, 0).unref()
   }
 
-  /** Stops watching, frees the index and releases the cache. */
-  close(): void {
+  /** Stops watching, frees the index and releases the cache; resolves once the index's checkpoint worker has exited. */
+  close(): Promise<void> {
     if (this.warming) clearTimeout(this.warming)
     this.files.close()
-    this.index_?.close()
+    const index = this.index_
+    index?.close()
     this.releaseCache()
+    return index?.stopped ?? Promise.resolve()
   }
 }

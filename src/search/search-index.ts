@@ -380,6 +380,11 @@ export class SearchIndex {
     return facetCounts(this, filter)
   }
 
+  /** Resolves once the checkpoint worker of a closed index has exited (a closed store leaves no thread behind). */
+  get stopped(): Promise<void> {
+    return this.cycle.stopped
+  }
+
   /** Frees the database (a file-backed one checkpointed into its main file first). The index cannot be used afterwards. */
   close(): void {
     if (this.closed) return
