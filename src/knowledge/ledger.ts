@@ -40,6 +40,9 @@ const bump = (map: Record<string, number>, key: string, by = 1) => {
   map[key] = (map[key] ?? 0) + by
 }
 
+/** Failed appends kept as entries; older ones are only counted (a disk full for days must not fill the memory too). */
+export const UNWRITTEN_MAX = 1000
+
 /** Append-only ledger with incremental folding (only new bytes are read on each `stats()`). */
 export class Ledger {
   readonly path: string
@@ -64,10 +67,11 @@ export class Ledger {
       await appendFile(this.path, JSON.stringify(line) + '\n', { flag: constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NOFOLLOW })
     } catch {
       this.unwritten.push(line)
+      if (this.unwritten.length > UNWRITTEN_MAX) this.fold(this.folded, this.reasons, this.unwritten.shift()!)
     }
   }
 
-  /** Every entry on disk (and any whose append failed), oldest first. A torn or hand-edited line is skipped. */
+  /** Every entry on disk (and the last {@link UNWRITTEN_MAX} whose append failed), oldest first. A torn or hand-edited line is skipped. */
   async entries(): Promise<Array<LedgerEntry & { t?: string }>> {
     let text = ''
     try {

@@ -3,9 +3,14 @@
  * writes. Counted, not timed: performance-timeline entries and secretlint's profiler entries after N backstop writes.
  */
 import { describe, expect, it } from 'vitest'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { secretLintProfiler } from '@secretlint/profiler'
 import { createRedactor } from '../../src/redact/redactor.js'
+import { Ledger, UNWRITTEN_MAX } from '../../src/knowledge/ledger.js'
+import { SearchIndex } from '../../src/search/search-index.js'
+import { PLANNING_CACHE_MAX } from '../../src/search/planner.js'
 import { roundDraft, storeFixture } from '../harness/stores.js'
 
 const { open, tmpRoot } = storeFixture('long-lived')
@@ -36,5 +41,29 @@ describe('a long-lived process', () => {
     const after10 = await sizeAfter(0, 10)
     const after110 = await sizeAfter(10, 110)
     expect(after110).toBe(after10)
+  })
+
+  it("bounds the query planner's caches in a process that searches for days without writing", () => {
+    const index = new SearchIndex()
+    const words = Array.from({ length: PLANNING_CACHE_MAX + 2000 }, (_, k) => `zq${k.toString(36)}x`)
+    const meta = { id: 'big', title: 'Many words', kind: 'raw' as const, created: '2025-01-01T00:00:00.000Z', cwd: '/ws', tools: [], tags: [], session: 'session-1', turn: 1 }
+    index.upsert({ id: 'big', path: 's/big.md', meta, body: words.join(' '), mtimeMs: 0 })
+    const planner = (index as unknown as { planner: { df(t: string): number; noteAbsent(p: string): void; cached: { df: number; absent: number } } }).planner
+    for (const w of words) expect(planner.df(w)).toBe(1)
+    for (const w of words) planner.noteAbsent(`${w} missing`)
+    expect(planner.cached.df).toBeLessThanOrEqual(PLANNING_CACHE_MAX)
+    expect(planner.cached.absent).toBeLessThanOrEqual(PLANNING_CACHE_MAX)
+    index.close()
+  })
+
+  it('counts every ledger entry a full disk refused, but keeps only the last ones in memory', async () => {
+    const root = tmpRoot()
+    mkdirSync(root, { recursive: true })
+    writeFileSync(join(root, '.knowledge'), 'not a folder') // every append fails, as on a full or read-only disk
+    const ledger = new Ledger(root)
+    const n = UNWRITTEN_MAX + 500
+    for (let k = 0; k < n; k++) await ledger.record({ type: 'kept', session: 's', turn: k, id: `s-t${k}`, score: 3, redacted: 0 })
+    expect((await ledger.stats()).kept).toBe(n)
+    expect(await ledger.entries()).toHaveLength(UNWRITTEN_MAX)
   })
 })
