@@ -66,4 +66,21 @@ describe('a long-lived process', () => {
     expect((await ledger.stats()).kept).toBe(n)
     expect(await ledger.entries()).toHaveLength(UNWRITTEN_MAX)
   })
+
+  it("answers the page's recent rounds from the ledger's end, whatever its length", async () => {
+    const root = tmpRoot()
+    mkdirSync(join(root, '.knowledge'), { recursive: true })
+    const lines: string[] = []
+    for (let k = 0; k < 20_000; k++) {
+      const entry = k % 3 ? { type: 'dropped', session: 's', turn: k, score: -1, reasons: ['-ack'], title: `第${k}轮 确认一下` } : { type: 'note', id: `s-n${k}`, redacted: 0 }
+      lines.push(JSON.stringify({ t: '2026-01-01T00:00:00.000Z', ...entry }))
+    }
+    writeFileSync(join(root, '.knowledge', 'ledger.jsonl'), `${lines.join('\n')}\n{"t":"torn`)
+    const ledger = new Ledger(root)
+    const dropped = (e: { type: string }) => e.type === 'dropped'
+    const all = (await ledger.entries()).filter(dropped)
+    expect(await ledger.recent(200, dropped)).toEqual(all.slice(-200))
+    expect(ledger.recentBytes).toBeLessThan(256 * 1024)
+    expect(await ledger.recent(50_000, dropped)).toEqual(all)
+  })
 })
