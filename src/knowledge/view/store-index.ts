@@ -278,9 +278,8 @@ export class StoreIndex {
   close(): Promise<void> {
     if (this.warming) clearTimeout(this.warming)
     this.files.close()
-    const index = this.index_
-    index?.close()
+    const stopped = this.index_?.close() ?? Promise.resolve()
     this.releaseCache()
-    return index?.stopped ?? Promise.resolve()
+    return stopped
   }
 }
