@@ -29,31 +29,38 @@ const VERSION = /\b(?:node|python|postgres(?:ql)?|java|go|ruby|php|helm|kubernet
 const TOOL_NAMES =
   /\b(?:pnpm|npm|yarn|bun|vitest|jest|mocha|playwright|cypress|biome|prettier|eslint|ruff|black|uv|pip|poetry|conda|helm|docker|compose|kubectl|k8s|kubernetes|terraform|zod|pino|winston|dayjs|moment(?:\.js)?|grpc|rest|graphql|postgres(?:ql)?|mongo(?:db)?|redis|kafka|mysql|sqlite|ripgrep|rg|git|jira|slack|github|gitlab|vite|webpack|esbuild|turbo|nx)\b/i
 const WORK_EN =
-  /\b(?:commits?|push(?:es|ed)?|branch(?:es)?|PRs?|pull requests?|merges?|reviews?|tests?|lint(?:er)?|builds?|deploy(?:s|ment)?|releases?|migrations?|logs?|files?|code|functions?|docstrings?|apis?|endpoints?|database|db|config(?:uration)?|dependenc(?:y|ies)|packages?|install|chart|versions?|tags?|staging|prod(?:uction)?|CI|types?|registry|secrets?|passwords?|diffs?|answers?|replies|comments?|indent(?:ation)?|tabs|spaces|lines?|services?|webhooks?|schema|queries|modules?|repo(?:sitory)?|main|master|on-?call|incidents?|backups?|freeze|sprint|planning|rotation|notices?|channel)\b/i
+  /\b(?:commits?|push(?:es|ed)?|branch(?:es)?|PRs?|pull requests?|merges?|reviews?|tests?|lint(?:er)?|builds?|deploy(?:s|ment)?|releases?|migrations?|logs?|files?|code|functions?|docstrings?|apis?|endpoints?|database|db|config(?:uration)?|dependenc(?:y|ies)|packages?|install|chart|versions?|tags?|staging|prod(?:uction)?|CI|types?|registry|secrets?|passwords?|diffs?|answers?|replies|comments?|indent(?:ation)?|tabs|spaces|lines?|services?|webhooks?|schema|queries|modules?|repo(?:sitory)?|main|master|on-?call|incidents?|backups?|freeze|sprint|planning|rotation|notices?|channel|cron|jobs?|flags?|buckets?|keywords?|titles?|names?|sql|cluster|cache|dashboard|docs?|documentation)\b/i
 const WORK_ZH =
-  /提交|分支|合并|测试|发版|发布|部署|上线|生产|线上|接口|代码|依赖|日志|配置|数据库|镜像|注释|版本|目录|文件|仓库|评审|告警|周报|例会|模块|组件|密码|环境|集群|服务|结论|回答|格式|语法|字段|调用|迁移|备份|值班/
+  /提交|分支|合并|测试|发版|发布|部署|上线|生产|线上|接口|代码|依赖|日志|配置|数据库|镜像|注释|版本|目录|文件|仓库|评审|告警|周报|例会|模块|组件|密码|环境|集群|服务|结论|回答|格式|语法|字段|调用|迁移|备份|值班|回归|构建|任务|脚本|文档|术语|缓存|标题|单号|库|请求/
+/** A name of the work: a kebab, snake or slash identifier (shop-uploads-prod, eu-west-1, Asia/Shanghai), a CamelCase product name, a time of day. */
+const IDENTIFIER = /\b[a-z0-9]+(?:[-_/][a-z0-9]+){2,}\b|\b[A-Z][a-z]+[A-Z][A-Za-z]+\b|\b[A-Za-z][a-z]+\/[A-Z][a-z]+\b|\b\d{1,2} ?(?:am|pm)\b/
 /** A run of Latin letters inside Chinese text is nearly always a name of the work (requestId, release, k8s). */
 const LATIN_IN_CJK = /[\u3400-\u9fff][^\n]{0,40}\b[A-Za-z][\w.-]{2,40}\b|\b[A-Za-z][\w.-]{2,40}\b[^\n]{0,40}[\u3400-\u9fff]/
 
 // Markers of each kind.
 const RULE_MARKERS = [
-  /\b(?:always|never|from now on|going forward|from here on|every time|whenever|make sure|remember|must(?!\s+be\b)|do not|don't|only)\b/i,
-  /以后|今后|不要|不许|禁止|必须|务必|记住|一律|统一|都要|千万别|别(?:再|用|动|碰)|只能|只用|每次/,
+  /\b(?:always|never|from now on|going forward|from here on|every time|whenever|make sure|remember|must(?!\s+be\b)|do not|don't|only|should|has to|have to|needs? to|requires?|required|not allowed|follows?|gets? (?:its|their) own)\b/i,
+  // a standing conditional addressed to the agent: "When you write SQL, uppercase the keywords"
+  /^(?:when|whenever|if) you\b/i,
+  /以后|今后|不要|不许|不准|不允许|禁止|必须|务必|应该|应当|需要|记住|一律|统一|都要|千万别|别(?:再|用|动|碰)|只能|只用|只读|每次|要(?=[带用写加走跑先经提改])|(?:的时候|时)[，,]?\s?(?:用|要|请|先|不要|都)/,
 ]
-const OWNER = [/\b(?:owns?|is responsible for|are responsible for|maintains?|(?:is|are) the (?:code )?owners?|in charge of|go(?:es)? through)\b/i, /负责|在管|在维护|归[^，。]{1,10}(?:管|负责)|找(?:他|她)/]
+const OWNER = [
+  /\b(?:owns?|is responsible for|are responsible for|maintains?|(?:is|are) the (?:code )?owners?|in charge of|go(?:es)? through|(?:it|that) is (?:his|hers|theirs))\b|\b(?:ping|ask|talk to|contact|check with) [A-Z][a-z]+\b/,
+  /负责|在管|在维护|归[^，。]{1,10}(?:管|负责)|找(?:他|她)|请?找[^。？?]{1,15}[。]?$|联系[^。？?]{1,15}/,
+]
 const SCHEDULE = [
-  /\b(?:every|each) (?:day|night|morning|week|month|sprint|quarter|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|\b(?:nightly|weekly|daily|monthly)\b|\bat \d{1,2}(?::\d\d)? ?(?:am|pm|utc)\b|\b\d{1,2}:\d\d ?utc\b/i,
+  /\bon (?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekdays|weekends)\b|\b(?:every|each) (?:day|night|morning|week|month|sprint|quarter|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|\b(?:nightly|weekly|daily|monthly)\b|\bat \d{1,2}(?::\d\d)? ?(?:am|pm|utc)\b|\b\d{1,2}:\d\d ?utc\b/i,
   /每(?:周|天|日|晚|月|个月|季度|次迭代)|两周一个|隔周|最后一个周[一二三四五六日]/,
 ]
 const CHANNEL = [/(?:^|\s)#[a-z][\w-]{1,40}\b|\b(?:channel|slack|teams|mailing list|jira)\b/i, /群|频道|飞书|钉钉|企业微信|Jira|邮件列表/]
 const CORRECTION = [
   /^(?:no|nope|actually|wrong|not quite|that's (?:wrong|not right|incorrect)|that is (?:wrong|not right|incorrect))\b/i,
   /, not (?:the |in |on |at )?[\w.#/-]{2,}|\bnot [\w.#/-]{2,40}, (?:it's|it is|but)\b/i,
-  /^(?:不是|不对|错了)|不是[^。！？!?]{1,30}[，,]\s?(?:而)?是|是[^。！？!?]{1,30}[，,]\s?(?:而)?不是/,
+  /^(?:不是|不对|错了)|你?说错了|应该是[^。！？!?]{1,30}[，,]|不是[^。！？!?]{1,30}[，,]\s?(?:而)?是|是[^。！？!?]{1,30}[，,]\s?(?:而)?不是/,
 ]
 const DECISION = [
   /\b(?:we(?:'re| are) going to|we (?:decided|chose|agreed|settled on|will go with|went with)|let's (?:use|go with|stick with|switch to|keep|move to)|decided to|decision is)\b/i,
-  /决定|定了|就用|统一用|改用|先不[^。]{1,20}继续|先不上/,
+  /决定|定了|确定|敲定|选定|就用|统一用|改用|先不[^。]{1,20}继续|先不上/,
 ]
 const PREFERENCE = [
   /\b(?:i (?:prefer|'d prefer|would prefer|like|want you to|want answers)|keep (?:your )?(?:answers|replies|responses|it) (?:short|brief|concise)|answer in|reply in|respond in|show me [^.?!]{1,40} before|bullet points)\b/i,
@@ -61,12 +68,12 @@ const PREFERENCE = [
 ]
 
 // What states nothing lasting.
-const QUESTION = /[?？]\s*$|^(?:is|are|was|were|should|shall|which|what|why|how|when|where|who|can|could|does|did|will|would|do(?! not\b))\b|(?:吗|呢|么)[。\s]*$|^(?:谁|什么|哪|为什么|怎么|是不是|能不能|要不要)|是不是/i
-const SELF_HABIT = /\bI (?:always|never|usually|sometimes) (?!want|prefer|use|need)\w/i
+const QUESTION = /[?？]\s*$|^(?:is|are|was|were|should|shall|which|what|why|how|when(?! you\b)|where|who|can|could|does|did|will|would|do(?! not\b))\b|(?:吗|呢|么)[。\s]*$|^(?:谁|什么|哪|为什么|怎么|是不是|能不能|要不要)|是不是/i
+const SELF_HABIT = /\bI (?:always|never|usually|sometimes) (?!want|prefer|use|need)\w|\bnever again\b|\bwill I\b/i
 /** "For now", "wait for me", 等我, 先…吧: an instruction for the next few minutes, not a lasting one. */
 const TEMPORARY = /\b(?:for now|for the moment|wait for me|until I (?:say|check|look))\b|等我|(?:^|[，,])先[^。]{0,20}吧\s*[。!！]?$/i
 /** A fact is declared ("X is on…", "X 在…"); a sentence opening on a task verb asks for work on the thing named. */
-const DECLARATIVE = /\b(?:is|are|was|were|lives?|sits?|runs?|listens?|located|hosted|uses?|we're on|we are on)\b|在|是|位于|地址|用的|我们用/i
+const DECLARATIVE = /\b(?:is|are|was|were|lives?|sits?|runs?|listens?|located|hosted|stored|kept|uses?|we're on|we are on)\b|在|是|位于|地址|用的|我们用/i
 const TASK_VERB = /^(?:please |pls |can you |could you )?(?:remove|delete|format|show|clean|open|run|fix|add|rename|move|check|look|help|print|read|write|update|install|revert|commit|push|rerun|retry|try)\b|^(?:帮我|请|把|给我看|看一下|打开|删|运行|跑一下)/i
 /** Sentence-final 吧 without a lasting marker: a suggestion for the task at hand ("用 pnpm 吧"). */
 const SUGGESTION = /吧\s*[。!！]?$/
@@ -78,13 +85,13 @@ const any = (patterns: readonly RegExp[], text: string): boolean => patterns.som
 function hasAnchor(text: string, signals: readonly string[]): boolean {
   if (signals.some((s) => s === 'path' || s === 'version' || s === 'config' || s === 'command')) return true
   if (URL.test(text) || HOST_PORT.test(text) || HOST.test(text) || PORT.test(text) || VERSION.test(text) || TOOL_NAMES.test(text)) return true
-  if (/`[^`\n]{1,80}`/.test(text)) return true
+  if (/`[^`\n]{1,80}`/.test(text) || IDENTIFIER.test(text)) return true
   return WORK_EN.test(text) || WORK_ZH.test(text) || LATIN_IN_CJK.test(text)
 }
 
 /** Whether the text names a technical fact (not only the work's words): what an environment fact needs. */
 function hasFactAnchor(text: string, signals: readonly string[]): boolean {
-  return signals.some((s) => s === 'path' || s === 'version' || s === 'config') || URL.test(text) || HOST_PORT.test(text) || HOST.test(text) || PORT.test(text) || VERSION.test(text)
+  return signals.some((s) => s === 'path' || s === 'version' || s === 'config') || IDENTIFIER.test(text) || URL.test(text) || HOST_PORT.test(text) || HOST.test(text) || PORT.test(text) || VERSION.test(text)
 }
 
 /**
@@ -96,13 +103,14 @@ export function statedKinds(message: string, signalsOf: (text: string) => readon
   const text = (message.length > STATEMENT_SCAN ? message.slice(0, STATEMENT_SCAN) : message).trim()
   if (text.length < 4 || QUESTION.test(text) || SELF_HABIT.test(text) || THIS_EXCHANGE.test(text) || TEMPORARY.test(text)) return []
   const signals = signalsOf(text)
-  if (!hasAnchor(text, signals)) return []
   const out = new Set<StatedKind>()
+  // An owner statement is about the person it names; every other kind needs something of the work.
+  if (any(OWNER, text)) out.add('owner')
+  if (!hasAnchor(text, signals)) return [...out]
   if (any(CORRECTION, text)) out.add('correction')
   if (any(RULE_MARKERS, text)) out.add('rule')
   if (any(DECISION, text)) out.add('decision')
   if (any(PREFERENCE, text)) out.add('preference')
-  if (any(OWNER, text)) out.add('owner')
   if (any(SCHEDULE, text)) out.add('schedule')
   if (any(CHANNEL, text) && /\b(?:post|send|go(?:es)? to|file|raise|report)\b|发到|提到|发在|发给/i.test(text)) out.add('channel')
   const declared = DECLARATIVE.test(text) && !TASK_VERB.test(text)

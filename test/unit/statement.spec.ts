@@ -59,6 +59,14 @@ describe('the statement set', () => {
     expect(m.precision).toBeGreaterThanOrEqual(0.95)
     expect(m.recall).toBeGreaterThanOrEqual(0.9)
   })
+
+  it('generalizes to the blind batch, written after the rules were frozen', () => {
+    const m = perFamily(set.filter((r) => r.batch === 'blind'))
+    report('blind batch', m)
+    expect(set.filter((r) => r.batch === 'blind').length).toBeGreaterThanOrEqual(40)
+    expect(m.precision).toBeGreaterThanOrEqual(0.85)
+    expect(m.recall).toBeGreaterThanOrEqual(0.7)
+  })
 })
 
 describe('person-side reasons', () => {
