@@ -19,7 +19,6 @@ export const STATEMENT_SCAN = 2000
 export type StatedKind = 'correction' | 'rule' | 'decision' | 'preference' | 'fact' | 'owner' | 'schedule' | 'channel'
 export const STATED_KINDS: readonly StatedKind[] = ['correction', 'rule', 'decision', 'preference', 'fact', 'owner', 'schedule', 'channel']
 
-
 // An anchor: what a statement is about. Technical shapes first, then the work's own words.
 const URL = /\bhttps?:\/\/[\w.-]{1,100}/i
 const HOST_PORT = /\b[a-z][\w-]{0,60}(?:\.[a-z][\w-]{0,60}){0,6}:\d{2,5}\b|\b\d{1,3}(?:\.\d{1,3}){3}\b/i
@@ -68,13 +67,15 @@ const PREFERENCE = [
 ]
 
 // What states nothing lasting.
-const QUESTION = /[?？]\s*$|^(?:is|are|was|were|should|shall|which|what|why|how|when(?! you\b)|where|who|can|could|does|did|will|would|do(?! not\b))\b|(?:吗|呢|么)[。\s]*$|^(?:谁|什么|哪|为什么|怎么|是不是|能不能|要不要)|是不是/i
+const QUESTION =
+  /[?？]\s*$|^(?:is|are|was|were|should|shall|which|what|why|how|when(?! you\b)|where|who|can|could|does|did|will|would|do(?! not\b))\b|(?:吗|呢|么)[。\s]*$|^(?:谁|什么|哪|为什么|怎么|是不是|能不能|要不要)|是不是/i
 const SELF_HABIT = /\bI (?:always|never|usually|sometimes) (?!want|prefer|use|need)\w|\bnever again\b|\bwill I\b/i
 /** "For now", "wait for me", 等我, 先…吧: an instruction for the next few minutes, not a lasting one. */
 const TEMPORARY = /\b(?:for now|for the moment|wait for me|until I (?:say|check|look))\b|等我|(?:^|[，,])先[^。]{0,20}吧\s*[。!！]?$/i
 /** A fact is declared ("X is on…", "X 在…"); a sentence opening on a task verb asks for work on the thing named. */
 const DECLARATIVE = /\b(?:is|are|was|were|lives?|sits?|runs?|listens?|located|hosted|stored|kept|uses?|we're on|we are on)\b|在|是|位于|地址|用的|我们用/i
-const TASK_VERB = /^(?:please |pls |can you |could you )?(?:remove|delete|format|show|clean|open|run|fix|add|rename|move|check|look|help|print|read|write|update|install|revert|commit|push|rerun|retry|try)\b|^(?:帮我|请|把|给我看|看一下|打开|删|运行|跑一下)/i
+const TASK_VERB =
+  /^(?:please |pls |can you |could you )?(?:remove|delete|format|show|clean|open|run|fix|add|rename|move|check|look|help|print|read|write|update|install|revert|commit|push|rerun|retry|try)\b|^(?:帮我|请|把|给我看|看一下|打开|删|运行|跑一下)/i
 /** Sentence-final 吧 without a lasting marker: a suggestion for the task at hand ("用 pnpm 吧"). */
 const SUGGESTION = /吧\s*[。!！]?$/
 const THIS_EXCHANGE = /\b(?:as you (?:just )?(?:said|suggested)|what you (?:just )?(?:said|suggested)|like you said)\b|刚才|刚刚说/i
@@ -91,7 +92,15 @@ function hasAnchor(text: string, signals: readonly string[]): boolean {
 
 /** Whether the text names a technical fact (not only the work's words): what an environment fact needs. */
 function hasFactAnchor(text: string, signals: readonly string[]): boolean {
-  return signals.some((s) => s === 'path' || s === 'version' || s === 'config') || IDENTIFIER.test(text) || URL.test(text) || HOST_PORT.test(text) || HOST.test(text) || PORT.test(text) || VERSION.test(text)
+  return (
+    signals.some((s) => s === 'path' || s === 'version' || s === 'config') ||
+    IDENTIFIER.test(text) ||
+    URL.test(text) ||
+    HOST_PORT.test(text) ||
+    HOST.test(text) ||
+    PORT.test(text) ||
+    VERSION.test(text)
+  )
 }
 
 /**
@@ -114,7 +123,8 @@ export function statedKinds(message: string, signalsOf: (text: string) => readon
   if (any(SCHEDULE, text)) out.add('schedule')
   if (any(CHANNEL, text) && /\b(?:post|send|go(?:es)? to|file|raise|report)\b|发到|提到|发在|发给/i.test(text)) out.add('channel')
   const declared = DECLARATIVE.test(text) && !TASK_VERB.test(text)
-  if (declared && (hasFactAnchor(text, signals) || (TOOL_NAMES.test(text) && /\b(?:we use|we're on|we are on|run with|runs? with|is on|are on)\b|我们用|用的是|统一用|都用|管理/i.test(text)))) out.add('fact')
+  if (declared && (hasFactAnchor(text, signals) || (TOOL_NAMES.test(text) && /\b(?:we use|we're on|we are on|run with|runs? with|is on|are on)\b|我们用|用的是|统一用|都用|管理/i.test(text))))
+    out.add('fact')
   if (SUGGESTION.test(text) && !any(RULE_MARKERS, text)) return []
   return STATED_KINDS.filter((k) => out.has(k))
 }

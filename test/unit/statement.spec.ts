@@ -38,7 +38,10 @@ function perFamily(rounds: Stated[]) {
 }
 
 function report(label: string, m: ReturnType<typeof perFamily>) {
-  const rows = [...m.families].map(([family, f]) => `${family.padEnd(18)} keep ${String(f.tp + f.fn).padStart(2)} recall ${f.tp + f.fn ? (f.tp / (f.tp + f.fn)).toFixed(2) : '  - '}  look-alikes ${String(f.tn + f.fp).padStart(2)} kept ${f.fp}`)
+  const rows = [...m.families].map(
+    ([family, f]) =>
+      `${family.padEnd(18)} keep ${String(f.tp + f.fn).padStart(2)} recall ${f.tp + f.fn ? (f.tp / (f.tp + f.fn)).toFixed(2) : '  - '}  look-alikes ${String(f.tn + f.fp).padStart(2)} kept ${f.fp}`,
+  )
   console.log(`${label}: precision ${m.precision.toFixed(3)} recall ${m.recall.toFixed(3)}\n${rows.join('\n')}\n${m.wrong.join('\n')}`)
 }
 
