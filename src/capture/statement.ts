@@ -129,6 +129,16 @@ export function statedKinds(message: string, signalsOf: (text: string) => readon
   return STATED_KINDS.filter((k) => out.has(k))
 }
 
+/**
+ * The reply to a question the agent asked ("Which package manager?" … "pnpm"): a fact when it names something of the
+ * work and is not itself a question, even without a marker.
+ */
+export function answersWithFact(reply: string, signalsOf: (text: string) => readonly string[]): boolean {
+  const text = reply.trim()
+  if (!text || QUESTION.test(text) || TEMPORARY.test(text) || THIS_EXCHANGE.test(text)) return false
+  return hasAnchor(text, signalsOf(text))
+}
+
 /** Whether a statement describes how the person wants work done (the agent is told to record it as a preference). */
 export function statesWayOfWorking(kinds: readonly StatedKind[]): boolean {
   return kinds.includes('rule') || kinds.includes('preference') || kinds.includes('decision')

@@ -80,4 +80,25 @@ describe('a stated way of working in the real agent loop', () => {
     await loop.ask('Rename the helper in src/cli.ts', { session: SESSION, cwd: '/work/proj' })
     expect(contextOf(loop.adapter.requests[1])).not.toContain('knowledge_note(kind: "preference"')
   })
+
+  it("keeps a fact stated across turns with the stating turn, the agent's question beside it", async () => {
+    const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-stated-')), 'kb')
+    loop = await createLoop(byPrompt({ 'Set up the project': [{ text: 'Sure. Which package manager do you use here?' }], pnpm: [{ text: 'Got it.' }], '5433': [{ text: 'Noted.' }] }), [
+      [knowledge, { root }],
+      [capture, {}],
+      [recall, { sameWorkspaceOnly: false }],
+    ])
+    const store = (loop.ctx as unknown as { knowledge: KnowledgeStore }).knowledge
+    await loop.ask('Set up the project for me', { session: SESSION, cwd: '/work/proj' })
+    const written = nextWrite(store)
+    await loop.ask('pnpm', { session: SESSION, cwd: '/work/proj' })
+    const id = await written
+    expect(store.get(id)!.turn).toBe(2)
+    expect(store.get(id)!.title).toBe('Which package manager do you use here? pnpm')
+    expect(store.text(id)).toMatch(/## Asked\n+Which package manager do you use here\?/)
+    expect(store.search('package manager', { limit: 3 })[0]?.id).toBe(id)
+    await store.flush()
+    // the first turn (a question back, no finding) is not a document
+    expect(store.count({})).toBe(1)
+  })
 })
