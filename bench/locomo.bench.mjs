@@ -99,7 +99,14 @@ const normId = (raw) => {
   const m = /D:?(\d+):(\d+)/.exec(raw)
   return m ? `D${Number(m[1])}:${Number(m[2])}` : raw
 }
-const evidenceOf = (qa) => [...new Set((qa.evidence ?? []).flatMap((e) => String(e).split(/[;,\s]+/)).filter((e) => /D/.test(e)).map(normId))]
+const evidenceOf = (qa) => [
+  ...new Set(
+    (qa.evidence ?? [])
+      .flatMap((e) => String(e).split(/[;,\s]+/))
+      .filter((e) => /D/.test(e))
+      .map(normId),
+  ),
+]
 
 /** The turns of a conversation, in order: { dia, session, turn, speaker, created, text }. */
 function turnsOf(conversation) {

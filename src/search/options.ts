@@ -35,9 +35,17 @@ export interface SearchIndexOptions {
    * off, an object turns single sources off.
    */
   expand?: boolean | ExpandOptions
+  /**
+   * Conversational context: the share of a strong hit's score lent to the rounds next to it in its session (turn ± 2;
+   * see context.ts); `0` turns it off.
+   */
+  context?: number
   /** Told how each search was evaluated (benches and tests count plans; see {@link Plan}). */
   onPlan?: (plan: Plan) => void
 }
+
+/** The default neighbour weight of conversational context (measured on LoCoMo's development half; docs/search.md). */
+export const DEFAULT_CONTEXT = 0.5
 
 /** {@link SearchIndexOptions} with their defaults applied. */
 export interface ResolvedOptions {
@@ -45,6 +53,8 @@ export interface ResolvedOptions {
   snippetWidth: number
   /** Query expansion's sources; undefined when expansion is off. */
   expand: ExpandOptions | undefined
+  /** The neighbour weight of conversational context (0: off). */
+  context: number
 }
 
 /** Applies the defaults (a non-positive or non-finite number falls back to its default). */
@@ -64,6 +74,7 @@ export function resolveOptions(options: SearchIndexOptions): ResolvedOptions {
       budget: finite(options.scoreBudget, 500),
     },
     snippetWidth: finite(options.snippetWidth, 200),
+    context: options.context === 0 ? 0 : finite(options.context, DEFAULT_CONTEXT),
     expand: options.expand === false ? undefined : options.expand === true || options.expand === undefined ? {} : options.expand,
   }
 }

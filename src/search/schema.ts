@@ -105,6 +105,7 @@ export const SCHEMA = `
   );
   CREATE INDEX doc_created ON doc (created_ms);
   CREATE INDEX doc_cwd ON doc (cwd);
+  CREATE INDEX doc_session ON doc (session, turn) WHERE session IS NOT NULL;
   CREATE TABLE body (rowid INTEGER PRIMARY KEY, text TEXT NOT NULL);
   CREATE TABLE tag (doc INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (doc, id)) WITHOUT ROWID;
   CREATE INDEX tag_by_id ON tag (id, doc);

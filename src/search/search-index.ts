@@ -24,7 +24,6 @@ import { docRow, INSERT_DOC } from './doc-row.js'
 import { countDocs, facetCounts, listDocs, workspaceCount } from './facets.js'
 import { Vocabulary, whereOf } from './filter.js'
 import { type Plan, QueryPlanner } from './planner.js'
-export type { Plan }
 import {
   asStrings,
   DEFAULT_SEARCH_LIMIT,
@@ -47,8 +46,9 @@ import type { CheckpointOptions, Checkpointer } from './checkpointer.js'
 import { expandQuery, type ExpandOptions, warmExpansion } from './expand/index.js'
 import { addExpansion } from './expansion.js'
 import { resolveOptions, type SearchIndexOptions } from './options.js'
+import { addNeighbours } from './context.js'
 
-export type { Facets, SearchIndexOptions }
+export type { Facets, Plan, SearchIndexOptions }
 export type { IndexedMeta, ListSort, ManifestRow, ManifestTuple, RelationsRow } from './schema.js'
 
 /** A BM25 index over knowledge documents. Synchronous; one instance per store. */
@@ -73,6 +73,7 @@ export class SearchIndex {
   private retired_ = 0
   /** Query expansion's sources (undefined: off), and whether any indexed text had Chinese characters. */
   private readonly expand: ExpandOptions | undefined
+  private readonly context: number
   private han = false
   private closed = false
   /** The write transaction of each event-loop turn, and background segment merging. */
@@ -86,6 +87,7 @@ export class SearchIndex {
     const resolved = resolveOptions(options)
     this.snippetWidth = resolved.snippetWidth
     this.expand = resolved.expand
+    this.context = resolved.context
     this.onPlan = options.onPlan
     this.planner = new QueryPlanner(this, resolved.rank)
     this.persistent = db !== undefined
@@ -164,10 +166,7 @@ export class SearchIndex {
   /** A prepared statement, cached by its SQL (for the planner and listings too). */
   stmt(sql: string): StatementSync {
     let s = this.statements.get(sql)
-    if (!s) {
-      s = this.db.prepare(sql)
-      this.statements.set(sql, s)
-    }
+    if (!s) this.statements.set(sql, (s = this.db.prepare(sql)))
     return s
   }
 
@@ -338,9 +337,11 @@ export class SearchIndex {
       const pool = this.planner.candidates(expansion?.terms ?? terms, where, window)
       plan = this.planner.plan
       const used = expansion?.extra.length ? addExpansion(this.planner, pool, expansion.extra, where, window) : []
+      const own = new Set((expansion?.terms ?? terms).flatMap((t) => [...t.tokens, ...(t.parts ?? [])]))
+      addNeighbours((sql) => this.stmt(sql), pool, where, this.context)
       const ranked = [...pool].sort((a, b) => b[1] - a[1] || b[0] - a[0]).slice(offset, window)
       if (!ranked.length) return []
-      const marks = [...new Set([...(expansion?.terms ?? terms).flatMap((t) => [...t.tokens, ...(t.parts ?? [])]), ...used.flatMap((p) => p.split(' '))])]
+      const marks = [...new Set([...own, ...used.flatMap((p) => p.split(' '))])]
       const rows = this.stmt(`SELECT doc.${DOC_COLUMNS}, body.text AS body FROM doc JOIN body ON body.rowid = doc.rowid WHERE doc.rowid IN (SELECT value FROM json_each(?))`).all(
         JSON.stringify(ranked.map(([r]) => r)),
       ) as unknown as Array<DocRow & { body: string }>
