@@ -116,6 +116,7 @@ export const SCHEMA = `
     title, tags, body, title_id, body_id, content = '', contentless_delete = 1, detail = full,
     tokenize = "porter unicode61 remove_diacritics 2 tokenchars '_'"
   );
+  CREATE VIRTUAL TABLE fts_chars USING fts5(chars, content = '', contentless_delete = 1, detail = full, tokenize = "unicode61");
 `
 
 export const finite = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : fallback)

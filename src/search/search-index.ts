@@ -20,7 +20,7 @@ import type { FileStamp, KnowledgeDoc, SearchFilter, SearchHit } from '../types.
 import type { Facets } from '../wire.js'
 import { queryTerms } from './tokenize.js'
 import { toHit } from './hits.js'
-import { docRow, INSERT_DOC } from './doc-row.js'
+import { docRow, INSERT_DOC, insertTokens } from './doc-row.js'
 import { countDocs, facetCounts, listDocs, workspaceCount } from './facets.js'
 import { Vocabulary, whereOf } from './filter.js'
 import { type Plan, QueryPlanner } from './planner.js'
@@ -47,6 +47,7 @@ import { expandQuery, type ExpandOptions, warmExpansion } from './expand/index.j
 import { addExpansion } from './expansion.js'
 import { resolveOptions, type SearchIndexOptions } from './options.js'
 import { addNeighbours } from './context.js'
+import { addChars } from './chars.js'
 
 export type { Facets, Plan, SearchIndexOptions }
 export type { IndexedMeta, ListSort, ManifestRow, ManifestTuple, RelationsRow } from './schema.js'
@@ -74,6 +75,7 @@ export class SearchIndex {
   /** Query expansion's sources (undefined: off), and whether any indexed text had Chinese characters. */
   private readonly expand: ExpandOptions | undefined
   private readonly context: number
+  private readonly chars: number
   private han = false
   private closed = false
   /** The write transaction of each event-loop turn, and background segment merging. */
@@ -88,6 +90,7 @@ export class SearchIndex {
     this.snippetWidth = resolved.snippetWidth
     this.expand = resolved.expand
     this.context = resolved.context
+    this.chars = resolved.chars
     this.onPlan = options.onPlan
     this.planner = new QueryPlanner(this, resolved.rank)
     this.persistent = db !== undefined
@@ -239,14 +242,7 @@ export class SearchIndex {
       this.stmt(INSERT_DOC).run(rowid, ...columns)
       this.stmt('INSERT INTO body (rowid, text) VALUES (?, ?)').run(rowid, body)
       if (!this.persistent) this.rowids.set(ownString(id), rowid)
-      this.stmt('INSERT INTO fts (rowid, title, tags, body, title_id, body_id) VALUES (?, ?, ?, ?, ?, ?)').run(
-        rowid,
-        titleText.words,
-        tagText.words + tagText.wholes,
-        bodyText.words,
-        titleText.wholes,
-        bodyText.wholes,
-      )
+      insertTokens((sql) => this.stmt(sql), rowid, titleText, tagText, bodyText)
       const addTag = this.stmt('INSERT OR IGNORE INTO tag (doc, id) VALUES (?, ?)')
       for (const t of new Set(tags.map((x) => x.toLowerCase()))) addTag.run(rowid, this.vocabulary.tag(t))
       const addTool = this.stmt('INSERT OR IGNORE INTO tool (doc, id) VALUES (?, ?)')
@@ -286,6 +282,7 @@ export class SearchIndex {
     if (((row.rowid >> 3) & 3) === STATUS_INDEX.retired) this.retired_--
     for (const t of new Set(asStrings(JSON.parse(row.tools)))) this.vocabulary.dropTool(t)
     this.stmt('DELETE FROM fts WHERE rowid = ?').run(row.rowid)
+    this.stmt('DELETE FROM fts_chars WHERE rowid = ?').run(row.rowid)
     this.stmt('DELETE FROM doc WHERE rowid = ?').run(row.rowid)
     this.stmt('DELETE FROM body WHERE rowid = ?').run(row.rowid)
     this.stmt('DELETE FROM tag WHERE doc = ?').run(row.rowid)
@@ -338,6 +335,7 @@ export class SearchIndex {
       plan = this.planner.plan
       const used = expansion?.extra.length ? addExpansion(this.planner, pool, expansion.extra, where, window) : []
       const own = new Set((expansion?.terms ?? terms).flatMap((t) => [...t.tokens, ...(t.parts ?? [])]))
+      addChars((sql) => this.stmt(sql), pool, expansion?.terms ?? terms, where, window, this.chars)
       addNeighbours((sql) => this.stmt(sql), pool, where, this.context)
       const ranked = [...pool].sort((a, b) => b[1] - a[1] || b[0] - a[0]).slice(offset, window)
       if (!ranked.length) return []

@@ -74,3 +74,31 @@ describe('conversational context', () => {
     expect(index.search('instrument').map((h) => h.id)).toEqual(['r'])
   })
 })
+
+describe('single Chinese characters', () => {
+  const docOf = (id: string, body: string): KnowledgeDoc => turn(id, body, undefined, undefined)
+  it('finds a document that shares one character and no pair with a short question, below documents holding the pair', () => {
+    const index = new SearchIndex()
+    try {
+      index.upsertMany([docOf('spice', '小王只吃微辣，老李喜欢中辣，没有人能接受极辣。'), docOf('lunch', '楼下的面馆中午排队二十分钟。'), docOf('pair', '他说自己很能吃辣，越辣越好。')])
+      expect(index.search('能吃辣吗').map((h) => h.id)).toEqual(['pair', 'spice'])
+      expect(index.search('辣').map((h) => h.id)).toEqual(expect.arrayContaining(['spice', 'pair']))
+      expect(index.search('辣').map((h) => h.id)).not.toContain('lunch')
+      // Reversed order (锁死 / 死锁) meets through the characters too.
+      index.upsert(docOf('deadlock', '两个事务以相反的顺序加锁，出现死锁。'))
+      expect(index.search('锁死').map((h) => h.id)).toEqual(['deadlock'])
+    } finally {
+      index.close()
+    }
+  })
+
+  it('is off with charWeight 0 (pairs only, as before)', () => {
+    const index = new SearchIndex({ charWeight: 0 })
+    try {
+      index.upsertMany([docOf('spice', '小王只吃微辣，老李喜欢中辣。')])
+      expect(index.search('能吃辣吗')).toEqual([])
+    } finally {
+      index.close()
+    }
+  })
+})
