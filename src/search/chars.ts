@@ -15,8 +15,8 @@ export const MAX_QUERY_CHARS = 12
 
 /**
  * Adds `weight × best × (character bm25 / best character bm25)` to the rows holding the query's characters, where
- * `best` is the best score of the query's own words (1 when they found nothing): characters re-order and complete
- * the ranking, they never outweigh the words. They are ranked only when the words found fewer rows than the page
+ * `best` is the best score of the query's own words (their bm25 itself when the words found nothing): characters
+ * complete the ranking, they never outweigh the words. They are ranked only when the words found fewer rows than the page
  * holds (measured against ranking them always: docs/search.md). Only Chinese runs of two characters or more carry characters
  * ({@link QueryTerm.chars}); a query without them costs nothing.
  */
@@ -34,6 +34,9 @@ export function addChars(stmt: (sql: string) => StatementSync, pool: Map<number,
     return
   }
   if (!rows.length || !(rows[0].s < 0)) return
-  const best = Math.max(0, ...pool.values()) || 1
-  for (const { r, s } of rows) pool.set(r, (pool.get(r) ?? 0) + weight * best * (s / rows[0].s))
+  // Scaled below the words' best score; when the words found nothing, the characters are the user's only evidence and
+  // keep their own bm25 (so a translation does not outrank them just because their scale was arbitrary).
+  const best = Math.max(0, ...pool.values())
+  const scale = best > 0 ? (weight * best) / -rows[0].s : 1
+  for (const { r, s } of rows) pool.set(r, (pool.get(r) ?? 0) + scale * -s)
 }

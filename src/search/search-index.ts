@@ -46,7 +46,7 @@ import type { CheckpointOptions, Checkpointer } from './checkpointer.js'
 import { expandQuery, type ExpandOptions, warmExpansion } from './expand/index.js'
 import { addExpansion } from './expansion.js'
 import { resolveOptions, type SearchIndexOptions } from './options.js'
-import { addNeighbours } from './context.js'
+import { addNeighbours, CONTEXT_DEPTH } from './context.js'
 import { addChars } from './chars.js'
 
 export type { Facets, Plan, SearchIndexOptions }
@@ -331,11 +331,12 @@ export class SearchIndex {
       if (where.none) return []
       const window = offset + limit
       const expansion = this.expand ? expandQuery(terms, { han: this.han }, this.expand) : undefined
-      const pool = this.planner.candidates(expansion?.terms ?? terms, where, window)
+      const depth = this.context > 0 ? Math.max(window, CONTEXT_DEPTH) : window // rows below the page keep their scores for context
+      const pool = this.planner.candidates(expansion?.terms ?? terms, where, window, depth)
       plan = this.planner.plan
-      const used = expansion?.extra.length ? addExpansion(this.planner, pool, expansion.extra, where, window) : []
+      addChars((sql) => this.stmt(sql), pool, expansion?.terms ?? terms, where, window, this.chars) // before translations: a short page is about the user's words
+      const used = expansion?.extra.length ? addExpansion(this.planner, pool, expansion.extra, where, depth) : []
       const own = new Set((expansion?.terms ?? terms).flatMap((t) => [...t.tokens, ...(t.parts ?? [])]))
-      addChars((sql) => this.stmt(sql), pool, expansion?.terms ?? terms, where, window, this.chars)
       addNeighbours((sql) => this.stmt(sql), pool, where, this.context)
       const ranked = [...pool].sort((a, b) => b[1] - a[1] || b[0] - a[0]).slice(offset, window)
       if (!ranked.length) return []

@@ -92,6 +92,20 @@ describe('single Chinese characters', () => {
     }
   })
 
+  it('ranks the own character above a translation of it (慢 → slow)', () => {
+    const index = new SearchIndex()
+    try {
+      index.upsertMany([
+        docOf('zh-slow', '首页打开很慢，图片改成懒加载。'),
+        docOf('en-slow', 'The home page is slow: images are now lazy-loaded.'),
+        docOf('en-slow-2', 'Slow queries: a missing index on orders.'),
+      ])
+      expect(index.search('慢').map((h) => h.id)[0]).toBe('zh-slow')
+    } finally {
+      index.close()
+    }
+  })
+
   it('is off with charWeight 0 (pairs only, as before)', () => {
     const index = new SearchIndex({ charWeight: 0 })
     try {
