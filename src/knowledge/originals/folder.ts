@@ -186,7 +186,12 @@ export class OriginalsFolder {
         const present = !entry.retired && this.onDisk.has(entry.path)
         if (present && this.countPages && entry.counts?.sha256 !== entry.sha256 && (typeOf(entry.path) === 'pdf' || typeOf(entry.path) === 'pptx')) {
           try {
-            entry.counts = { sha256: entry.sha256, ...(await this.countPages(this.fullPath(entry.path), entry.path)) }
+            const { fd } = openOriginal(this.dir, this.onDisk.get(entry.path) ?? entry.path)
+            try {
+              entry.counts = { sha256: entry.sha256, ...(await this.countPages(fd, entry.path)) }
+            } finally {
+              closeSync(fd)
+            }
             write = true
           } catch (error) {
             this.problems.set(entry.path, (error as Error).message)
@@ -219,6 +224,18 @@ export class OriginalsFolder {
       throw new OriginalsError(problem ?? `originals/${path} is not an original (list_sources lists them)`)
     }
     return entry
+  }
+
+  /**
+   * Opens a present original for reading (descriptor, no link followed); the caller closes it. A retired or missing
+   * one is an error that says so (and what replaced it).
+   */
+  async openForReading(name: unknown): Promise<{ entry: OriginalEntry; fd: number }> {
+    const entry = await this.resolve(name)
+    if (entry.retired) throw new OriginalsError(`originals/${entry.path} is retired (${entry.retired.why}: ${entry.retired.reason})${entry.retired.replacedBy ? `; use originals/${entry.retired.replacedBy}` : ''}`)
+    const onDisk = this.onDisk.get(entry.path)
+    if (!onDisk) throw new OriginalsError(this.problems.get(entry.path) ?? `originals/${entry.path} is missing: it is in the manifest but no longer in the folder`)
+    return { entry, fd: openOriginal(this.dir, onDisk).fd }
   }
 
   /** True when the path is present now. */

@@ -9,8 +9,8 @@ import { type OriginalType, typeOf } from './names.js'
 
 export type OriginalStatus = 'present' | 'missing' | 'retired'
 
-/** Counts a file's pages (PDF) or slides (PPTX) without reading it whole; `full` is its absolute path. */
-export type PageCounter = (full: string, path: string) => Promise<{ pages?: number; slides?: number; declaredPages?: number }>
+/** Counts a file's pages (PDF) or slides (PPTX) without parsing it whole, from a descriptor opened without following links. */
+export type PageCounter = (fd: number, path: string) => Promise<{ pages?: number; slides?: number; declaredPages?: number }>
 
 export interface ListedOriginal {
   path: string
