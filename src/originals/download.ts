@@ -33,7 +33,7 @@ export function markdownName(path: string): string {
 /** The main content of an HTML page as Markdown, with its title and where it came from; undefined when none is found. */
 export function pageMarkdown(html: string, url: string): string | undefined {
   const { document } = parseHTML(html)
-  const article = new Readability(document as unknown as Document, { charThreshold: 200 }).parse()
+  const article = new Readability(document as unknown as ConstructorParameters<typeof Readability>[0], { charThreshold: 200 }).parse()
   if (!article?.content) return undefined
   const body = htmlToMarkdown(article.content)
   if (!body.trim()) return undefined

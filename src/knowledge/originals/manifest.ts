@@ -8,7 +8,7 @@
  * @module dsh-knowledge-sync/knowledge/originals/manifest
  */
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs'
-import { writeFileAtomic } from '../atomic.js'
+import { writeFileAtomic } from '../disk/atomic.js'
 import { originalPath, OriginalsError } from './names.js'
 
 export const MANIFEST_VERSION = 1

@@ -5,13 +5,11 @@
  * file another system wrote in NFD.
  * @module dsh-knowledge-sync/knowledge/originals/names
  */
-import { lstatSync } from 'node:fs'
-import { extname, join } from 'node:path'
+import { extname } from 'node:path'
 
 /** The default folder of originals, relative to the knowledge root. */
 export const DEFAULT_ORIGINALS_DIR = 'originals'
-/** The hidden folder inside the originals folder that holds the manifest and retired files. */
-export const MANIFEST_DIR = '.manifest'
+export { MANIFEST_DIR } from '../disk/originals-marker.js'
 export const MANIFEST_FILE = 'manifest.json'
 /** The hidden folder inside the originals folder that retired files move to, keeping their relative path. */
 export const RETIRED_DIR = '.retired'
@@ -79,21 +77,3 @@ export function typeOf(path: string): OriginalType {
   return TYPES[extname(path).toLowerCase()] ?? 'other'
 }
 
-/**
- * True when `dir` is an originals folder (it holds the hidden manifest folder). The store's scan and watcher skip
- * such a folder: its files are the person's, not documents, even when they are Markdown.
- */
-export function holdsOriginals(dir: string): boolean {
-  try {
-    return lstatSync(join(dir, MANIFEST_DIR)).isDirectory()
-  } catch {
-    return false
-  }
-}
-
-/** True when the root-relative `rel` lies inside an originals folder (any folder on its way holds the manifest folder). */
-export function insideOriginals(root: string, rel: string): boolean {
-  const parts = rel.split('/')
-  for (let i = 1; i < parts.length; i++) if (holdsOriginals(join(root, ...parts.slice(0, i)))) return true
-  return false
-}
