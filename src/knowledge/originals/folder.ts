@@ -308,6 +308,8 @@ export class OriginalsFolder {
       const next = replacement ? manifest.originals.find((e) => e.path === replacement && !e.retired) : undefined
       if (replacement && !next) throw new OriginalsError(`replacedBy: originals/${replacement} is not a present original`)
       if (replacement === path) throw new OriginalsError('an original cannot replace itself')
+      const problem = this.problems.get(path)
+      if (problem) throw new OriginalsError(`${problem}: nothing was moved; put the real file back (or remove the entry) first`)
       let storedAs = `${RETIRED_DIR}/${path}`
       const onDisk = this.onDisk.get(path)
       if (onDisk) {
