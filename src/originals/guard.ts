@@ -34,29 +34,38 @@ export function shellWords(command: string): string[] {
   return words
 }
 
-/** The paths a shell command would write: redirection targets, and the file arguments of commands that change files. */
-export function shellWriteTargets(command: string): string[] {
+/**
+ * The paths a shell command would write (redirection targets, the file arguments of commands that change files),
+ * each resolved against the folder the command is in at that point (`cd`/`pushd` move it).
+ */
+export function shellWriteTargets(command: string, cwd: string): string[] {
   const words = shellWords(command)
   const targets: string[] = []
+  let here = cwd
+  const at = (p: string) => (/[$`]/.test(p) || p.startsWith('~') || isAbsolute(p) ? p : resolve(here, p))
   let start = true
   let name = ''
   let inPlace = false
   let last = ''
   const flush = () => {
-    if (last && LAST_WRITES.has(name)) targets.push(last)
+    if (last && LAST_WRITES.has(name)) targets.push(at(last))
     last = ''
   }
   for (let i = 0; i < words.length; i++) {
     const word = words[i]
     if (/^(\d*>>?\|?|&>>?)$/.test(word)) {
       const target = words[i + 1]
-      if (target && !/^&\d*$/.test(target)) targets.push(target)
+      if (target && !/^&\d*$/.test(target)) targets.push(at(target))
       i++
       continue
     }
     if (/^(\|\||&&|[;|&()\n])$/.test(word)) {
       flush()
       start = true
+      continue
+    }
+    if (/^<<?$/.test(word)) {
+      i++ // an input redirection (or a here-document's delimiter) is read, not written
       continue
     }
     if (start) {
@@ -70,11 +79,18 @@ export function shellWriteTargets(command: string): string[] {
       if (name === 'sudo' || name === 'env' || name === 'command' || name === 'xargs' || name === 'nohup' || name === 'time') start = true
       continue
     }
+    if ((name === 'cd' || name === 'pushd') && !word.startsWith('-')) {
+      here = /[$`~]/.test(word) ? here : resolve(here, word)
+      continue
+    }
     if (IN_PLACE.has(name) && /^(-i|--in-place|-i\S*|-pi\S*)$/.test(word)) inPlace = true
-    if (name === 'dd' && word.startsWith('of=')) targets.push(word.slice(3))
-    if (FLAG_WRITES[name]?.test(word) && words[i + 1]) targets.push(words[++i])
+    if (name === 'dd' && word.startsWith('of=')) targets.push(at(word.slice(3)))
+    if (FLAG_WRITES[name]?.test(word) && words[i + 1]) targets.push(at(words[++i]))
     if (!word.startsWith('-')) last = word
-    if (CHANGING.has(name) || (IN_PLACE.has(name) && inPlace)) targets.push(word.replace(/^-[A-Za-z]+=?/, '').replace(/^--[\w-]+=/, ''))
+    if (CHANGING.has(name) || (IN_PLACE.has(name) && inPlace)) {
+      const target = word.replace(/^-[A-Za-z]+=?/, '').replace(/^--[\w-]+=/, '')
+      if (target) targets.push(at(target))
+    }
   }
   flush()
   return targets.filter(Boolean)
@@ -104,7 +120,7 @@ export function writeIntoFolder(tool: string, args: unknown, cwd: string, dirs: 
   }
   if (SHELL_TOOLS.has(tool) && typeof a.command === 'string') {
     const workdir = typeof a.workdir === 'string' && a.workdir ? resolve(cwd, a.workdir) : cwd
-    return shellWriteTargets(a.command).find((t) => lands(t, workdir, dirs, folderName))
+    return shellWriteTargets(a.command, workdir).find((t) => lands(t, workdir, dirs, folderName))
   }
   return undefined
 }
