@@ -41,6 +41,13 @@ export interface Invocation {
     url?: string
     file?: string
     section?: string
+    from?: string
+    to?: string
+    as?: string
+    why?: string
+    'replaced-by'?: string
+    replaces?: string
+    folder?: string
   }
   positionals: string[]
 }
