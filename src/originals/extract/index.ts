@@ -7,7 +7,6 @@
 import { fstatSync, readSync } from 'node:fs'
 import type { OriginalType } from '../../knowledge/originals/names.js'
 import { withinBudget } from '../../tool-output.js'
-import { docxMarkdown } from './docx.js'
 import { htmlToMarkdown } from './markdown.js'
 import { countPdf } from './pdf.js'
 import { countSlides, extractPptx } from './pptx.js'
@@ -92,6 +91,8 @@ export async function extractText(fd: number, path: string, type: OriginalType, 
   if (type === 'pptx') got = await extractPptx(fd, file, from, to, full)
   else if (type === 'xlsx') got = await extractXlsx(fd, file, from, to, full)
   else if (type === 'docx') {
+    // mammoth is loaded on the first DOCX only: listing, slides and sheets never pay for it.
+    const { docxMarkdown } = await import('./docx.js')
     const { markdown, images } = await docxMarkdown(fd, file)
     got = paged(parts(markdown, room), from, to, images ? [`${images} image(s) skipped`] : [])
   } else if (type === 'markdown' || type === 'text') got = paged(parts(readText(fd, file), room), from, to, [])
