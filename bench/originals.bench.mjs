@@ -2,8 +2,7 @@
  * Originals: extract time and peak memory against file size, per format, 1 MB → 50 MB. Files are made by the
  * writer libraries (exceljs for XLSX rows; docx, pptxgenjs and pdf-lib with incompressible padding — an embedded
  * image or attachment — so the size grows while the text stays the same, as real decks and scans do) and cached in
- * bench/.data/originals/. Each extraction runs in a fresh child process (peak RSS from `process.resourceUsage()`),
- * three times; the median time and the largest peak are reported.
+ * bench/.data/originals/. Each extraction runs in a fresh child process (peak RSS sampled every 10 ms), three times; the median time and the largest peak are reported.
  *
  * Baseline, measured in the same run on the same file: streaming its bytes once through SHA-256 (what the manifest
  * does to every original anyway), so "×hash" says how many reads of the file an extraction costs. The libraries
@@ -29,6 +28,11 @@ if (process.argv[2] === '--child') {
   const ExcelJS = kind === 'exceljs' ? (await import('exceljs')).default : undefined
   const { extractText } = await import(pathToFileURL(join(root, 'lib/originals/extract/index.js')).href)
   if (type === 'docx') await import(pathToFileURL(join(root, 'lib/originals/extract/docx.js')).href)
+  // Peak RSS by sampling: ru_maxrss survives exec on Linux, so it would report the parent's peak.
+  let peak = process.memoryUsage().rss
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss)
+  }, 10)
   const t0 = performance.now()
   if (kind === 'hash') {
     const hash = createHash('sha256')
@@ -36,10 +40,9 @@ if (process.argv[2] === '--child') {
     hash.digest('hex')
   } else if (kind === 'exceljs') {
     const reader = new ExcelJS.stream.xlsx.WorkbookReader(file, { sharedStrings: 'cache', hyperlinks: 'ignore', styles: 'ignore', worksheets: 'emit' })
-    for await (const sheet of reader) {
-      let n = 0
-      for await (const _row of sheet) n++
-    }
+    let rows = 0
+    for await (const sheet of reader) for await (const _row of sheet) rows++
+    if (!rows) throw new Error('no rows')
   } else {
     const fd = openSync(file, 'r')
     const got = await extractText(fd, 'bench', type)
@@ -47,7 +50,9 @@ if (process.argv[2] === '--child') {
     if (!got.text) throw new Error('no text')
   }
   const ms = performance.now() - t0
-  process.stdout.write(JSON.stringify({ ms, rssMB: process.resourceUsage().maxRSS / 1024 }))
+  clearInterval(sampler)
+  peak = Math.max(peak, process.memoryUsage().rss)
+  process.stdout.write(JSON.stringify({ ms, rssMB: peak / 1024 / 1024 }))
   process.exit(0)
 }
 
@@ -104,7 +109,16 @@ const makers = {
 
 function child(kind, file, type) {
   const runs = []
-  for (let i = 0; i < 3; i++) runs.push(JSON.parse(execFileSync(process.execPath, ['--disable-warning=ExperimentalWarning', fileURLToPath(import.meta.url), '--child', kind, file, type ?? ''], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 20 })))
+  for (let i = 0; i < 3; i++)
+    runs.push(
+      JSON.parse(
+        execFileSync(process.execPath, ['--disable-warning=ExperimentalWarning', fileURLToPath(import.meta.url), '--child', kind, file, type ?? ''], {
+          cwd: root,
+          encoding: 'utf8',
+          maxBuffer: 1 << 20,
+        }),
+      ),
+    )
   runs.sort((a, b) => a.ms - b.ms)
   return { ms: runs[1].ms, rssMB: Math.max(...runs.map((r) => r.rssMB)) }
 }
@@ -116,7 +130,9 @@ for (const type of ['xlsx', 'docx', 'pptx', 'pdf']) {
     const size = statSync(file).size / MB
     const base = child('hash', file)
     const got = child('extract', file, type)
-    console.log(`${type.padEnd(6)}  ${size.toFixed(1).padStart(7)}  ${got.ms.toFixed(0).padStart(10)}  ${base.ms.toFixed(0).padStart(7)}  ${(got.ms / base.ms).toFixed(1).padStart(5)}  ${got.rssMB.toFixed(0).padStart(11)}  (${base.rssMB.toFixed(0)})`)
+    console.log(
+      `${type.padEnd(6)}  ${size.toFixed(1).padStart(7)}  ${got.ms.toFixed(0).padStart(10)}  ${base.ms.toFixed(0).padStart(7)}  ${(got.ms / base.ms).toFixed(1).padStart(5)}  ${got.rssMB.toFixed(0).padStart(11)}  (${base.rssMB.toFixed(0)})`,
+    )
     if (type === 'xlsx' && mb <= 5) {
       const lib = child('exceljs', file)
       console.log(`        exceljs streaming reader on the same file: ${lib.ms.toFixed(0)} ms (${(lib.ms / got.ms).toFixed(1)}× ours), peak ${lib.rssMB.toFixed(0)} MB`)

@@ -17,7 +17,12 @@ async function withService<T>(invocation: Invocation, run: (service: OriginalsSe
   const store = await openStore(invocation)
   try {
     const folder = new OriginalsFolder({ root: store.root, folder: invocation.values.folder ?? DEFAULT_ORIGINALS_DIR, countPages: (fd, path) => countPages(fd, path, typeOf(path)) }).open()
-    const service = new OriginalsService(store, folder, () => new SafeFetcher({ timeoutMs: DOWNLOAD_TIMEOUT_MS, logger: { warn: (f, ...a) => process.stderr.write(`${[f, ...a].join(' ')}\n`), debug: () => {} } }), new SummaryLinks(store, folder))
+    const service = new OriginalsService(
+      store,
+      folder,
+      () => new SafeFetcher({ timeoutMs: DOWNLOAD_TIMEOUT_MS, logger: { warn: (f, ...a) => process.stderr.write(`${[f, ...a].join(' ')}\n`), debug: () => {} } }),
+      new SummaryLinks(store, folder),
+    )
     return await run(service)
   } finally {
     await store.close()
@@ -58,7 +63,16 @@ const SUBCOMMANDS: Record<string, Command> = {
     return withService(invocation, async (service) => {
       const got = await service.download(url, invocation.values.as, invocation.values.replaces)
       if (invocation.values.json) printJson(got)
-      else print([got.existing ? `already there, byte for byte: originals/${got.path}` : `downloaded originals/${got.path} (${got.size} bytes, ${got.contentType || 'unknown type'})`, got.markdown ? `main content as Markdown: originals/${got.markdown.path}` : '', got.note ?? ''].filter(Boolean).join('\n'))
+      else
+        print(
+          [
+            got.existing ? `already there, byte for byte: originals/${got.path}` : `downloaded originals/${got.path} (${got.size} bytes, ${got.contentType || 'unknown type'})`,
+            got.markdown ? `main content as Markdown: originals/${got.markdown.path}` : '',
+            got.note ?? '',
+          ]
+            .filter(Boolean)
+            .join('\n'),
+        )
       return 0
     })
   },
@@ -68,7 +82,10 @@ const SUBCOMMANDS: Record<string, Command> = {
     return withService(invocation, async (service) => {
       const { entry, summaries } = await service.retire(source, invocation.values.why, invocation.values.reason, invocation.values['replaced-by'])
       if (invocation.values.json) printJson({ path: entry.path, retired: entry.retired, summaries })
-      else print(`originals/${entry.path} is retired (moved to originals/${entry.retired?.storedAs}).${summaries.length ? ` Summaries built on it: ${summaries.join(', ')} — retire or supersede them.` : ''}`)
+      else
+        print(
+          `originals/${entry.path} is retired (moved to originals/${entry.retired?.storedAs}).${summaries.length ? ` Summaries built on it: ${summaries.join(', ')} — retire or supersede them.` : ''}`,
+        )
       return 0
     })
   },
@@ -80,4 +97,3 @@ export const originals: Command = async (invocation) => {
   if (!run) throw new UsageError(`originals needs one of: ${Object.keys(SUBCOMMANDS).join(', ')}`)
   return run(invocation)
 }
-

@@ -137,7 +137,11 @@ export class SafeFetcher {
    * GET `url` like {@link get}, every hop guarded, but a 2xx body is streamed to `consume` (decompressed, cut at
    * `maxBytes` with a {@link FetchFailure} `too-large`) instead of buffered. A non-2xx answer is an error.
    */
-  async download(url: string, consume: (body: Readable, headers: IncomingHttpHeaders) => Promise<void>, maxBytes = MAX_DOWNLOAD_BYTES): Promise<{ url: string; status: number; headers: IncomingHttpHeaders }> {
+  async download(
+    url: string,
+    consume: (body: Readable, headers: IncomingHttpHeaders) => Promise<void>,
+    maxBytes = MAX_DOWNLOAD_BYTES,
+  ): Promise<{ url: string; status: number; headers: IncomingHttpHeaders }> {
     const limit = Math.min(maxBytes, MAX_DOWNLOAD_BYTES)
     const got = await this.follow(url, {}, { consume, limit })
     if (got.status < 200 || got.status > 299) throw new FetchFailure('fetch-error', `${got.url} answered HTTP ${got.status}`)
@@ -229,7 +233,12 @@ export class SafeFetcher {
     }
   }
 
-  private request(url: URL, target: { address: string; family: number }, extra: Record<string, string>, sink?: Sink): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer; location?: string }> {
+  private request(
+    url: URL,
+    target: { address: string; family: number },
+    extra: Record<string, string>,
+    sink?: Sink,
+  ): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer; location?: string }> {
     const maxBytes = sink?.limit ?? this.maxBytes
     const left = this.timeoutMs
     this.requests++

@@ -15,7 +15,11 @@ export const RETIRE_TOOL = 'retire_source'
 
 /** The part of dsh's `userQuestions` service this row uses (`@deepseek-ai/dsh-user-questions`). */
 interface UserQuestions {
-  ask(request: { questions: Array<{ id: string; question: string; detail?: string; header?: string; options?: Array<{ label: string; description?: string }> }>; agent?: unknown; signal?: AbortSignal }): Promise<{ answers: Array<{ id: string; selected: string[]; custom?: string }> }>
+  ask(request: {
+    questions: Array<{ id: string; question: string; detail?: string; header?: string; options?: Array<{ label: string; description?: string }> }>
+    agent?: unknown
+    signal?: AbortSignal
+  }): Promise<{ answers: Array<{ id: string; selected: string[]; custom?: string }> }>
 }
 
 const object = (args: unknown): Record<string, unknown> => {
@@ -31,7 +35,10 @@ export function registerAskTools(ctx: Context, service: OriginalsService): void 
       if (exec.name !== RETIRE_TOOL || decision.kind !== 'allow') return decision
       const a = (exec.arguments ?? {}) as Record<string, unknown>
       const replaced = typeof a.replacedBy === 'string' && a.replacedBy ? `, replaced by ${a.replacedBy.slice(0, 200)}` : ''
-      return { kind: 'ask', reason: `Retire the original ${String(a.source).slice(0, 200)} as ${String(a.why).slice(0, 20)}${replaced} (it moves to the hidden retired folder; nothing is deleted): ${String(a.reason ?? '').slice(0, 300)}` }
+      return {
+        kind: 'ask',
+        reason: `Retire the original ${String(a.source).slice(0, 200)} as ${String(a.why).slice(0, 20)}${replaced} (it moves to the hidden retired folder; nothing is deleted): ${String(a.reason ?? '').slice(0, 300)}`,
+      }
     })
     scoped.tools.register({
       name: RETIRE_TOOL,
@@ -67,7 +74,7 @@ export function registerAskTools(ctx: Context, service: OriginalsService): void 
       name: REQUEST_TOOL,
       description:
         'Ask the person for a file you need (a syllabus, a price list, slides…): they answer with its path on this ' +
-        "machine and it is copied into originals/ with provenance \"person\". Use it when the file is not in the run's folder.",
+        'machine and it is copied into originals/ with provenance "person". Use it when the file is not in the run\'s folder.',
       parameters: {
         type: 'object',
         properties: {
@@ -82,7 +89,15 @@ export function registerAskTools(ctx: Context, service: OriginalsService): void 
         const a = object(args)
         const questions = scoped.get('userQuestions') as UserQuestions
         const answer = await questions.ask({
-          questions: [{ id: 'path', header: 'File for originals/', question: 'Which file should be copied into originals/? Type its path.', detail: String(a.description ?? '').slice(0, 1000), options: [{ label: 'Cancel', description: 'Do not add a file' }] }],
+          questions: [
+            {
+              id: 'path',
+              header: 'File for originals/',
+              question: 'Which file should be copied into originals/? Type its path.',
+              detail: String(a.description ?? '').slice(0, 1000),
+              options: [{ label: 'Cancel', description: 'Do not add a file' }],
+            },
+          ],
           agent: exec.agent,
           signal: exec.signal,
         })

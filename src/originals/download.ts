@@ -74,7 +74,12 @@ export async function downloadOriginal(
   if (!markdown) return { ...result, note: 'no main content was found in the page: kept as HTML only' }
   const mdPath = markdownName(added.path)
   try {
-    result.markdown = await folder.add(Readable.from([Buffer.from(await options.redact(markdown))]), mdPath, { kind: 'url', url: answer.url }, { maxBytes: MAX_DOWNLOAD_BYTES, what: `the Markdown of ${answer.url}` })
+    result.markdown = await folder.add(
+      Readable.from([Buffer.from(await options.redact(markdown))]),
+      mdPath,
+      { kind: 'url', url: answer.url },
+      { maxBytes: MAX_DOWNLOAD_BYTES, what: `the Markdown of ${answer.url}` },
+    )
   } catch (error) {
     result.note = `the page's Markdown was not saved: ${(error as Error).message}`
   }

@@ -15,7 +15,26 @@ export const SHELL_TOOLS = new Set(['bash', 'pwsh'])
 const EDITOR_WRITES = new Set(['create', 'str_replace', 'insert', 'undo_edit'])
 
 /** Commands that change every file named in their arguments (`mv` empties its sources too). */
-const CHANGING = new Set(['mv', 'rm', 'rmdir', 'touch', 'mkdir', 'truncate', 'chmod', 'chown', 'unlink', 'shred', 'tee', 'patch', 'Set-Content', 'Add-Content', 'Out-File', 'Remove-Item', 'Move-Item', 'New-Item'])
+const CHANGING = new Set([
+  'mv',
+  'rm',
+  'rmdir',
+  'touch',
+  'mkdir',
+  'truncate',
+  'chmod',
+  'chown',
+  'unlink',
+  'shred',
+  'tee',
+  'patch',
+  'Set-Content',
+  'Add-Content',
+  'Out-File',
+  'Remove-Item',
+  'Move-Item',
+  'New-Item',
+])
 /** Commands that write only their last argument (copying out of the folder is reading it). */
 const LAST_WRITES = new Set(['cp', 'ln', 'install', 'rsync', 'Copy-Item'])
 /** Commands that write where a flag says. */
@@ -27,7 +46,7 @@ const IN_PLACE = new Set(['sed', 'perl'])
 export function shellWords(command: string): string[] {
   const words: string[] = []
   const pattern = /\s*(?:(\d*>>?\|?|&>>?|<<?|\|\||&&|[;|&()\n])|((?:[^\s;|&()<>"']|"(?:[^"\\]|\\.)*"|'[^']*')+))/gy
-  for (let m = pattern.exec(command); m && m[0].length; m = pattern.exec(command)) {
+  for (let m = pattern.exec(command); m?.[0].length; m = pattern.exec(command)) {
     if (m[1]) words.push(m[1])
     else if (m[2]) words.push(m[2].replace(/"((?:[^"\\]|\\.)*)"|'([^']*)'/g, (_all, d: string | undefined, s: string | undefined) => (d !== undefined ? d.replace(/\\(.)/g, '$1') : (s ?? ''))))
   }

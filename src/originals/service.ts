@@ -31,7 +31,19 @@ export interface ListedJson {
 
 export function listedJson(item: ListedOriginal): ListedJson & Partial<ListedOriginal> {
   const { path, status, changedAt, type, size, provenance, replaces, pages, slides, staleSummaries, ...rest } = item
-  return { path, status, changedAt, type, size, provenance, ...(replaces ? { replaces } : {}), ...(pages !== undefined ? { pages } : {}), ...(slides !== undefined ? { slides } : {}), staleSummaries: staleSummaries ?? [], ...rest }
+  return {
+    path,
+    status,
+    changedAt,
+    type,
+    size,
+    provenance,
+    ...(replaces ? { replaces } : {}),
+    ...(pages !== undefined ? { pages } : {}),
+    ...(slides !== undefined ? { slides } : {}),
+    staleSummaries: staleSummaries ?? [],
+    ...rest,
+  }
 }
 
 /**
@@ -100,7 +112,8 @@ export class OriginalsService {
     if (real === this.folder.dir || real.startsWith(this.folder.dir + sep)) throw new OriginalsError(`${source} is already in the originals folder`)
     const info = statSync(real)
     if (!info.isFile()) throw new OriginalsError(`${source} is not a regular file`)
-    const dest = typeof destination === 'string' && destination.trim() && !destination.endsWith('/') ? destination : `${typeof destination === 'string' ? destination : ''}${basename(full).normalize('NFC')}`
+    const dest =
+      typeof destination === 'string' && destination.trim() && !destination.endsWith('/') ? destination : `${typeof destination === 'string' ? destination : ''}${basename(full).normalize('NFC')}`
     return this.folder.add(createReadStream(real), dest, provenance, { maxBytes: MAX_COPY_BYTES, what: source, replaces: options.replaces })
   }
 
@@ -126,4 +139,3 @@ function number(value: unknown, name: string): number | undefined {
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) throw new OriginalsError(`${name} must be a whole number from 1`)
   return n
 }
-

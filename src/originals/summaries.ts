@@ -22,7 +22,7 @@ export interface SummaryRef {
 
 /** `type`, `file` and `ingested` from the front matter at the start of `text`, when it is a summary. */
 export function summaryFields(text: string): SummaryRef | undefined {
-  const m = /^---\r?\n([^]*?)\r?\n---/.exec(text)
+  const m = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text)
   if (!m) return undefined
   const field = (name: string) => {
     const line = new RegExp(`^${name}:[ \\t]*(.*)$`, 'm').exec(m[1])?.[1]?.trim()

@@ -23,7 +23,9 @@ const from = (p: ListedOriginal['provenance']) => (p.kind === 'url' ? `url ${p.u
 export function renderList(items: ListedOriginal[]): string {
   if (!items.length) return 'No originals yet. Add one with save_to_sources, download_to_sources or request_file.'
   const lines = items.map((i) => {
-    const counts = [i.pages !== undefined ? `${i.pages} pages${i.declaredPages !== undefined ? ` (claims ${i.declaredPages})` : ''}` : '', i.slides !== undefined ? `${i.slides} slides` : ''].filter(Boolean).join(', ')
+    const counts = [i.pages !== undefined ? `${i.pages} pages${i.declaredPages !== undefined ? ` (claims ${i.declaredPages})` : ''}` : '', i.slides !== undefined ? `${i.slides} slides` : '']
+      .filter(Boolean)
+      .join(', ')
     const parts = [`originals/${i.path}`, i.status, i.type, mb(i.size), counts, `changed ${i.changedAt.slice(0, 16).replace('T', ' ')}`, `from ${from(i.provenance)}`]
     if (i.replaces) parts.push(`replaces ${i.replaces}`)
     if (i.retired) parts.push(`retired ${i.retired.why}: ${i.retired.reason}${i.retired.replacedBy ? ` → ${i.retired.replacedBy}` : ''}`)

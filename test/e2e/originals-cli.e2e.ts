@@ -30,7 +30,12 @@ beforeAll(async () => {
   mkdirSync(root)
   writeFileSync(join(base, 'syllabus.docx'), await makeDocx())
   writeFileSync(join(base, 'slides.pptx'), await makePptx(6))
-  server = await startWebServer({ '/menu': text(`<html><head><title>Menu</title></head><body><article><h1>Menu</h1>${'<p>Soup of the day with bread and a glass of water, served from noon until late.</p>'.repeat(6)}</article></body></html>`, 'text/html') })
+  server = await startWebServer({
+    '/menu': text(
+      `<html><head><title>Menu</title></head><body><article><h1>Menu</h1>${'<p>Soup of the day with bread and a glass of water, served from noon until late.</p>'.repeat(6)}</article></body></html>`,
+      'text/html',
+    ),
+  })
 })
 afterAll(() => server?.close())
 

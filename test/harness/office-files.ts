@@ -11,11 +11,13 @@ import { join } from 'node:path'
 import { crc32, deflateRawSync } from 'node:zlib'
 import yauzl from 'yauzl'
 import { AlignmentType, Document, HeadingLevel, ImageRun, Packer, Paragraph, Table, TableCell, TableRow, TextRun } from 'docx'
-import PptxGenJS from 'pptxgenjs'
+import PptxModule from 'pptxgenjs'
 import ExcelJS from 'exceljs'
 import { PDFDocument } from 'pdf-lib'
 
 const CACHE = join(tmpdir(), 'dsh-originals-fixtures-v1')
+// pptxgenjs ships CommonJS with an `export default class`: under NodeNext the default import is the module object.
+const PptxGenJS = ((PptxModule as unknown as { default?: unknown }).default ?? PptxModule) as unknown as { new (): PptxModule.default }
 
 /** A 1×1 PNG. */
 export const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')

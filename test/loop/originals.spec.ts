@@ -51,7 +51,9 @@ async function boot(script: LoopScript, approval?: 'allowed-once' | 'rejected') 
 }
 
 const results = (request: LoopRequest): string[] =>
-  (request.options.messages as any[]).flatMap((m) => (m.content ?? []).filter((b: any) => b.type === 'tool-result').map((b: any) => (b.content ?? []).map((c: any) => c.text ?? '').join('') + (b.isError ? ' [isError]' : '')))
+  (request.options.messages as any[]).flatMap((m) =>
+    (m.content ?? []).filter((b: any) => b.type === 'tool-result').map((b: any) => (b.content ?? []).map((c: any) => c.text ?? '').join('') + (b.isError ? ' [isError]' : '')),
+  )
 const lastResult = (l: Loop) => results(l.adapter.requests.at(-1)!).at(-1)!
 const offered = (request: LoopRequest) => (request.options.tools ?? []).map((t: any) => t.name)
 

@@ -66,8 +66,8 @@ describe('DOCX', () => {
   })
 
   it('refuses an archive with an entry whose name leaves it', async () => {
-    const escape = await rezip(await makeDocx(), (entries) => [...entries, { name: '../../outside.txt', data: Buffer.from('x') }])
-    await expect(extract(await onDisk('escape.docx', escape), 'escape.docx', 'docx')).rejects.toThrow(/originals\/escape\.docx: holds an entry whose name leaves the archive/)
+    const escaping = await rezip(await makeDocx(), (entries) => [...entries, { name: '../../outside.txt', data: Buffer.from('x') }])
+    await expect(extract(await onDisk('escape.docx', escaping), 'escape.docx', 'docx')).rejects.toThrow(/originals\/escape\.docx: holds an entry whose name leaves the archive/)
   })
 
   it('says a file that is not a zip is not one', async () => {

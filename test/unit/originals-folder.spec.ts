@@ -154,7 +154,11 @@ describe('a hostile manifest', () => {
     const { folder, dir, warnings } = fresh()
     await add(folder, 'good', 'good.txt')
     const m = manifestOf(dir)
-    m.originals.push({ ...m.originals[0], path: '../../etc/passwd' }, { ...m.originals[0], path: 'x.txt', sha256: 'nope' }, { ...m.originals[0], path: 'y.txt', retired: { at: m.originals[0].addedAt, why: 'wrong', reason: '', storedAs: '../../../tmp/x' } })
+    m.originals.push(
+      { ...m.originals[0], path: '../../etc/passwd' },
+      { ...m.originals[0], path: 'x.txt', sha256: 'nope' },
+      { ...m.originals[0], path: 'y.txt', retired: { at: m.originals[0].addedAt, why: 'wrong', reason: '', storedAs: '../../../tmp/x' } },
+    )
     writeFileSync(join(dir, '.manifest/manifest.json'), JSON.stringify(m))
     expect((await folder.list()).map((l) => l.path)).toEqual(['good.txt'])
     expect(warnings.join('\n')).toMatch(/must be relative|"\." or "\.\."/)

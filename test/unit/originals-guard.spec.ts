@@ -59,7 +59,10 @@ const FOUND_AFTER: Case[] = [
 ]
 
 describe('the pre-execute guard (labelled set)', () => {
-  for (const [group, cases] of [['before the rules', BEFORE_RULES], ['found after', FOUND_AFTER]] as const)
+  for (const [group, cases] of [
+    ['before the rules', BEFORE_RULES],
+    ['found after', FOUND_AFTER],
+  ] as const)
     for (const [label, tool, args] of cases)
       it(`${group}: ${label} ${tool} ${JSON.stringify(args).slice(0, 90)}`, () => {
         const got = writeIntoFolder(tool, args, CWD, [DIR], 'originals')

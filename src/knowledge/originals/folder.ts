@@ -232,7 +232,8 @@ export class OriginalsFolder {
    */
   async openForReading(name: unknown): Promise<{ entry: OriginalEntry; fd: number }> {
     const entry = await this.resolve(name)
-    if (entry.retired) throw new OriginalsError(`originals/${entry.path} is retired (${entry.retired.why}: ${entry.retired.reason})${entry.retired.replacedBy ? `; use originals/${entry.retired.replacedBy}` : ''}`)
+    if (entry.retired)
+      throw new OriginalsError(`originals/${entry.path} is retired (${entry.retired.why}: ${entry.retired.reason})${entry.retired.replacedBy ? `; use originals/${entry.retired.replacedBy}` : ''}`)
     const onDisk = this.onDisk.get(entry.path)
     if (!onDisk) throw new OriginalsError(this.problems.get(entry.path) ?? `originals/${entry.path} is missing: it is in the manifest but no longer in the folder`)
     return { entry, fd: openOriginal(this.dir, onDisk).fd }

@@ -48,7 +48,9 @@ export function listEntry(entry: OriginalEntry, present: boolean, problem: strin
     ...(counts?.pages !== undefined ? { pages: counts.pages } : {}),
     ...(counts?.slides !== undefined ? { slides: counts.slides } : {}),
     ...(counts?.declaredPages !== undefined ? { declaredPages: counts.declaredPages } : {}),
-    ...(entry.retired ? { retired: { at: entry.retired.at, why: entry.retired.why, reason: entry.retired.reason, ...(entry.retired.replacedBy ? { replacedBy: entry.retired.replacedBy } : {}) } } : {}),
+    ...(entry.retired
+      ? { retired: { at: entry.retired.at, why: entry.retired.why, reason: entry.retired.reason, ...(entry.retired.replacedBy ? { replacedBy: entry.retired.replacedBy } : {}) } }
+      : {}),
     ...(problem && status !== 'retired' ? { problem } : {}),
   }
 }

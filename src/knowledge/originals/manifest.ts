@@ -87,7 +87,15 @@ export function entryOf(raw: unknown): OriginalEntry | string {
   const provenance = provenanceOf(e.provenance)
   if (!provenance) return `${path}: provenance is not run, url, person or manual`
   if (!isoOk(e.addedAt) || !isoOk(e.changedAt)) return `${path}: addedAt/changedAt are not dates`
-  const entry: OriginalEntry = { path, sha256: e.sha256, size, provenance, addedAt: e.addedAt, changedAt: e.changedAt, mtimeMs: typeof e.mtimeMs === 'number' && Number.isFinite(e.mtimeMs) ? e.mtimeMs : 0 }
+  const entry: OriginalEntry = {
+    path,
+    sha256: e.sha256,
+    size,
+    provenance,
+    addedAt: e.addedAt,
+    changedAt: e.changedAt,
+    mtimeMs: typeof e.mtimeMs === 'number' && Number.isFinite(e.mtimeMs) ? e.mtimeMs : 0,
+  }
   if (e.replaces !== undefined) {
     try {
       entry.replaces = originalPath(e.replaces)
@@ -99,7 +107,13 @@ export function entryOf(raw: unknown): OriginalEntry | string {
     const r = e.retired as Record<string, unknown> | null
     if (!r || typeof r !== 'object' || !isoOk(r.at) || !RETIRE_WHYS.includes(r.why as RetireWhy) || typeof r.storedAs !== 'string') return `${path}: retired is malformed`
     if (!/^\.retired\/[^\u0000]*$/.test(r.storedAs) || r.storedAs.split('/').some((p) => p === '..' || p === '')) return `${path}: retired.storedAs is outside the retired folder`
-    entry.retired = { at: r.at, why: r.why as RetireWhy, reason: text(r.reason, 500) ?? '', storedAs: r.storedAs, ...(typeof r.replacedBy === 'string' ? { replacedBy: r.replacedBy.slice(0, 1024) } : {}) }
+    entry.retired = {
+      at: r.at,
+      why: r.why as RetireWhy,
+      reason: text(r.reason, 500) ?? '',
+      storedAs: r.storedAs,
+      ...(typeof r.replacedBy === 'string' ? { replacedBy: r.replacedBy.slice(0, 1024) } : {}),
+    }
   }
   const c = e.counts as Record<string, unknown> | undefined
   if (c && typeof c === 'object' && typeof c.sha256 === 'string' && SHA.test(c.sha256)) {

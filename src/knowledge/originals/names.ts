@@ -33,7 +33,6 @@ export function originalPath(raw: unknown): string {
   const shown = JSON.stringify(raw.slice(0, 200))
   let text = raw.trim().normalize('NFC').replaceAll('\\', '/')
   if (text.startsWith('originals/')) text = text.slice('originals/'.length)
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
   if (/[\u0000-\u001f\u007f]/.test(text)) throw new OriginalsError(`${shown} holds a control character`)
   if (text.startsWith('/') || /^[A-Za-z]:/.test(text)) throw new OriginalsError(`${shown} must be relative to originals/`)
   const parts = text.split('/').filter((p) => p !== '')
@@ -76,4 +75,3 @@ const TYPES: Record<string, OriginalType> = {
 export function typeOf(path: string): OriginalType {
   return TYPES[extname(path).toLowerCase()] ?? 'other'
 }
-

@@ -20,7 +20,7 @@ const MAX_OBJSTMS = 10_000
 const PAGE = /\/Type\s*\/Page(?![A-Za-z])/g
 const COUNT = /\/Type\s*\/Pages(?![A-Za-z])[^>]{0,200}?\/Count\s+(\d+)|\/Count\s+(\d+)[^>]{0,200}?\/Type\s*\/Pages(?![A-Za-z])/g
 const IMAGE = /\/Subtype\s*\/Image(?![A-Za-z])/g
-const OBJSTM = /\/Type\s*\/ObjStm(?![A-Za-z])[^]{0,400}?stream(\r\n|\n|\r)/g
+const OBJSTM = /\/Type\s*\/ObjStm(?![A-Za-z])[\s\S]{0,400}?stream(\r\n|\n|\r)/g
 
 export interface PdfCounts {
   pages: number

@@ -124,7 +124,7 @@ async function slideOrder(zip: ZipArchive): Promise<string[]> {
   const presentation = flat.parse((await zip.read('ppt/presentation.xml', MAX_PART_BYTES)).toString('utf8'))
   const targets = new Map((await relationsOf(zip, 'ppt/presentation.xml')).map((r) => [r.id, r.target]))
   const ordered = (presentation?.presentation?.sldIdLst?.sldId ?? [])
-    .map((s: Record<string, string>) => targets.get(String(s['id'] ?? '')))
+    .map((s: Record<string, string>) => targets.get(String(s.id ?? '')))
     .filter((t: string | undefined): t is string => !!t && zip.has(t))
   return ordered.length ? ordered : byNumber
 }
