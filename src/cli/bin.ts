@@ -40,6 +40,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   promote: async () => (await import('./sync.js')).promote,
   'regenerate-md': async () => (await import('./sync.js')).regenerateMd,
   originals: async () => (await import('./originals.js')).originals,
+  mcp: async () => (await import('./mcp.js')).mcp,
 }
 
 const USAGE = `dsh-knowledge — the dsh-knowledge-sync knowledge base from the command line
@@ -60,15 +61,17 @@ Usage:
   dsh-knowledge health [--root DIR] [--cwd DIR] [--sample N] [--json]
   dsh-knowledge init --git [--root DIR] [--json]
   dsh-knowledge import [--dsh-home DIR] [--since DATE] [--session ID] [--cwd DIR] [--min-score N] [--dry-run] [--json]
+  dsh-knowledge import --from claude-code|codex [--transcripts DIR] [--since DATE] [--cwd DIR] [--dry-run] [--json]
   dsh-knowledge sync [--root DIR] [--dry-run] [--source NAME] [--json]   upstream: refresh curated sections (status = sync --dry-run)
   dsh-knowledge status|discover|audit|regenerate-md [--root DIR] [--json]
   dsh-knowledge promote --url U --file F --section S [--reason TEXT] [--root DIR] [--json]
+  dsh-knowledge mcp [--root DIR] [--cwd DIR]      (a stdio MCP server: the same tools for any MCP client)
   dsh-knowledge originals list [--json]                  the files the knowledge base is built from (originals/)
   dsh-knowledge originals extract <path> [--from N] [--to N] [--json]
   dsh-knowledge originals add <file> --as <destination> [--replaces PATH]
   dsh-knowledge originals download <url> --as <destination> [--replaces PATH]
   dsh-knowledge originals retire <path> --why wrong|replaced --reason TEXT [--replaced-by PATH]
-                     (all: [--root DIR] [--folder DIR] [--json]; sync, status, … follow upstream sources)
+                     (all: [--root DIR] [--folder DIR] [--json])
 
 The root is --root, else $DSH_KNOWLEDGE_ROOT, else ./knowledge. --cwd applies the workspace rule as if a session
 ran there; without it everything under the root is visible.
@@ -126,6 +129,7 @@ async function main(argv: string[]): Promise<number> {
       'replaced-by': { type: 'string' },
       replaces: { type: 'string' },
       folder: { type: 'string' },
+      transcripts: { type: 'string' },
     },
   })
   if (values.help) {

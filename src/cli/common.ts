@@ -48,6 +48,7 @@ export interface Invocation {
     'replaced-by'?: string
     replaces?: string
     folder?: string
+    transcripts?: string
   }
   positionals: string[]
 }
