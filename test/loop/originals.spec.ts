@@ -112,3 +112,31 @@ describe('the originals row in the agent loop', () => {
     expect(existsSync(join(root, 'originals/.retired/old.docx'))).toBe(true)
   })
 })
+
+describe('request_file', () => {
+  it("asks the person through dsh's question service and copies the path they give, with provenance person", async () => {
+    const { default: UserQuestionService } = await import('@deepseek-ai/dsh-user-questions')
+    const ws = mkdtempSync(join(tmpdir(), 'dsh-ks-orig-ws-'))
+    const elsewhere = mkdtempSync(join(tmpdir(), 'dsh-ks-orig-home-'))
+    writeFileSync(join(elsewhere, 'prices.xlsx'), 'not really a workbook')
+    loop = await createLoop(
+      byPrompt({ 'ask for it': [{ toolCalls: [{ name: 'request_file', arguments: { description: 'The 2026 price list you mentioned.', destination: 'prices/2026.xlsx' } }] }, { text: 'ok' }] }),
+      [
+        [UserQuestionService, {}],
+        [knowledge, { root: join(ws, 'kb') }],
+        [originals, {}],
+      ],
+    )
+    const asked: string[] = []
+    ;(loop.ctx as any).userQuestions.registerProvider({
+      async ask(request: { questions: Array<{ id: string; detail?: string }> }) {
+        asked.push(request.questions[0].detail ?? '')
+        return { answers: [{ id: 'path', selected: [], custom: join(elsewhere, 'prices.xlsx') }] }
+      },
+    })
+    await loop.ask('ask for it', { cwd: ws })
+    expect(asked).toEqual(['The 2026 price list you mentioned.'])
+    expect(lastResult(loop)).toBe('Copied as originals/prices/2026.xlsx.')
+    expect(existsSync(join(ws, 'kb/originals/prices/2026.xlsx'))).toBe(true)
+  })
+})
