@@ -45,6 +45,12 @@ export interface Invocation {
     'allow-local'?: string[]
     force?: boolean
     from?: string
+    to?: string
+    as?: string
+    why?: string
+    'replaced-by'?: string
+    replaces?: string
+    folder?: string
     transcripts?: string
   }
   positionals: string[]
