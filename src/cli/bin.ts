@@ -69,9 +69,9 @@ Usage:
   dsh-knowledge init --git [--root DIR] [--json]
   dsh-knowledge import [--dsh-home DIR] [--since DATE] [--session ID] [--cwd DIR] [--min-score N] [--dry-run] [--json]
   dsh-knowledge import --from claude-code|codex [--transcripts DIR] [--since DATE] [--cwd DIR] [--dry-run] [--json]
-  dsh-knowledge sync [--root DIR] [--dry-run] [--source NAME] [--json]   upstream: refresh curated sections (status = sync --dry-run)
+  dsh-knowledge sync [--root DIR] [--dry-run] [--source NAME] [--allow-local DIR]... [--json]   upstream: refresh curated sections (status = sync --dry-run)
   dsh-knowledge status|discover|audit|regenerate-md [--root DIR] [--json]
-  dsh-knowledge promote --url U --file F --section S [--reason TEXT] [--root DIR] [--json]
+  dsh-knowledge promote --url U --file F --section S [--reason TEXT] [--force] [--root DIR] [--json]   (--force: replace a locked decision)
   dsh-knowledge mcp [--root DIR] [--cwd DIR]      (a stdio MCP server: the same tools for any MCP client)
   dsh-knowledge originals list [--json]                  the files the knowledge base is built from (originals/)
   dsh-knowledge originals extract <path> [--from N] [--to N] [--json]
@@ -132,6 +132,8 @@ async function main(argv: string[]): Promise<number> {
       url: { type: 'string' },
       file: { type: 'string' },
       section: { type: 'string' },
+      'allow-local': { type: 'string', multiple: true },
+      force: { type: 'boolean' },
       from: { type: 'string' },
       to: { type: 'string' },
       as: { type: 'string' },

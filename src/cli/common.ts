@@ -42,6 +42,8 @@ export interface Invocation {
     url?: string
     file?: string
     section?: string
+    'allow-local'?: string[]
+    force?: boolean
     from?: string
     to?: string
     as?: string

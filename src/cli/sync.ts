@@ -4,6 +4,7 @@
  * Exit code 0 when every source synced or was unchanged, 1 when any source reported a problem.
  * @module dsh-knowledge-sync/cli/sync
  */
+import { resolve } from 'node:path'
 import type { KnowledgeStore } from '../knowledge/store.js'
 import { KnowledgeSync } from '../sync/service.js'
 import type { SyncReport } from '../wire.js'
@@ -15,7 +16,8 @@ const logger = { warn: (format: string, ...args: unknown[]) => process.stderr.wr
 async function withSync<T>(invocation: Invocation, fn: (sync: KnowledgeSync, store: KnowledgeStore) => Promise<T>): Promise<T> {
   const store = await openStore(invocation)
   try {
-    return await fn(new KnowledgeSync(store, { logger }), store)
+    const localRoots = (invocation.values['allow-local'] ?? []).map((dir) => resolve(dir))
+    return await fn(new KnowledgeSync(store, { logger, localRoots }), store)
   } finally {
     await store.close()
   }
@@ -74,7 +76,7 @@ export const promote: Command = (invocation) =>
   withSync(invocation, async (s) => {
     const { url, file, section, reason } = invocation.values
     if (!url || !file || !section) throw new UsageError('promote needs --url U --file F --section S')
-    const decided = await s.decisions.decide({ url, status: 'in-use', by: 'human', reason, target: { file, section } })
+    const decided = await s.decisions.decide({ url, status: 'in-use', by: 'human', reason, target: { file, section }, replaceLocked: invocation.values.force === true })
     if (invocation.values.json) printJson(decided)
     else print(`${decided.url} is in-use → ${decided.target_file}#${decided.target_section} (decided by a person, locked)`)
     return 0

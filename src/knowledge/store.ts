@@ -387,6 +387,8 @@ export class KnowledgeStore {
       landed: (doc) => {
         this.indexed.relate(doc)
         this.index.upsert(doc)
+        // Every path into the index records the revision of the text it indexed (one source for list, read, API).
+        this.revisions.index([doc])
         this.files.noteWritten(doc)
         this.emit({ type: 'written', id: doc.id, path: doc.path, kind: doc.meta.kind, cwd: doc.meta.cwd })
       },

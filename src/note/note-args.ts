@@ -101,28 +101,6 @@ export function noteDraft(note: NoteArgs, where: { session: string; cwd: string;
   }
 }
 
-/** Normalizes text for the quote test: whitespace runs become one space, typographic quotes plain ones. */
-const normal = (text: string): string =>
-  text
-    .replace(/[\u2018\u2019]/g, "'")
-    .replace(/[\u201c\u201d]/g, '"')
-    .replace(/\s+/g, ' ')
-    .trim()
-
-/** The shortest quote accepted: shorter ones ("yes", "ok") appear in almost any message. */
-export const MIN_QUOTE = 6
-
-/**
- * True when `quote` appears verbatim (whitespace aside) in one of the person's own messages. Only messages the
- * person typed count (`source.kind === 'user'`): a tool result, a document or a web page never does, so nothing the
- * agent reads can plant a preference.
- */
-export function quotedByPerson(quote: string, personMessages: string[]): boolean {
-  const q = normal(quote)
-  if (q.length < MIN_QUOTE) return false
-  return personMessages.some((m) => normal(m).includes(q))
-}
-
 /** The text of the person's own messages in a session's events (`user/message` with `source.kind === 'user'`). */
 export function personMessages(events: ReadonlyArray<{ type: string; data?: unknown }> | undefined): string[] {
   const out: string[] = []
@@ -132,6 +110,22 @@ export function personMessages(events: ReadonlyArray<{ type: string; data?: unkn
     if (data?.source?.kind !== 'user') continue
     const content = data.content
     out.push(typeof content === 'string' ? content : Array.isArray(content) ? content.map((b: { type?: string; text?: string }) => (b?.type === 'text' ? (b.text ?? '') : '')).join('\n') : '')
+  }
+  return out
+}
+
+/** The text of the session's tool results (`tool/result` events): what the agent read, never the person's words. */
+export function toolResultTexts(events: ReadonlyArray<{ type: string; data?: unknown }> | undefined): string[] {
+  const out: string[] = []
+  const textOf = (content: unknown): string =>
+    typeof content === 'string'
+      ? content
+      : Array.isArray(content)
+        ? content.map((b: { text?: unknown; content?: unknown }) => (typeof b?.text === 'string' ? b.text : textOf(b?.content))).join('\n')
+        : ''
+  for (const event of events ?? []) {
+    if (event.type !== 'tool/result') continue
+    out.push(textOf((event.data as { message?: { content?: unknown } } | undefined)?.message?.content))
   }
   return out
 }

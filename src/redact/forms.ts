@@ -66,6 +66,8 @@ const CRED_WORDS = [
 const CRED_WORD_RE = new RegExp(trieSource(CRED_WORDS), 'gi')
 /** A letter, digit, `_` or `-` (any script): a Latin or Cyrillic credential word must not sit inside a longer word. */
 const WORD_CHAR = /[\p{L}\p{N}_-]/u
+/** Before the word, `_` is allowed: an identifier whose last word is the credential word (`the_db_password is x`). */
+const WORD_BEFORE = /[\p{L}\p{N}-]/u
 /** After a non-ASCII word: an optional copula (`是`, `为`, `は`, `：`, `=`) and spaces. */
 const CJK_SEP_RE = /[ \t\u3000]*(?:是|为|為|は|が|：|:|＝|=|->|→)?[ \t\u3000]*/uy
 /** After any credential word: a copula of Chinese or Japanese prose (`API key 是 x`). */
@@ -88,7 +90,7 @@ function scanCredentialWords(text: string, mask: string, out: Span[]): void {
     const next = text.charCodeAt(after)
     const ascii = !/[^\x00-\x7F]/.test(word)
     if (ascii && word !== 'mot de passe' && next !== 32 && next !== 9 && next !== 0xff1a && next !== 0xff1d) continue
-    if (word.charCodeAt(0) < 0x3000 && ((m.index > 0 && WORD_CHAR.test(text[m.index - 1])) || (after < text.length && WORD_CHAR.test(text[after])))) continue
+    if (word.charCodeAt(0) < 0x3000 && ((m.index > 0 && WORD_BEFORE.test(text[m.index - 1])) || (after < text.length && WORD_CHAR.test(text[after])))) continue
     // Sticky separators read at `after` directly (no slice per hit).
     const at$ = (re: RegExp): RegExpExecArray | null => {
       re.lastIndex = after

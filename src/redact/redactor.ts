@@ -58,6 +58,7 @@ import { scanForms } from './forms.js'
 import type { BackstopResult } from './secretlint.js'
 import { PRIORITY, type Span } from './scan.js'
 import { scanTokens } from './tokens.js'
+import { markdownView } from './markdown-view.js'
 import { maskedValues, ValueMatcher, type MaskedValue } from './propagate.js'
 import { compileUserPatterns, matchUserPattern, type UserPattern } from './patterns.js'
 import { cpuMs } from './cpu-clock.js'
@@ -354,12 +355,19 @@ export function createRedactor(options: RedactOptions, tuning: RedactorTuning = 
     redactSync(input: string, call?: RedactCallOptions): Redaction {
       const text = asText(input)
       if (!enabled || text.length === 0) return unchanged(text)
-      return finish(text, scanSpans(text, mask, patterns), mask, propagate && call?.propagate !== false)
+      const spans = scanSpans(text, mask, patterns)
+      const escaped = markdownView(text)
+      if (escaped) spans.push(...escaped.back(scanSpans(escaped.view, mask, patterns)))
+      return finish(text, spans, mask, propagate && call?.propagate !== false)
     },
     async redact(input: string, call?: RedactCallOptions): Promise<Redaction> {
       const text = asText(input)
       if (!enabled || text.length === 0) return unchanged(text)
-      const own = await scanSpansAsync(text, mask, patterns, (tuning.budgetMs ?? defaultRedactBudgetMs)(text.length))
+      const budget = (tuning.budgetMs ?? defaultRedactBudgetMs)(text.length)
+      const own = await scanSpansAsync(text, mask, patterns, budget)
+      // Also what a reader sees through Markdown escapes (`API\_KEY`), masked where it is written.
+      const escaped = markdownView(text)
+      if (escaped) own.push(...escaped.back(await scanSpansAsync(escaped.view, mask, patterns, budget)))
       // No preset rule matches without a run of 12+ non-space characters; short fields skip its per-call setup.
       const spread = propagate && call?.propagate !== false
       if (!useBackstop || !LONG_RUN_RE.test(text)) return finish(text, own, mask, spread)

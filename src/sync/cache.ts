@@ -5,9 +5,8 @@
  * @module dsh-knowledge-sync/sync/cache
  */
 import { createHash } from 'node:crypto'
-import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { writeFileAtomic } from '../knowledge/disk/atomic.js'
+import { readRootStateFile, writeRootStateFile } from '../knowledge/disk/root-files.js'
 
 export const CACHE_DIR = join('.knowledge', 'cache')
 
@@ -31,7 +30,7 @@ export function cachePath(root: string, url: string): string {
 /** The entry of `url`, or undefined when there is none or it is unreadable (then it is simply refetched). */
 export async function readCache(root: string, url: string): Promise<CacheEntry | undefined> {
   try {
-    const entry = JSON.parse(await readFile(cachePath(root, url), 'utf8')) as CacheEntry
+    const entry = JSON.parse(readRootStateFile(root, cachePath(root, url)) ?? 'null') as CacheEntry
     return entry && entry.url === url && typeof entry.body === 'string' && typeof entry.fetchedAt === 'string' ? entry : undefined
   } catch {
     return undefined
@@ -39,7 +38,7 @@ export async function readCache(root: string, url: string): Promise<CacheEntry |
 }
 
 export async function writeCache(root: string, entry: CacheEntry): Promise<void> {
-  await writeFileAtomic(cachePath(root, entry.url), JSON.stringify(entry))
+  await writeRootStateFile(root, cachePath(root, entry.url), JSON.stringify(entry))
 }
 
 /** True while `entry` is younger than `ttlSeconds` (never for a TTL of 0). */

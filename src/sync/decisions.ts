@@ -4,13 +4,16 @@
  * overwrite). `decisions.md` beside it is generated from it, with a banner saying so.
  * @module dsh-knowledge-sync/sync/decisions
  */
-import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { writeFileAtomic } from '../knowledge/disk/atomic.js'
+import { ensureStateFolder, readRootStateFile, writeRootStateFile } from '../knowledge/disk/root-files.js'
+import { withDirLock } from '../knowledge/disk/dir-lock.js'
+import { LEDGER_DIR } from '../knowledge/logs/ledger.js'
 import { checkTarget, type Target } from './sources.js'
 
 export const DECISIONS_FILE = join('.knowledge', 'decisions.json')
 export const DECISIONS_MD = join('.knowledge', 'decisions.md')
+/** The cross-process lock of decisions.json's read-modify-write (a folder; git-ignored by `init --git`). */
+export const DECISIONS_LOCK = join('.knowledge', 'decisions.lock')
 export const DECISION_STATUSES = ['pending', 'in-use', 'rejected'] as const
 export type DecisionStatus = (typeof DECISION_STATUSES)[number]
 /** Verdicts older than this are reported by `audit`. */
@@ -39,13 +42,8 @@ export const MD_BANNER = '<!-- GENERATED from decisions.json by dsh-knowledge-sy
 
 /** Reads decisions.json (empty when missing; a broken file throws, so it is never overwritten by mistake). */
 export async function readDecisions(root: string): Promise<DecisionsFile> {
-  let text: string
-  try {
-    text = await readFile(join(root, DECISIONS_FILE), 'utf8')
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: '1.0.0', decisions: [] }
-    throw error
-  }
+  const text = readRootStateFile(root, join(root, DECISIONS_FILE))
+  if (text === undefined) return { version: '1.0.0', decisions: [] }
   const data = JSON.parse(text) as DecisionsFile
   if (!data || !Array.isArray(data.decisions)) throw new Error(`${DECISIONS_FILE} has no decisions list`)
   return { version: String(data.version ?? '1.0.0'), decisions: data.decisions.filter((d) => d && typeof d.url === 'string' && (DECISION_STATUSES as readonly string[]).includes(d.status)) }
@@ -75,6 +73,14 @@ export function renderDecisionsMd(file: DecisionsFile): string {
   return lines.join('\n')
 }
 
+/** A person's locked decision that a call did not say it replaces. */
+export class LockedDecision extends Error {
+  constructor(url: string, existing: Decision) {
+    const target = existing.target_file ? ` → ${existing.target_file}#${existing.target_section}` : ''
+    super(`${url} is locked: a person decided it (${existing.status}${target}, ${existing.decided_at}); nothing was changed (pass --force to replace a locked decision)`)
+  }
+}
+
 /** Serialized read-modify-write of decisions.json (and decisions.md) within this process. */
 export class Decisions {
   private chain: Promise<unknown> = Promise.resolve()
@@ -86,12 +92,17 @@ export class Decisions {
 
   /** Runs `change` on the current file and writes the result (json, then the generated md). */
   update<T>(change: (file: DecisionsFile) => T): Promise<T> {
+    // The chain serializes this process; the lock folder serializes every process on the root (12 concurrent
+    // `promote`s each read, changed and wrote the whole file, and most of their updates were lost).
     const run = this.chain.then(async () => {
-      const file = await readDecisions(this.root)
-      const result = change(file)
-      await writeFileAtomic(join(this.root, DECISIONS_FILE), JSON.stringify(file, null, 2) + '\n')
-      await writeFileAtomic(join(this.root, DECISIONS_MD), renderDecisionsMd(file))
-      return result
+      ensureStateFolder(this.root, join(this.root, LEDGER_DIR))
+      return withDirLock(join(this.root, DECISIONS_LOCK), async () => {
+        const file = await readDecisions(this.root)
+        const result = change(file)
+        await writeRootStateFile(this.root, join(this.root, DECISIONS_FILE), JSON.stringify(file, null, 2) + '\n')
+        await writeRootStateFile(this.root, join(this.root, DECISIONS_MD), renderDecisionsMd(file))
+        return result
+      })
     })
     this.chain = run.catch(() => {})
     return run
@@ -113,10 +124,14 @@ export class Decisions {
   }
 
   /**
-   * Sets a verdict. An agent may not overwrite a locked (human) decision; a human decision is locked unless
-   * `locked: false`. `in-use` needs a valid target. Throws with a clear message otherwise.
+   * Sets a verdict. A locked (human) decision is never overwritten by an agent, and by a person only with
+   * `replaceLocked` (the CLI's `--force`); a human decision is locked unless `locked: false`. `in-use` needs a valid
+   * target. Throws with a clear message otherwise.
    */
-  decide(input: { url: string; status: 'in-use' | 'rejected' | 'pending'; by: 'human' | 'agent'; reason?: string; target?: Target; locked?: boolean }, now = new Date()): Promise<Decision> {
+  decide(
+    input: { url: string; status: 'in-use' | 'rejected' | 'pending'; by: 'human' | 'agent'; reason?: string; target?: Target; locked?: boolean; replaceLocked?: boolean },
+    now = new Date(),
+  ): Promise<Decision> {
     return this.update((file) => {
       let url: string
       try {
@@ -133,6 +148,7 @@ export class Decisions {
       }
       let existing = file.decisions.find((d) => d.url === url)
       if (existing?.locked && input.by === 'agent') throw new Error(`${url} was decided by a person (${existing.status}, ${existing.decided_at}) and is locked; an agent cannot change it`)
+      if (existing?.locked && !input.replaceLocked) throw new LockedDecision(url, existing)
       if (!existing) {
         existing = { url, status: 'pending', discovered_at: now.toISOString() }
         file.decisions.push(existing)
@@ -152,7 +168,7 @@ export class Decisions {
   async regenerate(): Promise<string> {
     const file = await this.read()
     const text = renderDecisionsMd(file)
-    await writeFileAtomic(join(this.root, DECISIONS_MD), text)
+    await writeRootStateFile(this.root, join(this.root, DECISIONS_MD), text)
     return text
   }
 }

@@ -15,7 +15,7 @@ import { KnowledgeSync } from './service.js'
 import { declaresRoots } from './sources.js'
 import { DECISIONS_FILE } from './decisions.js'
 import { existsSync } from 'node:fs'
-import { join } from 'node:path'
+import { isAbsolute, join } from 'node:path'
 import type { SyncReport } from '../wire.js'
 
 export { KnowledgeSync } from './service.js'
@@ -38,6 +38,8 @@ export interface Config {
   intervalMinutes: number
   /** Offer the knowledge_curate tool when sources.yml declares discovery roots or decisions.json exists (at start). */
   curate: boolean
+  /** Folders (absolute) local sources may read besides the root's enclosing git work tree. */
+  localRoots: string[]
 }
 
 export const Config: z<Config> = z.object({
@@ -48,6 +50,7 @@ export const Config: z<Config> = z.object({
     .default(0)
     .description('Sync every this many minutes; 0 = never on a timer.'),
   curate: z.boolean().default(true).description('Offer knowledge_curate when sources.yml declares discovery roots or decisions exist (checked at start).'),
+  localRoots: z.array(z.string()).default([]).description("Folders (absolute paths) `type: local` sources may read besides the knowledge root's enclosing git work tree."),
 }) as z<Config>
 
 /** One-line summary of a run for the log. */
@@ -63,7 +66,9 @@ export function summarize(report: SyncReport): string {
 
 export function apply(ctx: Context, config: Config): void {
   const logger = ctx.logger('knowledge-sync')
-  const service = new KnowledgeSync(ctx.knowledge, { logger })
+  const relative = config.localRoots.find((dir) => !isAbsolute(dir))
+  if (relative !== undefined) throw new Error(`knowledge-sync: localRoots must hold absolute paths (got ${JSON.stringify(relative)})`)
+  const service = new KnowledgeSync(ctx.knowledge, { logger, localRoots: config.localRoots })
   ctx.provide('knowledgeSync', service)
 
   const background = (why: string) => {

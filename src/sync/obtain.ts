@@ -3,12 +3,12 @@
  * converted. Every failure becomes a per-source status with a one-line reason; nothing here throws.
  * @module dsh-knowledge-sync/sync/obtain
  */
-import { open } from 'node:fs/promises'
 import { extname } from 'node:path'
 import type { SyncStatus } from '../wire.js'
 import { isFresh, readCache, writeCache, type CacheEntry } from './cache.js'
 import { decodeBody, mediaType, toSectionText, UnsupportedType } from './convert.js'
 import { FetchFailure, MAX_BODY_BYTES, type SafeFetcher } from './fetcher.js'
+import { LocalReadError, readLocalFile } from './local-file.js'
 import type { HttpSource, LocalSource, Source } from './sources.js'
 
 export type Obtained = { ok: true; text: string; fromCache: boolean } | { ok: false; status: SyncStatus; reason: string }
@@ -18,26 +18,19 @@ const SUPPORTED = new Set(['text/markdown', 'text/x-markdown', 'text/plain', 'te
 
 const fail = (status: SyncStatus, reason: string): Obtained => ({ ok: false, status, reason: reason.replace(/\s+/g, ' ').slice(0, 300) })
 
-async function readLocal(source: LocalSource): Promise<Obtained> {
-  let handle
+async function readLocal(source: LocalSource, allowed: readonly string[]): Promise<Obtained> {
+  let body: Buffer
   try {
-    handle = await open(source.path, 'r')
+    body = await readLocalFile(source.path, allowed, MAX_BODY_BYTES)
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    return code === 'ENOENT' || code === 'ENOTDIR' ? fail('source-missing', `no file ${source.path}`) : fail('fetch-error', `cannot read ${source.path}: ${code ?? (error as Error).message}`)
+    if (!(error instanceof LocalReadError)) return fail('fetch-error', `cannot read ${source.path}: ${(error as Error).message}`)
+    return fail(error.kind === 'missing' ? 'source-missing' : error.kind === 'too-large' ? 'too-large' : 'fetch-error', error.message)
   }
   try {
-    const info = await handle.stat()
-    if (!info.isFile()) return fail('fetch-error', `${source.path} is not a regular file`)
-    if (info.size > MAX_BODY_BYTES) return fail('too-large', `${source.path} is ${info.size} bytes (limit ${MAX_BODY_BYTES})`)
-    const body = await handle.readFile()
-    if (body.length > MAX_BODY_BYTES) return fail('too-large', `${source.path} grew past ${MAX_BODY_BYTES} bytes while read`)
     // Unknown extensions (an ADR named `0001-decision`) are plain text.
     return { ok: true, text: await toSectionText(body, LOCAL_TYPES[extname(source.path).toLowerCase()] ?? 'text/plain'), fromCache: false }
   } catch (error) {
     return fail('fetch-error', `cannot read ${source.path}: ${(error as Error).message}`)
-  } finally {
-    await handle.close()
   }
 }
 
@@ -86,10 +79,13 @@ async function fetchHttp(root: string, source: HttpSource, fetcher: SafeFetcher)
   return convert({ body: entry.body, contentType: `${mediaType(contentType)}; charset=utf-8`, finalUrl: answer.url }, source, false)
 }
 
-/** The text of one source, or the status that explains why there is none. */
-export async function obtain(root: string, source: Source, fetcher: SafeFetcher): Promise<Obtained> {
+/**
+ * The text of one source, or the status that explains why there is none. `localRoots`: the real folders a local
+ * source may be read from (`allowedLocalRoots`).
+ */
+export async function obtain(root: string, source: Source, fetcher: SafeFetcher, localRoots: readonly string[]): Promise<Obtained> {
   try {
-    return source.type === 'local' ? await readLocal(source) : await fetchHttp(root, source, fetcher)
+    return source.type === 'local' ? await readLocal(source, localRoots) : await fetchHttp(root, source, fetcher)
   } catch (error) {
     return fail('fetch-error', (error as Error).message)
   }

@@ -11,13 +11,14 @@ import { createTwoFilesPatch } from 'diff'
 import { splitFrontMatter } from '../knowledge/documents/document.js'
 import { insideRoot } from '../knowledge/documents/paths.js'
 import type { KnowledgeStore } from '../knowledge/store.js'
-import { writeFileAtomic } from '../knowledge/disk/atomic.js'
+import { readRootStateFile, writeRootStateFile } from '../knowledge/disk/root-files.js'
 import type { SyncReport, SyncResult, SyncStatus } from '../wire.js'
 import { readDecisions, type Decision } from './decisions.js'
 import { SafeFetcher, type FetcherLogger } from './fetcher.js'
 import { planSection } from './markers.js'
+import { allowedLocalRoots } from './local-file.js'
 import { obtain, type Obtained } from './obtain.js'
-import { DEFAULT_CACHE_TTL, loadSources, SOURCES_FILE, type Source, type SourcesFile } from './sources.js'
+import { checkTarget, DEFAULT_CACHE_TTL, loadSources, SOURCES_FILE, type Source, type SourcesFile } from './sources.js'
 
 export const STATE_FILE = join('.knowledge', 'sync-state.json')
 /** Sources obtained at once (one host is still spaced by the fetcher). */
@@ -30,6 +31,8 @@ export interface RunOptions {
   only?: string
   fetcher?: SafeFetcher
   logger?: FetcherLogger
+  /** Folders (absolute) a local source may read besides the root's enclosing work tree: the person's configuration. */
+  localRoots?: readonly string[]
 }
 
 /** What the last real run said per source, and when each URL last synced (for `audit`). */
@@ -41,7 +44,7 @@ export interface SyncState {
 
 export async function readState(root: string): Promise<SyncState> {
   try {
-    const data = JSON.parse(await readFile(join(root, STATE_FILE), 'utf8')) as SyncState
+    const data = JSON.parse(readRootStateFile(root, join(root, STATE_FILE)) ?? '{}') as SyncState
     return { lastRun: data.lastRun, results: data.results ?? {}, syncedAt: data.syncedAt ?? {} }
   } catch {
     return { results: {}, syncedAt: {} }
@@ -80,13 +83,19 @@ export async function gatherSources(root: string): Promise<{ file: SourcesFile; 
   const declared = new Set(file.sources.map((s) => (s.type === 'local' ? '' : s.url)))
   for (const d of decisions) {
     if (d.status !== 'in-use' || declared.has(d.url) || !d.target_file || !d.target_section) continue
+    // decisions.json may come from someone else's push: its targets pass the same rule as sources.yml's.
+    const target = checkTarget(root, { file: d.target_file, section: d.target_section })
+    if (typeof target === 'string') {
+      early.push({ name: d.url, type: 'decisions', source: d.url, target: null, status: 'invalid-target', reason: `in-use decision: ${target}` })
+      continue
+    }
     let type: 'http' | 'https'
     try {
       type = new URL(d.url).protocol === 'https:' ? 'https' : 'http'
     } catch {
       continue
     }
-    sources.push({ type, name: d.url, url: d.url, cacheTtl: DEFAULT_CACHE_TTL, origin: 'decision', target: { file: d.target_file, section: d.target_section } })
+    sources.push({ type, name: d.url, url: d.url, cacheTtl: DEFAULT_CACHE_TTL, origin: 'decision', target })
   }
   // Two sources writing one section would overwrite each other on every run: the first one keeps it.
   const owners = new Map<string, string>()
@@ -222,7 +231,8 @@ export async function runSync(store: KnowledgeStore, options: RunOptions = {}): 
   const earlyResults = pick(early)
   if (options.only && !sources.length && !earlyResults.length) throw new Error(`no source named ${JSON.stringify(options.only)} in ${SOURCES_FILE} or the in-use decisions`)
   const fetcher = options.fetcher ?? new SafeFetcher({ logger: options.logger })
-  const obtained = await mapLimit(sources, CONCURRENCY, (source) => obtain(store.root, source, fetcher))
+  const localRoots = allowedLocalRoots(store.root, options.localRoots)
+  const obtained = await mapLimit(sources, CONCURRENCY, (source) => obtain(store.root, source, fetcher, localRoots))
   const byFile = new Map<string, Array<{ source: Source; got: Obtained; index: number }>>()
   sources.forEach((source, index) => {
     const list = byFile.get(source.target.file) ?? []
@@ -248,5 +258,5 @@ async function saveState(root: string, report: SyncReport): Promise<void> {
     state.results[r.name] = { status: r.status, reason: r.reason, at: report.at, from_cache: r.from_cache, source: r.source }
     if (r.status === 'changed' || r.status === 'unchanged') state.syncedAt[r.source] = report.at
   }
-  await writeFileAtomic(join(root, STATE_FILE), JSON.stringify(state, null, 2) + '\n')
+  await writeRootStateFile(root, join(root, STATE_FILE), JSON.stringify(state, null, 2) + '\n')
 }

@@ -31,7 +31,7 @@ export class KnowledgeSync {
 
   constructor(
     readonly store: KnowledgeStore,
-    private readonly options: { logger?: FetcherLogger; fetcher?: Omit<FetcherOptions, 'logger'> } = {},
+    private readonly options: { logger?: FetcherLogger; fetcher?: Omit<FetcherOptions, 'logger'>; localRoots?: readonly string[] } = {},
   ) {
     this.decisions = new Decisions(store.root)
   }
@@ -43,9 +43,9 @@ export class KnowledgeSync {
 
   /** Syncs (or dry-runs) every source. Real runs never overlap: a second call waits for the first. */
   async run(options: { dryRun?: boolean; only?: string } = {}): Promise<SyncReport> {
-    if (options.dryRun) return runSync(this.store, { ...options, fetcher: this.fetcher(), logger: this.options.logger })
+    if (options.dryRun) return runSync(this.store, { ...options, fetcher: this.fetcher(), logger: this.options.logger, localRoots: this.options.localRoots })
     while (this.running) await this.running.catch(() => {})
-    const run = runSync(this.store, { ...options, fetcher: this.fetcher(), logger: this.options.logger })
+    const run = runSync(this.store, { ...options, fetcher: this.fetcher(), logger: this.options.logger, localRoots: this.options.localRoots })
     this.running = run
     try {
       return await run

@@ -3,11 +3,11 @@
  * malformed one becomes an `invalid-target` result with its reason and never stops the others.
  * @module dsh-knowledge-sync/sync/sources
  */
-import { existsSync, readFileSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
-import { dirname, isAbsolute, join, normalize, resolve, sep } from 'node:path'
+import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { compile } from 'css-select'
 import { parse as parseYaml } from 'yaml'
+import { readRootStateFile } from '../knowledge/disk/root-files.js'
+import { checkDocumentPath } from '../knowledge/documents/paths.js'
 
 export const SOURCES_FILE = 'sources.yml'
 /** The format version readers assume when the file names none. */
@@ -16,6 +16,7 @@ export const DEFAULT_CACHE_TTL = 86400
 export const DEFAULT_MAX_DEPTH = 3
 export const DEFAULT_MAX_URLS = 200
 const MAX_ENTRIES = 1000
+const MAX_SOURCES_BYTES = 1024 * 1024
 const SECTION_NAME = /^[^"\r\n]{1,200}$/
 
 /** Where a source's text goes: a document (relative to the knowledge root) and a section name in it. */
@@ -75,11 +76,9 @@ export function checkTarget(root: string, raw: unknown): Target | string {
   if (!isRecord(raw)) return 'target must be {file, section}'
   const { file, section } = raw
   if (typeof file !== 'string' || !file.trim()) return 'target.file must be a path relative to the knowledge root'
-  if (isAbsolute(file) || /^[A-Za-z]:/.test(file) || file.includes('\0')) return `target.file ${JSON.stringify(file)} must be relative to the knowledge root`
-  const rel = normalize(file).split(sep).join('/')
-  if (rel === '..' || rel.startsWith('../') || rel.split('/').some((part) => part.startsWith('.'))) return `target.file ${JSON.stringify(file)} leaves the knowledge root or names a hidden path`
-  if (!rel.endsWith('.md')) return `target.file ${JSON.stringify(file)} must be a .md document`
-  if (!resolve(root, rel).startsWith(resolve(root) + sep)) return `target.file ${JSON.stringify(file)} leaves the knowledge root`
+  const checked = checkDocumentPath(root, file)
+  if ('reason' in checked) return `target.file ${checked.reason}`
+  const rel = checked.rel
   if (typeof section !== 'string' || !SECTION_NAME.test(section)) return 'target.section must be a name of 1-200 characters without quotes or line breaks'
   return { file: rel, section }
 }
@@ -147,13 +146,15 @@ function parseRoot(raw: unknown, index: number): DiscoveryRoot | InvalidEntry {
 /** Reads and checks `<root>/sources.yml`. Never throws: a missing file is empty, a broken one says why in `error`. */
 export async function loadSources(root: string): Promise<SourcesFile> {
   const out: SourcesFile = { exists: false, version: SOURCES_VERSION, sources: [], roots: [], invalid: [] }
-  let text: string
+  let text: string | undefined
   try {
-    text = await readFile(join(root, SOURCES_FILE), 'utf8')
+    // Like every file of the root: never through a link, only a regular file (a FIFO would block the read).
+    text = readRootStateFile(root, join(root, SOURCES_FILE), MAX_SOURCES_BYTES)
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') out.error = `cannot read ${SOURCES_FILE}: ${(error as Error).message}`
+    out.error = `cannot read ${SOURCES_FILE}: ${(error as Error).message}`
     return out
   }
+  if (text === undefined) return out
   out.exists = true
   let data: unknown
   try {
@@ -197,9 +198,9 @@ export async function loadSources(root: string): Promise<SourcesFile> {
 /** True when sources.yml declares at least one discovery root (read synchronously: used once at row start). */
 export function declaresRoots(root: string): boolean {
   try {
-    const path = join(root, SOURCES_FILE)
-    if (!existsSync(path)) return false
-    const data = parseYaml(readFileSync(path, 'utf8'), { maxAliasCount: 50 }) as unknown
+    const text = readRootStateFile(root, join(root, SOURCES_FILE), MAX_SOURCES_BYTES)
+    if (text === undefined) return false
+    const data = parseYaml(text, { maxAliasCount: 50 }) as unknown
     return isRecord(data) && Array.isArray(data.roots) && data.roots.length > 0
   } catch {
     return false

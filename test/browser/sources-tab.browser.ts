@@ -4,6 +4,7 @@
  * diff and writes nothing, "Sync now" (a guarded POST with the page token) writes the section.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -31,6 +32,7 @@ describe('the Sources tab in dsh web', () => {
     const base = mkdtempSync(join(tmpdir(), 'dsh-ks-srcpage-'))
     root = join(base, 'knowledge')
     mkdirSync(root)
+    execFileSync('git', ['init', '-q', base])
     writeFileSync(join(base, 'adr.md'), 'Decision: retries stay at 3.\n')
     writeFileSync(join(root, 'vendor.md'), ORIGINAL)
     writeFileSync(

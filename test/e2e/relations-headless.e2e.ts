@@ -31,7 +31,7 @@ beforeAll(async () => {
             toolCalls: [
               {
                 name: 'knowledge_note',
-                arguments: { kind: 'preference', title: 'Answer in British English', finding: 'Use British spelling in every answer and commit message.', quote: 'always use British spelling' },
+                arguments: { kind: 'preference', title: 'Always use British spelling', finding: 'Use British spelling in every answer and commit message.', quote: 'always use British spelling' },
               },
             ],
           },
@@ -59,12 +59,12 @@ describe('correcting knowledge with the real dsh CLI (headless)', () => {
     const firstChat = chat()
     expect(toolNames(firstChat[0])).toEqual(expect.arrayContaining(['knowledge_note', 'knowledge_supersede', 'knowledge_check', 'knowledge_search', 'knowledge_read']))
     expect(toolNames(firstChat[0])).not.toContain('knowledge_retire')
-    expect(toolMessages(firstChat.at(-1)!).at(-1)).toMatch(/^Saved preference \S+-n1: Answer in British English\.$/)
+    expect(toolMessages(firstChat.at(-1)!).at(-1)).toMatch(/^Saved preference \S+-n1: Always use British spelling\.$/)
     expect(systemText(firstChat[0].body)).not.toContain('Preferences the person stated')
     const second = await home.run('What is the port of the dev server?', { cwd: workspace })
     expect(second.code, second.log).toBe(0)
     const system = systemText(chat().at(-1)!.body)
-    expect(system).toMatch(/Preferences the person stated in earlier sessions of this workspace[^\n]*\n- \S+-n1: Answer in British English \(the person: "always use British spelling"\)/)
+    expect(system).toMatch(/Preferences the person stated in earlier sessions of this workspace[^\n]*\n- \S+-n1: Always use British spelling \(the person: "always use British spelling"\)/)
   }, 120_000)
 
   it("a later run supersedes a note with a new one; the next run's search lists the new one first, the old one marked", async () => {

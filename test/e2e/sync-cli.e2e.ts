@@ -4,6 +4,7 @@
  * exemption variable as the only way to reach 127.0.0.1, logged; without it the guard refuses. Build first.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -44,6 +45,7 @@ beforeAll(async () => {
   base = mkdtempSync(join(tmpdir(), 'dsh-ks-synccli-'))
   root = join(base, 'knowledge')
   mkdirSync(root)
+  execFileSync('git', ['init', '-q', base])
   mkdirSync(join(base, 'adr'))
   writeFileSync(join(base, 'adr/0002.md'), 'Decision: keep retries at 3.\n')
   writeFileSync(join(root, 'vendor.md'), ORIGINAL)
@@ -127,4 +129,19 @@ describe('dsh-knowledge sync', () => {
     const usage = await cli(['promote', '--root', root, '--url', 'x'])
     expect(usage.code).toBe(2)
   })
+
+  it('promote: 12 processes at once all land, and a locked decision is refused (exit 1) unless --force', async () => {
+    const urls = Array.from({ length: 12 }, (_, k) => `${server.url}/many/${k}`)
+    const runs = await Promise.all(urls.map((url) => cli(['promote', '--root', root, '--url', url, '--file', 'vendor.md', '--section', 'adr'])))
+    for (const run of runs) expect(run.code, run.stderr).toBe(0)
+    const decisions = JSON.parse(readFileSync(join(root, '.knowledge/decisions.json'), 'utf8')).decisions.map((x: any) => x.url)
+    for (const url of urls) expect(decisions).toContain(url)
+    const again = await cli(['promote', '--root', root, '--url', urls[0], '--file', 'vendor.md', '--section', 'limits'])
+    expect(again.code).toBe(1)
+    expect(again.stderr).toMatch(/is locked: a person decided it \(in-use → vendor\.md#adr/)
+    const forced = await cli(['promote', '--root', root, '--url', urls[0], '--file', 'vendor.md', '--section', 'limits', '--force'])
+    expect(forced.code, forced.stderr).toBe(0)
+    const after = JSON.parse(readFileSync(join(root, '.knowledge/decisions.json'), 'utf8')).decisions.find((x: any) => x.url === urls[0])
+    expect(after.target_section).toBe('limits')
+  }, 300_000)
 })

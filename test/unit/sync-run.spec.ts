@@ -4,6 +4,7 @@
  * ttl 0), dry runs with diffs, and one bad source never failing the others.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -34,6 +35,8 @@ function setup(sourcesYml: string, docs: Record<string, string>) {
   const base = mkdtempSync(join(tmpdir(), 'dsh-ks-sync-'))
   const root = join(base, 'kb')
   mkdirSync(root, { recursive: true })
+  // The project the knowledge base belongs to: local sources are read from its work tree.
+  execFileSync('git', ['init', '-q', base])
   writeFileSync(join(root, 'sources.yml'), sourcesYml)
   for (const [file, body] of Object.entries(docs)) {
     mkdirSync(join(root, file, '..'), { recursive: true })
@@ -77,7 +80,7 @@ sources:
   - { name: gone, type: http, url: "${u}/missing", target: { file: web.md, section: gone } }
   - { name: boom, type: http, url: "${u}/boom", target: { file: web.md, section: boom } }
   - { name: huge, type: http, url: "${u}/huge", target: { file: web.md, section: huge } }
-  - { name: nolocal, type: local, path: /nonexistent/file.md, target: { file: web.md, section: nolocal } }
+  - { name: nolocal, type: local, path: adr/none.md, target: { file: web.md, section: nolocal } }
   - { name: nosection, type: local, path: adr/0001-use-pnpm.md, target: { file: guide.md, section: nope } }
   - { name: notarget, type: local, path: adr/0001-use-pnpm.md, target: { file: absent.md, section: a } }
   - { name: broken, type: local, path: adr/0001-use-pnpm.md, target: { file: broken.md, section: a } }

@@ -3,7 +3,7 @@
  * dot-named temporary file, which the store's scan ignores and removes once it is an hour old.
  * @module dsh-knowledge-sync/knowledge/disk/atomic
  */
-import { mkdir, open, rename, rm } from 'node:fs/promises'
+import { lstat, mkdir, open, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 
@@ -16,7 +16,13 @@ export async function writeFileAtomic(path: string, text: string): Promise<void>
   let handle
   try {
     await mkdir(dir, { recursive: true })
-    handle = await open(tmp, 'wx', 0o644)
+    // A file replaced keeps its permission bits (an executable stays executable, a 0600 file stays private).
+    const mode = await lstat(path).then(
+      (info) => (info.isFile() ? info.mode & 0o7777 : undefined),
+      () => undefined,
+    )
+    handle = await open(tmp, 'wx', mode ?? 0o644)
+    if (mode !== undefined) await handle.chmod(mode)
     await handle.writeFile(text, 'utf8')
     await handle.sync()
     await handle.close()

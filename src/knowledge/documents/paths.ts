@@ -3,7 +3,7 @@
  * here, so no input (session id, title, note title) can carry a path separator, a dot segment or a NUL.
  * @module dsh-knowledge-sync/knowledge/documents/paths
  */
-import { isAbsolute, relative, resolve, sep } from 'node:path'
+import { isAbsolute, normalize, relative, resolve, sep } from 'node:path'
 import { createHash } from 'node:crypto'
 
 /** Environment variable that overrides the default root. */
@@ -108,4 +108,18 @@ export function insideRoot(root: string, relativePath: string): string {
 /** Root-relative path with `/` separators, for front matter, hits and routes. */
 export function toRelative(root: string, full: string): string {
   return relative(root, full).split(sep).join('/')
+}
+
+/**
+ * The one rule for a path a document is written to besides the store's own naming (sync targets, in-use decisions,
+ * splices): relative to the root, no `..`, no hidden component (`.git/hooks`, `.knowledge/`), a `.md` file. Returns
+ * the normalized `/` path, or a reason it is refused.
+ */
+export function checkDocumentPath(root: string, file: string): { rel: string } | { reason: string } {
+  if (isAbsolute(file) || /^[A-Za-z]:/.test(file) || file.includes('\0')) return { reason: `${JSON.stringify(file)} must be relative to the knowledge root` }
+  const rel = normalize(file).split(sep).join('/')
+  if (rel === '..' || rel.startsWith('../') || rel.split('/').some((part) => part.startsWith('.'))) return { reason: `${JSON.stringify(file)} leaves the knowledge root or names a hidden path` }
+  if (!rel.endsWith('.md')) return { reason: `${JSON.stringify(file)} must be a .md document` }
+  if (!resolve(root, rel).startsWith(resolve(root) + sep)) return { reason: `${JSON.stringify(file)} leaves the knowledge root` }
+  return { rel }
 }

@@ -12,7 +12,7 @@
  * (killed half-way) is deleted and rebuilt, with one log line saying why.
  * @module dsh-knowledge-sync/knowledge/index-cache/index-cache
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs'
+import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { createHash } from 'node:crypto'
 import type { Stats } from 'node:fs'
@@ -20,6 +20,8 @@ import type { FileStamp } from '../../types.js'
 import type { ManifestTuple } from '../../search/search-index.js'
 import { createIndexFile, IndexFileError, openIndexFile } from '../../search/index-file.js'
 import { SearchIndex, type SearchIndexOptions } from '../../search/search-index.js'
+import { createRootStateFile, ensureStateFolder } from '../disk/root-files.js'
+import { lstatSafe } from '../disk/safe-read.js'
 import { LEDGER_DIR } from '../logs/ledger.js'
 import type { StoreLogger } from '../store-types.js'
 
@@ -119,9 +121,15 @@ export function openIndexCache(root: string, options: SearchIndexOptions | undef
   const file = join(dir, CACHE_FILE)
   const lockFile = join(dir, 'index.lock')
   try {
-    mkdirSync(dir, { recursive: true })
+    // The cache folder and its files like every file of the root: made and opened only as themselves, never
+    // through a link (SQLite would follow one; a pushed `index.sqlite` link must not aim it elsewhere).
+    ensureStateFolder(root, dir)
     const ignore = join(dir, '.gitignore')
-    if (!existsSync(ignore)) writeFileSync(ignore, '# The search index cache, rebuilt from the documents when missing.\n*\n')
+    if (!existsSync(ignore)) createRootStateFile(root, ignore, '# The search index cache, rebuilt from the documents when missing.\n*\n')
+    for (const suffix of ['', '-wal', '-shm', '-journal']) {
+      const info = lstatSafe(file + suffix)
+      if (info && !info.isFile()) throw new Error(`${CACHE_FILE}${suffix} is a symbolic link or not a regular file`)
+    }
   } catch (error) {
     logger.debug('index cache unavailable under %s: %s', dir, (error as Error).message)
     return memory()

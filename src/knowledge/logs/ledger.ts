@@ -4,13 +4,13 @@
  * each line is one small `O_APPEND` write, so several dsh processes can share one root. Stats are folded from it.
  * @module dsh-knowledge-sync/knowledge/logs/ledger
  */
-import { constants } from 'node:fs'
-import { appendFile, lstat, mkdir, open, readFile } from 'node:fs/promises'
+import { closeSync, fstatSync, readSync } from 'node:fs'
 import { join } from 'node:path'
 import type { RoundStats } from '../../wire.js'
+import { appendRootStateFile, openRootStateFile, readRootStateFile } from '../disk/root-files.js'
 
 export const LEDGER_DIR = '.knowledge'
-const NOFOLLOW = constants.O_NOFOLLOW ?? 0
+const MAX_CARRY = 64 * 1024
 
 export type LedgerEntry =
   | { type: 'kept'; session: string; turn: number; id: string; score: number; redacted: number }
@@ -54,7 +54,7 @@ export class Ledger {
   /** Entries whose append failed (full disk): still counted, so nothing is silently lost from the numbers. */
   private unwritten: Array<LedgerEntry & { t: string }> = []
 
-  constructor(root: string) {
+  constructor(private readonly root: string) {
     this.path = join(root, LEDGER_DIR, 'ledger.jsonl')
   }
 
@@ -62,10 +62,8 @@ export class Ledger {
   async record(entry: LedgerEntry): Promise<void> {
     const line = { t: new Date().toISOString(), ...entry }
     try {
-      await mkdir(join(this.path, '..'), { recursive: true })
       // Never through a link (a linked ledger would append to whatever file it names, outside the root).
-      if ((await lstat(join(this.path, '..'))).isSymbolicLink()) throw new Error('the ledger folder is a symbolic link')
-      await appendFile(this.path, JSON.stringify(line) + '\n', { flag: constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NOFOLLOW })
+      appendRootStateFile(this.root, this.path, JSON.stringify(line) + '\n')
     } catch {
       this.unwritten.push(line)
       if (this.unwritten.length > UNWRITTEN_MAX) this.fold(this.folded, this.reasons, this.unwritten.shift()!)
@@ -76,7 +74,7 @@ export class Ledger {
   async entries(): Promise<Array<LedgerEntry & { t?: string }>> {
     let text = ''
     try {
-      text = await readFile(this.path, 'utf8')
+      text = readRootStateFile(this.root, this.path) ?? ''
     } catch {
       /* no ledger yet */
     }
@@ -172,14 +170,15 @@ export class Ledger {
   }
 
   private async catchUp(): Promise<void> {
-    let handle
+    let fd: number | undefined
     try {
-      handle = await open(this.path, constants.O_RDONLY | NOFOLLOW)
+      fd = openRootStateFile(this.root, this.path)
     } catch {
       return
     }
+    if (fd === undefined) return
     try {
-      const size = (await handle.stat()).size
+      const size = fstatSync(fd).size
       if (size < this.offset) {
         this.offset = 0
         this.carry = ''
@@ -188,11 +187,17 @@ export class Ledger {
       }
       if (size === this.offset) return
       const buffer = Buffer.alloc(size - this.offset)
-      await handle.read(buffer, 0, buffer.length, this.offset)
-      this.offset = size
-      const text = this.carry + buffer.toString('utf8')
+      let read = 0
+      while (read < buffer.length) {
+        const n = readSync(fd, buffer, read, buffer.length - read, this.offset + read)
+        if (n <= 0) break
+        read += n
+      }
+      this.offset += read
+      const text = this.carry + buffer.toString('utf8', 0, read)
       const lines = text.split('\n')
-      this.carry = lines.pop() ?? ''
+      // An unterminated tail is kept for the next look, but never grows without bound (a hostile file).
+      this.carry = (lines.pop() ?? '').slice(0, MAX_CARRY)
       for (const line of lines) {
         if (!line.trim()) continue
         try {
@@ -202,7 +207,7 @@ export class Ledger {
         }
       }
     } finally {
-      await handle.close()
+      closeSync(fd)
     }
   }
 

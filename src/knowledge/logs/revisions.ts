@@ -18,8 +18,9 @@
  * @module dsh-knowledge-sync/knowledge/logs/revisions
  */
 import { createHash } from 'node:crypto'
-import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { closeSync, existsSync, fstatSync, readSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { appendRootStateFile, createRootStateFile, ensureStateFolder, openRootStateFile } from '../disk/root-files.js'
 import { LEDGER_DIR } from './ledger.js'
 
 export const REVISIONS_FILE = 'revisions.log'
@@ -30,6 +31,10 @@ const STALE_LOCK_MS = 10_000
 const LOCK_WAIT_MS = 2_000
 const LINE = /^([A-Za-z0-9][A-Za-z0-9_.-]{0,127}) ([0-9a-f]{16})(?: \S+)?$/
 const sleeper = new Int32Array(new SharedArrayBuffer(4))
+/** Longer than any line the store writes (an id of at most 128 characters, a hash, a time): a longer one is noise. */
+export const MAX_LINE_BYTES = 4096
+const READ_CHUNK = 1024 * 1024
+const EMPTY = Buffer.alloc(0)
 
 /**
  * The hash that defines "changed": the file's text with a byte-order mark dropped and line endings normalized, so
@@ -55,18 +60,22 @@ export class Revisions {
   private readonly file: string
   private readonly lock: string
   private readonly entries = new Map<string, Entry>()
-  /** Bytes of the log folded so far (always at a line end). */
+  /** Bytes of the log read so far (an unterminated tail included: it is kept in {@link partial}). */
   private offset = 0
-  /** The log ends without a newline (a writer died mid-line): the next append starts a new line. */
-  private torn = false
+  /** The bytes of the unterminated line at {@link offset}. */
+  private partial: Buffer = EMPTY
+  /** The line at {@link offset} is longer than {@link MAX_LINE_BYTES}: skipped up to its newline. */
+  private skipping = false
   /** Set when the log cannot be written (a read-only root): revisions are then counted in memory only. */
   private readOnly = false
   /** The revision of the text the search index holds, per id (hits and list rows show what their snippet came from). */
   private readonly indexed = new Map<string, number>()
   private refreshed = 0
+  /** Bytes read from the log so far (each byte once; the tests and the revisions bench watch it). */
+  bytesRead = 0
 
   constructor(
-    root: string,
+    private readonly root: string,
     private readonly logger?: RevisionLogger,
   ) {
     this.dir = join(root, LEDGER_DIR)
@@ -108,42 +117,72 @@ export class Revisions {
 
   /**
    * Folds lines other processes appended since the last look. Cheap when nothing changed (one fstat). `limit`: fold
-   * at most about that many bytes (whole lines) and return false if more remain: the background warm-up of a
-   * long-lived store folds a large log a slice per event-loop turn.
+   * at most about that many bytes and return false if more remain: the background warm-up of a long-lived store
+   * folds a large log a slice per event-loop turn. Every byte is read once: an unterminated tail is kept (up to
+   * {@link MAX_LINE_BYTES}; a longer "line" is skipped to its end), never read again on the next look, so a torn or
+   * hostile log cannot make each refresh re-read megabytes.
    */
   refresh(limit = Number.POSITIVE_INFINITY): boolean {
-    let fd: number
+    let fd: number | undefined
     try {
-      fd = openSync(this.file, 'r')
-    } catch {
+      fd = openRootStateFile(this.root, this.file)
+    } catch (error) {
+      this.refuse(error as Error)
       return true
     }
+    if (fd === undefined) return true
     try {
       const size = fstatSync(fd).size
       if (size < this.offset) {
+        // Replaced or truncated: fold it again.
         this.entries.clear()
         this.offset = 0
-      } // replaced or truncated: fold it again
-      if (size === this.offset) return true
-      const whole = size - this.offset <= limit
-      const buffer = Buffer.alloc(whole ? size - this.offset : limit)
-      let read = 0
-      while (read < buffer.length) {
-        const n = readSync(fd, buffer, read, buffer.length - read, this.offset + read)
-        if (n <= 0) break
-        read += n
+        this.partial = EMPTY
+        this.skipping = false
       }
-      const end = buffer.lastIndexOf(10, read - 1)
-      // A slice that holds no whole line (a line longer than the slice) is folded with the rest next time, in one go.
-      if (!whole && end < 0) return this.refresh()
-      if (whole) this.torn = end < read - 1
-      if (end < 0) return true
-      for (const line of buffer.toString('utf8', 0, end).split('\n')) this.fold(line)
-      this.offset += end + 1
-      return whole
+      const end = Math.min(size, this.offset + limit)
+      const chunk = Buffer.allocUnsafe(Math.min(READ_CHUNK, Math.max(1, end - this.offset)))
+      while (this.offset < end) {
+        const n = readSync(fd, chunk, 0, Math.min(chunk.length, end - this.offset), this.offset)
+        if (n <= 0) break
+        this.foldBytes(chunk.subarray(0, n))
+        this.offset += n
+        this.bytesRead += n
+      }
+      return this.offset >= size
     } finally {
       closeSync(fd)
     }
+  }
+
+  /** The log ends mid-line at the folded offset (a writer died there): the next append starts a new line. */
+  private get torn(): boolean {
+    return this.partial.length > 0 || this.skipping
+  }
+
+  /** Folds the whole lines of `bytes`, carrying an unterminated end over to the next call. */
+  private foldBytes(bytes: Buffer): void {
+    let from = 0
+    for (let nl = bytes.indexOf(10, from); nl >= 0; nl = bytes.indexOf(10, from)) {
+      if (this.skipping) this.skipping = false
+      else if (this.partial.length + nl - from <= MAX_LINE_BYTES) {
+        const line = this.partial.length ? Buffer.concat([this.partial, bytes.subarray(from, nl)]) : bytes.subarray(from, nl)
+        this.fold(line.toString('utf8'))
+      }
+      this.partial = EMPTY
+      from = nl + 1
+    }
+    if (from >= bytes.length || this.skipping) return
+    if (this.partial.length + bytes.length - from > MAX_LINE_BYTES) {
+      this.partial = EMPTY
+      this.skipping = true
+    } else this.partial = Buffer.concat([this.partial, bytes.subarray(from)])
+  }
+
+  /** A log that cannot be opened safely (a link, not a file): revisions stay in memory, said once. */
+  private refuse(error: Error): void {
+    if (!this.readOnly) this.logger?.warn('cannot use %s: %s (revisions are kept in memory only)', this.file, error.message)
+    this.readOnly = true
   }
 
   private fold(line: string): void {
@@ -186,10 +225,11 @@ export class Revisions {
       }
       if (lines.length) {
         const text = `${this.torn ? '\n' : ''}${lines.join('\n')}\n`
-        appendFileSync(this.file, text)
+        appendRootStateFile(this.root, this.file, text)
         // Our own lines are folded already; move past them so refresh() does not count them twice.
         this.offset += Buffer.byteLength(text)
-        this.torn = false
+        this.partial = EMPTY
+        this.skipping = false
       }
     } catch (error) {
       this.readOnly = true
@@ -208,12 +248,12 @@ export class Revisions {
 
   /** Takes the root's revision lock (an exclusive create); a stale lock is broken, a long wait gives up. */
   private acquire(): () => void {
-    if (!existsSync(this.dir)) mkdirSync(this.dir, { recursive: true })
+    ensureStateFolder(this.root, this.dir)
     if (!existsSync(this.file)) this.writeGitAttributes()
     const deadline = Date.now() + LOCK_WAIT_MS
     for (;;) {
       try {
-        closeSync(openSync(this.lock, 'wx'))
+        createRootStateFile(this.root, this.lock, '')
         return () => rmSync(this.lock, { force: true })
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
@@ -238,7 +278,7 @@ export class Revisions {
   private writeGitAttributes(): void {
     const attributes = join(this.dir, '.gitattributes')
     try {
-      writeFileSync(attributes, `${REVISIONS_FILE} merge=union\n`, { flag: 'wx' })
+      createRootStateFile(this.root, attributes, `${REVISIONS_FILE} merge=union\n`)
     } catch {
       /* present already, or raced */
     }

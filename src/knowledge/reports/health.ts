@@ -6,10 +6,10 @@
  * appended to `<root>/.knowledge/health.jsonl`, so the page can draw recall over time without probing again.
  * @module dsh-knowledge-sync/knowledge/reports/health
  */
-import { appendFile, mkdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { STOPWORDS } from '../../search/tokenize.js'
 import type { HealthHistoryPoint, HealthReport, GrowthDay } from '../../wire.js'
+import { appendRootStateFile, readRootStateFile } from '../disk/root-files.js'
 import { LEDGER_DIR, type LedgerEntry } from '../logs/ledger.js'
 import type { IndexedMeta, KnowledgeStore } from '../store.js'
 
@@ -156,15 +156,15 @@ export async function probeHealth(store: KnowledgeStore, options: ProbeOptions =
 
 async function recordHealth(root: string, report: HealthReport): Promise<void> {
   const point: HealthHistoryPoint = { at: report.at, scope: report.scope, documents: report.documents, probed: report.probed, recallAt5: report.recallAt5, mrr: report.mrr }
-  await mkdir(join(root, LEDGER_DIR), { recursive: true })
-  await appendFile(join(root, LEDGER_DIR, HEALTH_FILE), JSON.stringify(point) + '\n')
+  appendRootStateFile(root, join(root, LEDGER_DIR, HEALTH_FILE), JSON.stringify(point) + '\n')
 }
 
 /** Earlier probe results for one scope, oldest first (at most the last 365). */
 export async function healthHistory(root: string, scope: string | undefined): Promise<HealthHistoryPoint[]> {
   let text = ''
   try {
-    text = await readFile(join(root, LEDGER_DIR, HEALTH_FILE), 'utf8')
+    text = readRootStateFile(root, join(root, LEDGER_DIR, HEALTH_FILE)) ?? ''
+    if (!text) return []
   } catch {
     return []
   }

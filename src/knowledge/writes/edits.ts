@@ -13,7 +13,8 @@ import { writeFileAtomic } from '../disk/atomic.js'
 import { formatDocument, parseDocument } from '../documents/document.js'
 import { stampOf } from '../index-cache/index-cache.js'
 import type { Ledger } from '../logs/ledger.js'
-import { insideRoot } from '../documents/paths.js'
+import { contentHash } from '../logs/revisions.js'
+import { checkDocumentPath, insideRoot } from '../documents/paths.js'
 import { applyStatus, statusOf, type StatusChange } from '../relations/relations.js'
 import type { WrittenDocument } from '../store-types.js'
 
@@ -27,7 +28,7 @@ export interface EditHost {
   read(id: string): Promise<KnowledgeDoc | undefined>
   /** The store's one atomic write (file, index, relations, change listeners); returns the revision. */
   commit(id: string, relPath: string, meta: FrontMatter, body: string, text: string): Promise<number>
-  /** A spliced file is on disk: index it, note it, tell the change listeners. */
+  /** A spliced file is on disk: index it (and the revision of its text), note it, tell the change listeners. */
   landed(doc: KnowledgeDoc): void
 }
 
@@ -61,7 +62,10 @@ export async function addSupersedes(host: EditHost, id: string, oldIds: string[]
 export async function splice(host: EditHost, relPath: string, expected: string, edits: Array<{ start: number; end: number; text: string }>, source: string): Promise<WrittenDocument> {
   if (host.closed()) throw new Error('knowledge store is closed')
   await host.start()
-  const full = insideRoot(host.root, relPath)
+  // The same target rule as sync's sources and decisions: whoever calls, no write into .git/, .knowledge/ or a non-.md file.
+  const checked = checkDocumentPath(host.root, relPath)
+  if ('reason' in checked) throw new Error(`cannot write ${checked.reason}`)
+  const full = insideRoot(host.root, checked.rel)
   if ((await readFile(full, 'utf8')) !== expected) throw new Error(`${relPath} changed on disk while it was being synced; try again`)
   let text = expected
   let count = 0
@@ -82,7 +86,8 @@ export async function splice(host: EditHost, relPath: string, expected: string, 
   )
   await writeFileAtomic(full, text)
   const info = await stat(full)
-  const doc: KnowledgeDoc = { id: parsed.meta.id, path: relPath, meta: parsed.meta, body: parsed.body, mtimeMs: info.mtimeMs, stamp: stampOf(info, text) }
+  // The hash goes with it: the store records the indexed revision from it, so the list, the read and the API agree.
+  const doc: KnowledgeDoc = { id: parsed.meta.id, path: relPath, meta: parsed.meta, body: parsed.body, mtimeMs: info.mtimeMs, stamp: stampOf(info, text), hash: contentHash(text) }
   host.landed(doc)
   await host.ledger.record({ type: 'synced', id: doc.id, path: relPath, source, redacted: count })
   return { id: doc.id, path: relPath, meta: doc.meta, redaction: { text: '', count, families } }
