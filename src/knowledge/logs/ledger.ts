@@ -109,19 +109,21 @@ export class Ledger {
       }
     }
     for (let k = this.unwritten.length - 1; k >= 0 && newestFirst.length < limit; k--) if (accept(this.unwritten[k])) newestFirst.push(this.unwritten[k])
-    let handle
+    // Opened like every file under .knowledge/ (no link, a regular file, inside the real root).
+    let fd: number | undefined
     try {
-      handle = await open(this.path, constants.O_RDONLY | NOFOLLOW)
+      fd = openRootStateFile(this.root, this.path)
     } catch {
       return newestFirst.reverse()
     }
+    if (fd === undefined) return newestFirst.reverse()
     try {
-      let end = (await handle.stat()).size
+      let end = fstatSync(fd).size
       let carry = Buffer.alloc(0)
       while (end > 0 && newestFirst.length < limit) {
         const start = Math.max(0, end - RECENT_CHUNK)
         const chunk = Buffer.alloc(end - start)
-        await handle.read(chunk, 0, chunk.length, start)
+        readSync(fd, chunk, 0, chunk.length, start)
         this.recentBytes += chunk.length
         end = start
         let data = Buffer.concat([chunk, carry])
@@ -135,7 +137,7 @@ export class Ledger {
         if (start === 0) break
       }
     } finally {
-      await handle.close()
+      closeSync(fd)
     }
     return newestFirst.slice(0, limit).reverse()
   }
