@@ -95,3 +95,23 @@ describe('hostile transcript files', () => {
     expect(() => openTranscripts('codex', join(tmp(), 'nope'))).toThrow(/no codex transcripts at .*nope \(give the folder with --transcripts\)/)
   })
 })
+
+describe('one session in two transcript files', () => {
+  it('files the session under the longer copy’s workspace and start, not the first file’s', async () => {
+    const dir = tmp()
+    mkdirSync(join(dir, 'proj'))
+    const line = (o: object) => JSON.stringify(o)
+    const turn = (n: number, cwd: string, at: string) => [
+      line({ type: 'user', sessionId: 'dup-session-1', cwd, timestamp: at, message: { role: 'user', content: `Question number ${n} about the flaky build?` } }),
+      line({ type: 'assistant', sessionId: 'dup-session-1', cwd, timestamp: at, message: { role: 'assistant', content: [{ type: 'text', text: `Answer number ${n}: pin the toolchain.` }] } }),
+    ]
+    write(join(dir, 'proj'), 'a-short.jsonl', [...turn(1, '/ws/old', '2026-11-01T10:00:00Z')])
+    write(join(dir, 'proj'), 'b-long.jsonl', [...turn(1, '/ws/new', '2026-11-05T10:00:00Z'), ...turn(2, '/ws/new', '2026-11-05T10:05:00Z'), ...turn(3, '/ws/new', '2026-11-05T10:09:00Z')])
+    const reader = openTranscripts('claude-code', dir)
+    const { sessions } = await reader.list()
+    expect(sessions).toHaveLength(1)
+    expect(sessions[0].cwd).toBe('/ws/new')
+    expect(sessions[0].createdAt).toBe(Date.parse('2026-11-05T10:00:00Z'))
+    expect((await reader.events(sessions[0].id)).filter((e) => e.type === 'turn/start')).toHaveLength(3)
+  })
+})
