@@ -6,6 +6,10 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { createKnowledgeServer } from '../../src/cli/mcp/server.js'
 import { OUTPUT_BUDGET } from '../../src/tool-output.js'
 import { roundDraft, storeFixture } from '../harness/stores.js'
@@ -113,5 +117,31 @@ describe('dsh-knowledge mcp: calls in flight together', () => {
     const results = (await Promise.all(calls)) as Array<{ isError?: boolean; content: Array<{ text: string }> }>
     expect(results.filter((r) => r.isError).map(text)).toEqual([])
     for (let i = 0; i < 24; i += 3) expect(text(await client.callTool({ name: 'knowledge_search', arguments: { query: `zebrafish${i}` } }))).toContain(`Parallel finding ${i}`)
+  })
+})
+
+describe('dsh-knowledge mcp: a client slow to say its roots', () => {
+  it('does not hold the store (and its index lock) while it waits for the roots answer', async () => {
+    const { root } = await seeded()
+    const server = createKnowledgeServer({ root, version: '0.0.0-test', idleMs: 0 })
+    const client = new Client({ name: 'Slow', version: '1.0.0' }, { capabilities: { roots: { listChanged: true } } })
+    let asked!: () => void
+    const rootsAsked = new Promise<void>((resolve) => (asked = resolve))
+    let answer!: () => void
+    const answered = new Promise<void>((resolve) => (answer = resolve))
+    client.setRequestHandler(ListRootsRequestSchema, async () => {
+      asked()
+      await answered
+      return { roots: [{ uri: pathToFileURL('/ws/app').href }] }
+    })
+    const [a, b] = InMemoryTransport.createLinkedPair()
+    await Promise.all([server.connect(a), client.connect(b)])
+    clients.push(client)
+    const saving = client.callTool({ name: 'knowledge_note', arguments: { kind: 'note', title: 'Slow roots', finding: 'Written after the roots answer.' } })
+    await rootsAsked
+    // While the server waits on the client, another process (dsh) must be able to own the index.
+    expect(existsSync(join(root, '.knowledge/cache/index.lock'))).toBe(false)
+    answer()
+    expect(text(await saving)).toMatch(/^Saved note /)
   })
 })
