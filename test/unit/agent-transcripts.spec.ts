@@ -115,3 +115,17 @@ describe('one session in two transcript files', () => {
     expect((await reader.events(sessions[0].id)).filter((e) => e.type === 'turn/start')).toHaveLength(3)
   })
 })
+
+describe('hostile timestamps', () => {
+  it('reads an out-of-range numeric timestamp as no time, never a crash while folding the round', () => {
+    const line = (o: object) => JSON.stringify(o)
+    const lines = [1e300, -1e20, 8.64e15 + 1].flatMap((timestamp, i) => [
+      line({ type: 'user', sessionId: 'time-session-1', timestamp, message: { role: 'user', content: `Question ${i} about the broken deploy?` } }),
+      line({ type: 'assistant', sessionId: 'time-session-1', timestamp, message: { role: 'assistant', content: [{ type: 'text', text: `Answer ${i}: roll back first.` }] } }),
+    ])
+    const t = claudeCodeTranscript('time.jsonl', lines.map((l) => JSON.parse(l)), 0)
+    const rs = rounds(t)
+    expect(rs).toHaveLength(3)
+    for (const r of rs) expect(Number.isNaN(Date.parse(r.created))).toBe(false)
+  })
+})
