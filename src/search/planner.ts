@@ -103,8 +103,11 @@ export class QueryPlanner {
     }
   }
 
-  /** Scored candidates (rowid → final score, higher is better) that contain the top `window` of the ranking. */
-  candidates(terms: QueryTerm[], where: Where, window: number): Map<number, number> {
+  /**
+   * Scored candidates (rowid → final score, higher is better) that contain the top `window` of the ranking; each pass
+   * keeps up to `depth` rows (≥ window: conversational context wants the rows just below the page with their scores).
+   */
+  candidates(terms: QueryTerm[], where: Where, window: number, depth = window): Map<number, number> {
     const n = this.host.size
     const df = new Map<string, number>()
     const dfOf = (t: string): number => {
@@ -146,8 +149,8 @@ export class QueryPlanner {
     if (sum(active) <= this.budget) {
       // Few enough matching rows to score them all.
       this.plan = 'exact'
-      add(this.rank(or(active), where, window))
-      if (all) this.applyBonus(all, where, window, 0, pool)
+      add(this.rank(or(active), where, depth))
+      if (all) this.applyBonus(all, where, window, depth, 0, pool)
       return pool
     }
     const sorted = [...active].sort((a, b) => df.get(a)! - df.get(b)!)
@@ -169,11 +172,11 @@ export class QueryPlanner {
     const rest = sorted.slice(drivers.length)
     const d = or(drivers)
     // Rows holding only drivers are scored exactly by the drivers alone.
-    add(this.rank(d, where, window, from))
+    add(this.rank(d, where, depth, from))
     if (all) {
       // Rows holding every term are scored exactly (with every phrase) by the AND query and get the bonus; rows
       // holding a driver and some common terms keep their driver score (an underestimate): approximate.
-      this.applyBonus(all, where, window, from, pool)
+      this.applyBonus(all, where, window, depth, from, pool)
       this.plan = rest.length || from ? 'approx' : 'pruned'
       return pool
     }
@@ -186,7 +189,7 @@ export class QueryPlanner {
       scored.push(t)
       postings += df.get(t)!
     }
-    if (scored.length) add(this.rank(`(${d}) AND (${or(scored)})`, where, window, from))
+    if (scored.length) add(this.rank(`(${d}) AND (${or(scored)})`, where, depth, from))
     // Exact when no document outside the candidates could reach the page: it would hold only common tokens, and bm25
     // gives a token at most idf × (k1 + 1).
     const maxBoost = Math.max(...Object.values(this.boost))
@@ -243,9 +246,9 @@ export class QueryPlanner {
    * every term's posting list (bm25 counts the rows holding each) plus the rows themselves (at most as many as hold
    * the rarest term); when either is large, only the best candidates already found are tested (no bm25, no counts).
    */
-  private applyBonus(all: AllTerms, where: Where, window: number, from: number, pool: Map<number, number>): void {
+  private applyBonus(all: AllTerms, where: Where, window: number, depth: number, from: number, pool: Map<number, number>): void {
     if ((all.rows <= this.budget || from) && all.postings <= POSTINGS_PER_BUDGET * this.budget) {
-      for (const r of this.rank(all.expr, where, window, from)) pool.set(r.r, Math.max(pool.get(r.r) ?? 0, -r.s) * this.bonus)
+      for (const r of this.rank(all.expr, where, depth, from)) pool.set(r.r, Math.max(pool.get(r.r) ?? 0, -r.s) * this.bonus)
       return
     }
     // One statement per candidate: `rowid = ?` lets FTS5 seek each posting list (~15 µs a probe), where an IN list
