@@ -123,7 +123,11 @@ describe('hostile timestamps', () => {
       line({ type: 'user', sessionId: 'time-session-1', timestamp, message: { role: 'user', content: `Question ${i} about the broken deploy?` } }),
       line({ type: 'assistant', sessionId: 'time-session-1', timestamp, message: { role: 'assistant', content: [{ type: 'text', text: `Answer ${i}: roll back first.` }] } }),
     ])
-    const t = claudeCodeTranscript('time.jsonl', lines.map((l) => JSON.parse(l)), 0)
+    const t = claudeCodeTranscript(
+      'time.jsonl',
+      lines.map((l) => JSON.parse(l)),
+      0,
+    )
     const rs = rounds(t)
     expect(rs).toHaveLength(3)
     for (const r of rs) expect(Number.isNaN(Date.parse(r.created))).toBe(false)
