@@ -35,7 +35,7 @@ export function addExpansion(planner: QueryPlanner, pool: Map<number, number>, e
   const dfOf = (phrase: string): number => {
     if (planner.absent.has(phrase)) return 0
     const n = planner.df(phrase, dfCap)
-    if (!n) planner.absent.add(phrase)
+    if (!n) planner.noteAbsent(phrase)
     return n
   }
   const live = extra

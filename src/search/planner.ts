@@ -63,6 +63,12 @@ interface AllTerms {
   postings: number
 }
 
+/**
+ * Entries each planning cache holds at most. Both are otherwise cleared only by writes: a process that searches for
+ * days without writing (a read-only CLI beside dsh, a quiet base) would keep every token ever asked for.
+ */
+export const PLANNING_CACHE_MAX = 10_000
+
 /** Plans and runs the ranking passes of one index; keeps the document-frequency cache it plans with. */
 export class QueryPlanner {
   /** Document frequency per query token, for query planning only (never for scores: FTS5 computes those). */
@@ -76,6 +82,17 @@ export class QueryPlanner {
   private readonly bm25: string
   /** Query-expansion phrases the corpus does not hold (most dictionary translations); forgotten at the next write. */
   readonly absent = new Set<string>()
+
+  /** Remembers that the corpus holds no `phrase` (until the next write), within {@link PLANNING_CACHE_MAX}. */
+  noteAbsent(phrase: string): void {
+    if (this.absent.size >= PLANNING_CACHE_MAX) this.absent.clear()
+    this.absent.add(phrase)
+  }
+
+  /** Entries in the planning caches (tests). */
+  get cached(): { df: number; absent: number } {
+    return { df: this.dfCache.size, absent: this.absent.size }
+  }
   /** The plan of the last {@link candidates} call. */
   plan: Plan = 'none'
 
@@ -280,7 +297,10 @@ export class QueryPlanner {
     } catch {
       n = 0
     }
-    if (n > 0) this.dfCache.set(token, { n, cap })
+    if (n > 0) {
+      if (this.dfCache.size >= PLANNING_CACHE_MAX) this.dfCache.clear()
+      this.dfCache.set(token, { n, cap })
+    }
     return n
   }
 

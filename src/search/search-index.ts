@@ -380,20 +380,19 @@ export class SearchIndex {
     return facetCounts(this, filter)
   }
 
-  /** Frees the database (a file-backed one checkpointed into its main file first). The index cannot be used afterwards. */
-  close(): void {
-    if (this.closed) return
+  /** Frees the database (a file-backed one checkpointed into its main file first); resolves once its checkpoint worker exited. */
+  close(): Promise<void> {
+    if (this.closed) return this.cycle.stopped
     this.cycle.close()
     // Never a reader beside the owner: TRUNCATE takes the WAL's write lock, and the owner's write failed ("locked").
     if (this.persistent && !(this.db.prepare('PRAGMA query_only').get() as { query_only: number }).query_only) {
       try {
         this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)')
-      } catch {
-        /* another process reads it: the WAL stays, still valid */
-      }
+      } catch {} // another process reads it: the WAL stays, still valid
     }
     this.closed = true
     this.statements.clear()
     this.db.close()
+    return this.cycle.stopped
   }
 }
