@@ -95,3 +95,41 @@ describe('hostile transcript files', () => {
     expect(() => openTranscripts('codex', join(tmp(), 'nope'))).toThrow(/no codex transcripts at .*nope \(give the folder with --transcripts\)/)
   })
 })
+
+describe('one session in two transcript files', () => {
+  it('files the session under the longer copy’s workspace and start, not the first file’s', async () => {
+    const dir = tmp()
+    mkdirSync(join(dir, 'proj'))
+    const line = (o: object) => JSON.stringify(o)
+    const turn = (n: number, cwd: string, at: string) => [
+      line({ type: 'user', sessionId: 'dup-session-1', cwd, timestamp: at, message: { role: 'user', content: `Question number ${n} about the flaky build?` } }),
+      line({ type: 'assistant', sessionId: 'dup-session-1', cwd, timestamp: at, message: { role: 'assistant', content: [{ type: 'text', text: `Answer number ${n}: pin the toolchain.` }] } }),
+    ]
+    write(join(dir, 'proj'), 'a-short.jsonl', [...turn(1, '/ws/old', '2026-11-01T10:00:00Z')])
+    write(join(dir, 'proj'), 'b-long.jsonl', [...turn(1, '/ws/new', '2026-11-05T10:00:00Z'), ...turn(2, '/ws/new', '2026-11-05T10:05:00Z'), ...turn(3, '/ws/new', '2026-11-05T10:09:00Z')])
+    const reader = openTranscripts('claude-code', dir)
+    const { sessions } = await reader.list()
+    expect(sessions).toHaveLength(1)
+    expect(sessions[0].cwd).toBe('/ws/new')
+    expect(sessions[0].createdAt).toBe(Date.parse('2026-11-05T10:00:00Z'))
+    expect((await reader.events(sessions[0].id)).filter((e) => e.type === 'turn/start')).toHaveLength(3)
+  })
+})
+
+describe('hostile timestamps', () => {
+  it('reads an out-of-range numeric timestamp as no time, never a crash while folding the round', () => {
+    const line = (o: object) => JSON.stringify(o)
+    const lines = [1e300, -1e20, 8.64e15 + 1].flatMap((timestamp, i) => [
+      line({ type: 'user', sessionId: 'time-session-1', timestamp, message: { role: 'user', content: `Question ${i} about the broken deploy?` } }),
+      line({ type: 'assistant', sessionId: 'time-session-1', timestamp, message: { role: 'assistant', content: [{ type: 'text', text: `Answer ${i}: roll back first.` }] } }),
+    ])
+    const t = claudeCodeTranscript(
+      'time.jsonl',
+      lines.map((l) => JSON.parse(l)),
+      0,
+    )
+    const rs = rounds(t)
+    expect(rs).toHaveLength(3)
+    for (const r of rs) expect(Number.isNaN(Date.parse(r.created))).toBe(false)
+  })
+})

@@ -154,7 +154,22 @@ export function createKnowledgeServer(options: KnowledgeServerOptions): Server {
     })
     return answer.action === 'accept' && answer.content?.approve === true
   }
-  const call = (): CallContext => ({ withStore, cwd, session: sessionName(server.getClientVersion()?.name), reads, ask: canAsk() ? ask : undefined })
+  // The workspace is asked of the client (roots/list) before the store is opened, never while it is open: a client
+  // slow to answer (or never answering, until the SDK's request timeout) must not keep the index lock from dsh.
+  const call = (): CallContext => {
+    let workspace: Promise<string | undefined> | undefined
+    const callCwd = () => (workspace ??= cwd())
+    return {
+      withStore: async (write, fn) => {
+        await callCwd()
+        return withStore(write, fn)
+      },
+      cwd: callCwd,
+      session: sessionName(server.getClientVersion()?.name),
+      reads,
+      ask: canAsk() ? ask : undefined,
+    }
+  }
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: mcpTools({ canAsk: canAsk() }).map((t) => ({
@@ -181,24 +196,26 @@ export function createKnowledgeServer(options: KnowledgeServerOptions): Server {
     ],
   }))
 
-  server.setRequestHandler(ListResourcesRequestSchema, async (request) =>
-    withStore(false, async (store) => {
+  server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
+    const workspace = await cwd()
+    return withStore(false, async (store) => {
       const offset = Math.max(0, Number.parseInt(String(request.params?.cursor ?? '0'), 10) || 0)
-      const scope = store.visibleScope(await cwd(), true)
+      const scope = store.visibleScope(workspace, true)
       const { total, items } = store.list({ scope, limit: RESOURCE_PAGE, offset })
       const next = offset + items.length
       return {
         resources: items.map((m) => ({ uri: `${RESOURCE_SCHEME}${m.id}`, name: m.id, title: m.title, mimeType: 'text/markdown', description: `${m.kind} · ${m.created.slice(0, 10)}` })),
         ...(next < total ? { nextCursor: String(next) } : {}),
       }
-    }),
-  )
+    })
+  })
 
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     const uri = request.params.uri
     if (!uri.startsWith(RESOURCE_SCHEME)) throw new Error(`not a knowledge resource: ${uri.slice(0, 100)}`)
+    const workspace = await cwd()
     return withStore(false, async (store) => {
-      const scope = store.visibleScope(await cwd(), true)
+      const scope = store.visibleScope(workspace, true)
       const doc = await store.readVisible(decodeURIComponent(uri.slice(RESOURCE_SCHEME.length)), scope)
       return { contents: [{ uri, mimeType: 'text/markdown', text: boundRead(renderDocument(doc), doc.id) }] }
     })

@@ -146,6 +146,13 @@ async function confirmPreference(note: NoteArgs, call: CallContext): Promise<voi
     throw new Error(
       'refused: over MCP a preference needs the person\'s confirmation, and this client cannot ask (no elicitation). Record it as kind "note", or ask the person to run `dsh-knowledge note --kind preference`.',
     )
-  const question = `Record this as your standing instruction for later sessions? "${note.title.slice(0, 200)}": ${note.finding.slice(0, 400)}${note.quote ? ` (quoted: "${note.quote.slice(0, 200)}")` : ''}`
+  // Every field the preference stores is shown whole (each is bounded by NOTE_LIMITS): a prefix would let the agent
+  // hide an instruction past what the person read and have it approved into every later system prompt.
+  const parts = [`"${note.title}": ${note.finding}`]
+  if (note.evidence) parts.push(`Evidence: ${note.evidence}`)
+  if (note.scope) parts.push(`Scope: ${note.scope}`)
+  if (note.tags.length) parts.push(`Tags: ${note.tags.join(', ')}`)
+  if (note.quote) parts.push(`Quoted: "${note.quote}"`)
+  const question = `Record this as your standing instruction for later sessions?\n${parts.join('\n')}`
   if (!(await call.ask(question))) throw new Error('refused: the person did not confirm this preference')
 }

@@ -63,7 +63,8 @@ export function openTranscripts(agent: Agent, dir: string): SessionLogReader & {
   return {
     files: files.length,
     async list() {
-      const sessions: SessionHeaderLike[] = []
+      // One header per session, from the copy whose events are kept (its workspace and start go with its rounds).
+      const sessions = new Map<string, SessionHeaderLike>()
       for (const file of files) {
         try {
           const { values, skipped } = readJsonLines(file)
@@ -73,12 +74,12 @@ export function openTranscripts(agent: Agent, dir: string): SessionLogReader & {
           const known = parsed.get(t.id)
           if (known && known.events.length >= t.events.length) continue
           parsed.set(t.id, t)
-          if (!known) sessions.push({ id: t.id, createdAt: t.createdAt, cwd: t.cwd })
+          sessions.set(t.id, { id: t.id, createdAt: t.createdAt, cwd: t.cwd })
         } catch (error) {
           unreadable.push({ session: file, error: (error as Error).message.split('\n')[0] })
         }
       }
-      return { sessions, unreadable }
+      return { sessions: [...sessions.values()], unreadable }
     },
     async events(id) {
       const t = parsed.get(id)

@@ -73,9 +73,12 @@ export class TurnBuilder {
   }
 }
 
-/** A timestamp field (ISO string or epoch ms) as ms, or undefined. */
+/** The largest epoch ms a Date can hold (ECMA-262 time values): past it, `toISOString` throws. */
+const MAX_TIME = 8.64e15
+
+/** A timestamp field (ISO string or epoch ms) as ms, or undefined (also for numbers no Date can hold). */
 export function timeOf(value: unknown): number | undefined {
-  if (typeof value === 'number' && Number.isFinite(value)) return value
+  if (typeof value === 'number') return Number.isFinite(value) && Math.abs(value) <= MAX_TIME ? value : undefined
   if (typeof value !== 'string') return undefined
   const ms = Date.parse(value)
   return Number.isNaN(ms) ? undefined : ms
