@@ -7,7 +7,7 @@ import type { DocumentItem, Stats } from './api.js'
 import { Badges, kindLabel, reasonLabel, StatusBadge } from './DocumentView.js'
 import { formatDate, shortPath } from './format.js'
 import type { Lang, Translate } from './i18n.js'
-import { InlineMarkdown } from './markdown.js'
+import { Highlighted } from './markdown.js'
 import { DOC_KINDS } from '../src/wire.js'
 import { palette, s } from './styles.js'
 
@@ -93,9 +93,9 @@ export function DocumentRow({ item, t, lang, onOpen, onTag }: { item: DocumentIt
         )}
       </div>
       {/* Two lines of snippet at most: the row stays a row; the document has the rest. */}
-      {item.snippet && (
-        <p style={{ margin: 0, fontSize: 12.5, color: palette.secondary, display: '-webkit-box', WebkitLineClamp: 2, WebkitBoxOrient: 'vertical', overflow: 'hidden' }}>
-          <InlineMarkdown source={item.snippet} />
+      {item.excerpt?.text && (
+        <p data-testid="knowledge-snippet" style={{ margin: 0, fontSize: 12.5, color: palette.secondary, display: '-webkit-box', WebkitLineClamp: 2, WebkitBoxOrient: 'vertical', overflow: 'hidden' }}>
+          <Highlighted text={item.excerpt.text} marks={item.excerpt.marks} />
         </p>
       )}
     </li>

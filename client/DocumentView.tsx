@@ -7,10 +7,12 @@
  */
 import { useEffect, useRef, useState, type ReactNode } from 'react'
 import type { DocumentFile, KnowledgeApi } from './api.js'
-import type { DocumentLink, StatusResult } from '../src/wire.js'
+import { type DocumentLink, NOTICE_MARK, type SourceRow, UPSTREAM_START_LINE } from '../src/wire.js'
+import { useEscapeLayer } from './escape.js'
 import { formatDate, stringList } from './format.js'
 import type { Lang, MessageKey, Translate } from './i18n.js'
 import { Markdown } from './markdown.js'
+import { StatusActions } from './StatusActions.js'
 import { palette, s } from './styles.js'
 
 export interface DocumentViewProps {
@@ -38,15 +40,21 @@ export function DocumentView({ api, id, t, lang, onBack, onOpen, onTag, onChange
   // Escape goes back one level, to the list, instead of closing the whole Settings dialog; focus starts on Back.
   useEffect(() => {
     back.current?.focus()
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key !== 'Escape' || e.defaultPrevented) return
-      e.preventDefault()
-      e.stopImmediatePropagation()
-      onBack()
-    }
-    window.addEventListener('keydown', onKey, true)
-    return () => window.removeEventListener('keydown', onKey, true)
-  }, [onBack])
+  }, [])
+  useEscapeLayer(true, onBack)
+
+  // A synced document: when each section last synced, from the Sources route (absent without the sync row).
+  const [sources, setSources] = useState<SourceRow[] | undefined>()
+  const hasSections = doc ? doc.body.split('\n').some((line) => UPSTREAM_START_LINE.test(line)) : false
+  useEffect(() => {
+    if (!hasSections) return
+    const abort = new AbortController()
+    api.sources(abort.signal).then(
+      (view) => setSources(view.available ? view.sources : []),
+      () => setSources([]),
+    )
+    return () => abort.abort()
+  }, [api, hasSections])
 
   const copy = (what: 'id' | 'path', value: string) => {
     void navigator.clipboard?.writeText(value).then(
@@ -76,7 +84,7 @@ export function DocumentView({ api, id, t, lang, onBack, onOpen, onTag, onChange
             {copied === 'id' ? t('copied') : t('copyId')}
           </button>
           {doc && (
-            <button type="button" data-testid="knowledge-copy-path" style={s.button} onClick={() => copy('path', doc.path)}>
+            <button type="button" data-testid="knowledge-copy-path" style={s.button} title={doc.file ?? doc.path} onClick={() => copy('path', doc.file ?? doc.path)}>
               {copied === 'path' ? t('copied') : t('copyPath')}
             </button>
           )}
@@ -102,8 +110,47 @@ export function DocumentView({ api, id, t, lang, onBack, onOpen, onTag, onChange
           }}
         />
       )}
-      {doc && <Markdown source={withoutTitleHeading(doc.body)} />}
+      {doc && (
+        <Markdown source={withoutTitleHeading(withoutNotice(doc.body))} onOpen={onOpen} synced={(section) => <SyncedBadge section={section} path={doc.path} sources={sources} t={t} lang={lang} />} />
+      )}
     </article>
+  )
+}
+
+/**
+ * The body without the store's one-line status notice: the header already shows the status badge, the successor as
+ * a link and a retirement's date and reason, so the notice would say it all a second time.
+ */
+export function withoutNotice(body: string): string {
+  if (!body.includes(NOTICE_MARK)) return body
+  const lines = body.split('\n')
+  const at = lines.findIndex((line) => line.trimEnd().endsWith(NOTICE_MARK))
+  if (at < 0 || at > 3) return body
+  lines.splice(at, lines[at + 1] === '' ? 2 : 1)
+  return lines.join('\n')
+}
+
+/** "Synced from <source>, <when>" over a synced section; the time is the section's last sync that reached the source. */
+function SyncedBadge({ section, path, sources, t, lang }: { section: { name: string; source?: string }; path: string; sources?: SourceRow[]; t: Translate; lang: Lang }) {
+  const norm = (p: string) => p.replace(/^\.\//, '')
+  const row = sources?.find((r) => r.target && norm(r.target.file) === norm(path) && r.target.section === section.name)
+  const at = row?.last && (row.last.status === 'changed' || row.last.status === 'unchanged') ? row.last.at : undefined
+  const from = section.source ?? row?.source ?? '?'
+  const link = /^https?:\/\//i.test(from) ? (
+    <a href={from} target="_blank" rel="noopener noreferrer" style={{ color: palette.link }}>
+      {from}
+    </a>
+  ) : (
+    <span style={s.mono}>{from}</span>
+  )
+  return (
+    <p data-testid="knowledge-synced-badge" style={{ ...s.muted, display: 'flex', gap: 6, flexWrap: 'wrap', alignItems: 'baseline' }}>
+      <span style={{ ...s.badge('kind') }}>{t('syncedBadge')}</span>
+      <span>
+        {t('syncedFrom')} {link}
+        {at ? `, ${formatDate(at, lang)}` : ''}
+      </span>
+    </p>
   )
 }
 
@@ -214,83 +261,6 @@ function Relations({ doc, t, onOpen }: { doc: DocumentFile; t: Translate; onOpen
           ))}
         </div>
       ))}
-    </div>
-  )
-}
-
-/** Retire (with a reason) or restore; both POST through the guarded routes. */
-function StatusActions({ api, doc, t, lang, onChanged }: { api: KnowledgeApi; doc: DocumentFile; t: Translate; lang: Lang; onChanged: () => void }) {
-  const [asking, setAsking] = useState(false)
-  const [reason, setReason] = useState('')
-  const [busy, setBusy] = useState(false)
-  const [failure, setFailure] = useState<string | undefined>()
-  const retired = doc.meta?.status === 'retired'
-  const info = (doc.meta?.retired ?? {}) as { at?: string; reason?: string }
-  const change = (action: 'retire' | 'restore', body: unknown) => {
-    setBusy(true)
-    setFailure(undefined)
-    api.post<StatusResult>(`/documents/${encodeURIComponent(doc.id)}/${action}`, body).then(
-      () => {
-        setBusy(false)
-        setAsking(false)
-        setReason('')
-        onChanged()
-      },
-      (e: Error) => {
-        setBusy(false)
-        setFailure(e.message)
-      },
-    )
-  }
-  return (
-    <div data-testid="knowledge-status-actions" style={{ display: 'flex', flexDirection: 'column', gap: 6 }}>
-      {retired && (
-        <p role="status" style={s.muted}>
-          {t('retiredNotice', { at: info.at ? formatDate(info.at, lang) : '?', reason: info.reason ?? '' })}
-        </p>
-      )}
-      <div style={s.row}>
-        {retired ? (
-          <button type="button" style={s.button} disabled={busy} onClick={() => change('restore', {})}>
-            {t('restoreButton')}
-          </button>
-        ) : (
-          !asking && (
-            <button type="button" style={s.button} disabled={busy} onClick={() => setAsking(true)}>
-              {t('retireButton')}
-            </button>
-          )
-        )}
-        {asking && !retired && (
-          <form
-            style={{ ...s.row, flex: 1 }}
-            onSubmit={(e) => {
-              e.preventDefault()
-              if (reason.trim()) change('retire', { reason: reason.trim() })
-            }}
-          >
-            <input aria-label={t('retireReason')} placeholder={t('retireReason')} value={reason} maxLength={500} onChange={(e) => setReason(e.target.value)} style={{ ...s.input, flex: 1 }} />
-            <button type="submit" style={s.button} disabled={busy || !reason.trim()}>
-              {t('retireConfirm')}
-            </button>
-            <button
-              type="button"
-              style={s.button}
-              onClick={() => {
-                setAsking(false)
-                setReason('')
-              }}
-            >
-              {t('retireCancel')}
-            </button>
-          </form>
-        )}
-      </div>
-      {failure && (
-        <p role="alert" style={s.error}>
-          {t('statusFailed', { message: failure })}
-        </p>
-      )}
     </div>
   )
 }

@@ -10,10 +10,11 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'react'
 import type { DocumentItem, DocumentPage, DocumentQuery, KnowledgeApi, Stats } from './api.js'
-import { DocumentRow, Filter, kindOptions, scrollParent, StatsLine } from './DocumentList.js'
-import { DocumentView, kindLabel } from './DocumentView.js'
+import { DocumentRow, scrollParent, StatsLine } from './DocumentList.js'
+import { FilterRow, type Filters, NO_FILTERS } from './FilterRow.js'
+import { DocumentView } from './DocumentView.js'
+import { useEscapeFields } from './escape.js'
 import { readPlace, writePlace } from './place.js'
-import { facetEntries, shortPath } from './format.js'
 import type { Lang, Translate } from './i18n.js'
 import { s } from './styles.js'
 
@@ -33,17 +34,6 @@ export interface DocumentsTabProps {
   /** True while the tab is shown: showing it again re-reads the list and the stats. */
   active: boolean
 }
-
-interface Filters {
-  kind: string
-  tag: string
-  tool: string
-  cwd: string
-  /** '' = active and superseded (retired documents are left out, as in search); or one status, or `all`. */
-  status: string
-}
-
-const NO_FILTERS: Filters = { kind: '', tag: '', tool: '', cwd: '', status: '' }
 
 /** The Documents tab. */
 export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
@@ -75,6 +65,7 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
    * response that started before either is dropped, so a live poll cannot undo a "Load more". */
   const listGeneration = useRef(0)
   const loadingMore = useRef(false)
+  useEscapeFields()
 
   // Typing settles before a search goes out.
   useEffect(() => {
@@ -238,7 +229,13 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
     )
   }
 
-  const setFilter = (key: keyof Filters) => (value: string) => setFilters((prev) => ({ ...prev, [key]: value }))
+  // Clear removes itself from the page: focus goes to the search box, not to the page body.
+  const clearAll = () => {
+    setText('')
+    setQuery('')
+    setFilters(NO_FILTERS)
+    searchBox.current?.focus()
+  }
   const filtered = query !== '' || Object.values(filters).some(Boolean)
   const activeFilters = Object.values(filters).filter(Boolean).length
   // On a short window the filter row folds behind a button (open while a filter is set), so rows get the room.
@@ -269,6 +266,7 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
         <input
           ref={searchBox}
           type="search"
+          data-escape="clear"
           aria-label={t('search')}
           title={t('searchKeys')}
           placeholder={t('searchPlaceholder')}
@@ -292,72 +290,13 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
           {t('refresh')}
         </button>
         {!filtersShown && filtered && (
-          <button
-            type="button"
-            style={s.button}
-            onClick={() => {
-              setText('')
-              setQuery('')
-              setFilters(NO_FILTERS)
-            }}
-          >
+          <button type="button" style={s.button} onClick={clearAll}>
             {t('clear')}
           </button>
         )}
       </div>
       {filtersShown && (
-        <div style={s.row}>
-          <Filter
-            label={t('filterKind')}
-            all={t('allKinds')}
-            value={filters.kind}
-            onChange={setFilter('kind')}
-            options={kindOptions(page?.facets.kinds, filters.kind).map(([k, n]) => [k, `${kindLabel(k, t)} (${n})`])}
-          />
-          <Filter
-            label={t('filterTag')}
-            all={t('allTags')}
-            value={filters.tag}
-            onChange={setFilter('tag')}
-            options={facetEntries(page?.facets.tags, filters.tag).map(([k, n]) => [k, `${k} (${n})`])}
-          />
-          <Filter
-            label={t('filterTool')}
-            all={t('allTools')}
-            value={filters.tool}
-            onChange={setFilter('tool')}
-            options={facetEntries(page?.facets.tools, filters.tool).map(([k, n]) => [k, `${k} (${n})`])}
-          />
-          <Filter
-            label={t('filterWorkspace')}
-            all={t('allWorkspaces')}
-            value={filters.cwd}
-            onChange={setFilter('cwd')}
-            options={facetEntries(page?.facets.workspaces, filters.cwd)
-              .filter(([k]) => k !== '')
-              .map(([k, n]) => [k, `${shortPath(k)} (${n})`])}
-          />
-          <Filter
-            label={t('filterStatus')}
-            all={t('statusCurrent')}
-            value={filters.status}
-            onChange={setFilter('status')}
-            options={(['active', 'superseded', 'retired', 'all'] as const).map((k) => [k, t(`status_${k}`)])}
-          />
-          {filtered && (
-            <button
-              type="button"
-              style={s.button}
-              onClick={() => {
-                setText('')
-                setQuery('')
-                setFilters(NO_FILTERS)
-              }}
-            >
-              {t('clear')}
-            </button>
-          )}
-        </div>
+        <FilterRow t={t} facets={page?.facets} filters={filters} onFilter={(key, value) => setFilters((prev) => ({ ...prev, [key]: value }))} onClear={filtered ? clearAll : undefined} />
       )}
       <details style={s.hint}>
         <summary style={{ cursor: 'pointer' }}>{t('aboutList')}</summary>

@@ -22,6 +22,16 @@ export function isValidId(id: unknown): id is string {
 export const SEARCH_CARD_HITS = 8
 export const SEARCH_CARD_TEXT = 200
 
+/** Ends the one-line status notice the store writes under a document's title ("Superseded by …", "Retired on …"). */
+export const NOTICE_MARK = '<!-- knowledge:status -->'
+
+/** An upstream section's start marker line (sync writes it; group 1 is the section name). */
+export const UPSTREAM_START_LINE = /^[ \t]*<!--[ \t]*upstream:start[ \t]+name="([^"\r\n]{1,200})"[ \t]*-->[ \t]*$/
+/** An upstream section's end marker line. */
+export const UPSTREAM_END_LINE = /^[ \t]*<!--[ \t]*upstream:end[ \t]*-->[ \t]*$/
+/** The provenance line sync writes first inside a section; group 1 is the URL or path. */
+export const UPSTREAM_SOURCE_LINE = /^<!-- upstream:source (.{1,2000}?) -->$/
+
 /** A document's standing: absent in the front matter = `active`. Retired documents stay on disk, out of search. */
 export const DOC_STATUSES = ['active', 'superseded', 'retired'] as const
 export type DocStatus = (typeof DOC_STATUSES)[number]
@@ -57,6 +67,8 @@ export interface DocumentItem {
   /** Search hits only. */
   score?: number
   snippet?: string
+  /** The snippet as plain text and match offsets: the page draws these as highlight spans, never as Markdown. */
+  excerpt?: { text: string; marks: Array<[number, number]> }
 }
 
 /** `GET <prefix>/documents`. */
@@ -100,6 +112,8 @@ export interface DocumentFile {
   /** The revision of the text returned (`v:N`). */
   version?: number
   path: string
+  /** The file's absolute path on this machine (what "Copy full path" copies). */
+  file?: string
   meta: WireFrontMatter
   body: string
   /** Computed, never written: documents linking here, and the successor of a superseded document. */

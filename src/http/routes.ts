@@ -5,6 +5,7 @@
  * @module dsh-knowledge-sync/http/routes
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { join } from 'node:path'
 import type { KnowledgeStore } from '../knowledge/store.js'
 import { parseSearchArgs } from '../knowledge/query.js'
 import { recentRounds } from '../knowledge/stats.js'
@@ -120,7 +121,15 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Rou
         const id = decodeURIComponent(sub.slice('/documents/'.length))
         try {
           const doc = await store.readVisible(id, scope)
-          return send(res, 200, { id: doc.id, version: doc.version, path: doc.path, meta: doc.meta, body: bodyWithIds(store, doc), ...relationsView(store, doc.id, scope) })
+          return send(res, 200, {
+            id: doc.id,
+            version: doc.version,
+            path: doc.path,
+            file: join(store.root, doc.path),
+            meta: doc.meta,
+            body: bodyWithIds(store, doc),
+            ...relationsView(store, doc.id, scope),
+          })
         } catch (error) {
           return send(res, 404, { error: (error as Error).message })
         }

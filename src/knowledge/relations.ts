@@ -10,10 +10,11 @@
  */
 import { posix } from 'node:path'
 import type { DocStatus, FrontMatter, KnowledgeDoc } from '../types.js'
+import { NOTICE_MARK } from '../search/plain-text.js'
 import { isValidId } from './document.js'
 
 /** Marks the one-line status notice at the top of a body, so it can be replaced or removed without touching the rest. */
-export const NOTICE_MARK = '<!-- knowledge:status -->'
+export { NOTICE_MARK }
 /** At most this many links per note (`links` argument). */
 export const MAX_LINKS = 20
 

@@ -374,7 +374,7 @@ describe('the persisted index', () => {
     const root = tmpRoot()
     await seed(root)
     const db = new DatabaseSync(cacheFile(root))
-    db.prepare("UPDATE meta SET value = replace(value, 'dsh-knowledge-index/2:', 'dsh-knowledge-index/1:') WHERE key = 'format'").run()
+    db.prepare("UPDATE meta SET value = replace(value, 'dsh-knowledge-index/3:', 'dsh-knowledge-index/2:') WHERE key = 'format'").run()
     db.close()
     const log = recorder()
     const store = open(root, log.logger)
