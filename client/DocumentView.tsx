@@ -7,7 +7,7 @@
  */
 import { useEffect, useRef, useState, type ReactNode } from 'react'
 import type { DocumentFile, KnowledgeApi } from './api.js'
-import { type DocumentLink, NOTICE_MARK, type SourceRow, UPSTREAM_START_LINE } from '../src/wire.js'
+import { type DocumentLink, type SourceRow, UPSTREAM_START_LINE } from '../src/wire.js'
 import { useEscapeLayer } from './escape.js'
 import { formatDate, stringList } from './format.js'
 import type { Lang, MessageKey, Translate } from './i18n.js'
@@ -110,24 +110,9 @@ export function DocumentView({ api, id, t, lang, onBack, onOpen, onTag, onChange
           }}
         />
       )}
-      {doc && (
-        <Markdown source={withoutTitleHeading(withoutNotice(doc.body))} onOpen={onOpen} synced={(section) => <SyncedBadge section={section} path={doc.path} sources={sources} t={t} lang={lang} />} />
-      )}
+      {doc && <Markdown source={withoutTitleHeading(doc.body)} onOpen={onOpen} synced={(section) => <SyncedBadge section={section} path={doc.path} sources={sources} t={t} lang={lang} />} />}
     </article>
   )
-}
-
-/**
- * The body without the store's one-line status notice: the header already shows the status badge, the successor as
- * a link and a retirement's date and reason, so the notice would say it all a second time.
- */
-export function withoutNotice(body: string): string {
-  if (!body.includes(NOTICE_MARK)) return body
-  const lines = body.split('\n')
-  const at = lines.findIndex((line) => line.trimEnd().endsWith(NOTICE_MARK))
-  if (at < 0 || at > 3) return body
-  lines.splice(at, lines[at + 1] === '' ? 2 : 1)
-  return lines.join('\n')
 }
 
 /** "Synced from <source>, <when>" over a synced section; the time is the section's last sync that reached the source. */

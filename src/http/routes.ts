@@ -13,6 +13,7 @@ import { mutationRefusal, PageTokens, refusal } from './guard.js'
 import { collectStats } from '../knowledge/stats.js'
 import { healthSummary } from '../knowledge/health.js'
 import { bodyWithIds, relationsView } from '../knowledge/correct.js'
+import { stripNotice } from '../knowledge/relations.js'
 
 export interface RouteOptions {
   /** The prefix, e.g. `/knowledge`. */
@@ -127,7 +128,8 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Rou
             path: doc.path,
             file: join(store.root, doc.path),
             meta: doc.meta,
-            body: bodyWithIds(store, doc),
+            // The header shows the status (badge, successor link, retirement's date and reason): the notice line would repeat it.
+            body: bodyWithIds(store, { path: doc.path, body: stripNotice(doc.body) }),
             ...relationsView(store, doc.id, scope),
           })
         } catch (error) {
