@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { KnowledgeStore, type StoreLogger } from '../../src/knowledge/store.js'
-import { CACHE_DIR, CACHE_FILE } from '../../src/knowledge/index-cache.js'
-import { formatDocument } from '../../src/knowledge/document.js'
+import { CACHE_DIR, CACHE_FILE } from '../../src/knowledge/index-cache/index-cache.js'
+import { formatDocument } from '../../src/knowledge/documents/document.js'
 import { createRedactor } from '../../src/redact/redactor.js'
 import type { FrontMatter } from '../../src/types.js'
 import { PROJECT_ROOT } from '../harness/dsh.ts'
@@ -370,7 +370,7 @@ describe('the persisted index', () => {
     expect(again.get('abcd1234-t1')?.session).toBe(X)
   })
 
-  it('rebuilds a cache of the previous format (kind in two rowid bits, no status, no relations)', async () => {
+  it('rebuilds a cache of the previous format (its body indexed with the status notice, comments and link targets)', async () => {
     const root = tmpRoot()
     await seed(root)
     const db = new DatabaseSync(cacheFile(root))
@@ -379,7 +379,7 @@ describe('the persisted index', () => {
     const log = recorder()
     const store = open(root, log.logger)
     await store.start()
-    expect(log.info().join('\n')).toMatch(/rejected \(foreign: format "dsh-knowledge-index\/1:/)
+    expect(log.info().join('\n')).toMatch(/rejected \(foreign: format "dsh-knowledge-index\/2:/)
     expect(ids(store, 'giraffe')).toEqual(['d1'])
   })
 })

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { type Block, parseBlocks, parseInline } from '../../client/markdown.js'
-import { sectionBody } from '../../src/knowledge/upstream.js'
+import { sectionBody } from '../../src/knowledge/documents/upstream.js'
 
 const text = (blocks: Block[]): string => JSON.stringify(blocks)
 

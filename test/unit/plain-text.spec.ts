@@ -5,8 +5,8 @@
  * @module dsh-knowledge-sync/test/unit/plain-text
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { applyStatus } from '../../src/knowledge/relations.js'
-import { sectionBody } from '../../src/knowledge/upstream.js'
+import { applyStatus } from '../../src/knowledge/relations/relations.js'
+import { sectionBody } from '../../src/knowledge/documents/upstream.js'
 import { plainBody } from '../../src/search/plain-text.js'
 import { SearchIndex } from '../../src/search/search-index.js'
 import { markSnippet, snippet, snippetParts } from '../../src/search/snippet.js'
