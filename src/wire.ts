@@ -32,6 +32,18 @@ export const UPSTREAM_END_LINE = /^[ \t]*<!--[ \t]*upstream:end[ \t]*-->[ \t]*$/
 /** The provenance line sync writes first inside a section; group 1 is the URL or path. */
 export const UPSTREAM_SOURCE_LINE = /^<!-- upstream:source (.{1,2000}?) -->$/
 
+/** How many ranked matches a knowledge_search counts beyond the hits it returns (the chat row's "8 of 85"). */
+export const SEARCH_COUNT_WINDOW = 100
+
+/**
+ * The search row's line: `Searched "<q>": <n> hits`, or `… 8 of 85 hits` when more documents matched than the tool
+ * returned (`+` when the count stopped at its window). One spelling for dsh's card and the page's row.
+ */
+export function searchSummary(query: string, hits: number, total?: number, more?: boolean): string {
+  const of = total !== undefined && (total > hits || more) ? `${hits} of ${total}${more ? '+' : ''} hits` : hits === 1 ? '1 hit' : `${hits} hits`
+  return `Searched "${query.slice(0, 80)}": ${of}`
+}
+
 /** A document's standing: absent in the front matter = `active`. Retired documents stay on disk, out of search. */
 export const DOC_STATUSES = ['active', 'superseded', 'retired'] as const
 export type DocStatus = (typeof DOC_STATUSES)[number]
