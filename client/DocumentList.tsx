@@ -74,8 +74,15 @@ export function DocumentRow({ item, t, lang, onOpen, onTag }: { item: DocumentIt
         >
           {item.title || item.id}
         </button>
-        <span style={{ ...s.muted, whiteSpace: 'nowrap' }} title={item.created}>
-          {formatDate(item.created, lang)}
+        <span style={{ ...s.muted, whiteSpace: 'nowrap' }}>
+          <span data-testid="knowledge-created" title={t('createdAt', { date: item.created })}>
+            {formatDate(item.created, lang)}
+          </span>
+          {changedLater(item) && (
+            <span data-testid="knowledge-updated" title={t('updatedAt', { date: item.updated })}>
+              {` · ${t('updatedShort', { date: formatDate(item.updated, lang) })}`}
+            </span>
+          )}
         </span>
       </div>
       <div style={{ ...s.row, gap: 5 }}>
@@ -100,6 +107,13 @@ export function DocumentRow({ item, t, lang, onOpen, onTag }: { item: DocumentIt
       )}
     </li>
   )
+}
+
+/** The file changed well after it was created (a sync, an edit): the row says so apart from the created date. */
+export function changedLater(item: Pick<DocumentItem, 'created' | 'updated'>): boolean {
+  const created = Date.parse(item.created)
+  const updated = item.updated ? Date.parse(item.updated) : Number.NaN
+  return Number.isFinite(updated) && (!Number.isFinite(created) || updated - created > 60_000)
 }
 
 /** The nearest scrolling ancestor (the settings dialog's content pane), whose position "back" restores. */

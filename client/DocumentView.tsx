@@ -5,13 +5,14 @@
  * Markdown. Retire and restore are POSTs through {@link KnowledgeApi.post} (per-page token).
  * @module dsh-knowledge-sync/client/DocumentView
  */
-import { useEffect, useRef, useState, type ReactNode } from 'react'
+import { type CSSProperties, useEffect, useRef, useState, type ReactNode } from 'react'
 import type { DocumentFile, KnowledgeApi } from './api.js'
 import { type DocumentLink, type SourceRow, UPSTREAM_START_LINE } from '../src/wire.js'
 import { useEscapeLayer } from './escape.js'
 import { formatDate, stringList } from './format.js'
 import type { Lang, MessageKey, Translate } from './i18n.js'
 import { Markdown } from './markdown.js'
+import { moveFocus } from './roving.js'
 import { StatusActions } from './StatusActions.js'
 import { palette, s } from './styles.js'
 
@@ -163,6 +164,13 @@ function FrontMatterHeader({ doc, t, lang, onTag }: { doc: DocumentFile; t: Tran
       </span>,
     ])
   if (meta.created) rows.push(['metaCreated', <span title={String(meta.created)}>{formatDate(String(meta.created), lang)}</span>])
+  if (doc.updated)
+    rows.push([
+      'metaUpdated',
+      <span data-testid="knowledge-doc-updated" title={doc.updated}>
+        {formatDate(doc.updated, lang)}
+      </span>,
+    ])
   if (meta.cwd) rows.push(['metaWorkspace', <span style={s.mono}>{String(meta.cwd)}</span>])
   if (meta.session) {
     rows.push([
@@ -220,10 +228,27 @@ function FrontMatterHeader({ doc, t, lang, onTag }: { doc: DocumentFile; t: Tran
 export function StatusBadge({ status, t }: { status: string; t: Translate }) {
   if (status !== 'superseded' && status !== 'retired') return null
   return (
-    <span data-testid="knowledge-status" data-status={status} style={{ ...s.badge('off'), color: status === 'retired' ? palette.error : palette.secondary }}>
+    <span data-testid="knowledge-status" data-status={status} style={statusBadge(status)}>
       {t(`status_${status}` as MessageKey)}
     </span>
   )
+}
+
+/**
+ * A status badge never looks like a tag: superseded is dashed in the warning colour (still findable, down-ranked),
+ * retired is double-ruled in the error colour (out of search); both bold.
+ */
+function statusBadge(status: 'superseded' | 'retired'): CSSProperties {
+  const tone = status === 'retired' ? palette.error : palette.warn
+  return {
+    ...s.badge('off'),
+    color: tone,
+    borderColor: tone,
+    borderStyle: status === 'retired' ? 'double' : 'dashed',
+    borderWidth: status === 'retired' ? 3 : 1,
+    lineHeight: status === 'retired' ? '12px' : '16px',
+    fontWeight: 600,
+  }
 }
 
 /** Computed relations as links inside the page. */
@@ -250,9 +275,10 @@ function Relations({ doc, t, onOpen }: { doc: DocumentFile; t: Translate; onOpen
   )
 }
 
-/** A document kind as it is written in files and on the command line (one vocabulary); its meaning is on hover. */
-export function kindLabel(kind: string, _t?: Translate): string {
-  return kind
+/** A document kind in the page's language: the kind as files and the CLI write it in English, translated in Chinese. */
+export function kindLabel(kind: string, t?: Translate): string {
+  const label = t?.(`kindBadge_${kind}` as MessageKey)
+  return label && !label.startsWith('kindBadge_') ? label : kind
 }
 
 /** A salience reason in the page's language (`+cause` → "cause"); the raw reason stays on hover. */
@@ -262,28 +288,37 @@ export function reasonLabel(reason: string, t: Translate): string {
   return `${reason.startsWith('-') ? '−' : '+'}${label === key ? reason.replace(/^[-+]/, '') : label}`
 }
 
-/** A row of small badges; with `onPick`, each is a button that filters the list by it. */
+/**
+ * A row of small badges; with `onPick`, each is a button that filters the list by it. The buttons are one tab stop
+ * (a toolbar): the arrow keys, Home and End move between them.
+ */
 export function Badges({ values, tone, onPick, t }: { values: string[]; tone: 'tag' | 'tool'; onPick?: (value: string) => void; t?: Translate }) {
-  return (
-    <span style={{ display: 'inline-flex', gap: 4, flexWrap: 'wrap' }}>
-      {values.map((value) =>
-        onPick ? (
-          <button
-            key={value}
-            type="button"
-            data-testid={`knowledge-${tone}`}
-            title={t?.('filterByTag', { tag: value })}
-            onClick={() => onPick(value)}
-            style={{ ...s.badge(tone), cursor: 'pointer', background: 'transparent' }}
-          >
-            {value}
-          </button>
-        ) : (
+  if (!onPick)
+    return (
+      <span style={{ display: 'inline-flex', gap: 4, flexWrap: 'wrap' }}>
+        {values.map((value) => (
           <span key={value} data-testid={`knowledge-${tone}`} style={s.badge(tone)}>
             {value}
           </span>
-        ),
-      )}
+        ))}
+      </span>
+    )
+  return (
+    <span role="toolbar" aria-label={t?.('metaTags')} data-roving-group style={{ display: 'inline-flex', gap: 4, flexWrap: 'wrap' }}>
+      {values.map((value, k) => (
+        <button
+          key={value}
+          type="button"
+          data-testid={`knowledge-${tone}`}
+          tabIndex={k === 0 ? 0 : -1}
+          title={t?.('filterByTag', { tag: value })}
+          onClick={() => onPick(value)}
+          onKeyDown={(e) => moveFocus(e, 'button')}
+          style={{ ...s.badge(tone), cursor: 'pointer', background: 'transparent' }}
+        >
+          {value}
+        </button>
+      ))}
     </span>
   )
 }

@@ -50,7 +50,7 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
   const [stats, setStats] = useState<Stats | undefined>()
   const [openId, setOpenId] = useState<string | undefined>(saved.open)
   const [tick, setTick] = useState(0)
-  const [sort, setSort] = useState<'relevance' | 'created'>('relevance')
+  const [sort, setSort] = useState<'relevance' | 'created' | 'updated'>('relevance')
   const [fresh, setFresh] = useState(0)
   const wasActive = useRef(active)
   const searchBox = useRef<HTMLInputElement>(null)
@@ -82,7 +82,7 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
     wasActive.current = active
   }, [active])
 
-  const request = useCallback((offset: number): DocumentQuery => ({ q: query, ...filters, sort: query ? sort : undefined, offset, limit: PAGE_SIZE }), [query, filters, sort])
+  const request = useCallback((offset: number): DocumentQuery => ({ q: query, ...filters, sort: sort === 'relevance' ? undefined : sort, offset, limit: PAGE_SIZE }), [query, filters, sort])
 
   useEffect(() => {
     const abort = new AbortController()
@@ -277,12 +277,12 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
           }}
           style={{ ...s.input, flex: '1 1 240px' }}
         />
-        {query && (
-          <select aria-label={t('sortBy')} value={sort} onChange={(e) => setSort(e.target.value as 'relevance' | 'created')} style={s.select}>
-            <option value="relevance">{t('sortRelevance')}</option>
-            <option value="created">{t('sortDate')}</option>
-          </select>
-        )}
+        {/* Without a query the list is by date: newest created (the default) or most recently changed. */}
+        <select aria-label={t('sortBy')} value={query || sort !== 'relevance' ? sort : 'created'} onChange={(e) => setSort(e.target.value as 'relevance' | 'created' | 'updated')} style={s.select}>
+          {query && <option value="relevance">{t('sortRelevance')}</option>}
+          <option value="created">{t('sortDate')}</option>
+          <option value="updated">{t('sortUpdated')}</option>
+        </select>
         <button type="button" data-testid="knowledge-filters-toggle" aria-expanded={filtersShown} style={s.button} disabled={activeFilters > 0} onClick={() => setShowFilters((v) => !v)}>
           {activeFilters ? t('filtersCount', { count: activeFilters }) : t('filtersToggle')}
         </button>

@@ -158,6 +158,8 @@ export interface SearchHit {
   tags: string[]
   tools: string[]
   created: string
+  /** When the file last changed (its mtime), apart from `created` (front matter). */
+  updated?: string
   /** Absent = active. */
   status?: DocStatus
   /** The successor's id, for a superseded document. */

@@ -67,6 +67,8 @@ export interface DocumentItem {
   kind: DocKind
   cwd: string
   created: string
+  /** When the file last changed (its mtime): a sync or an edit moves this, never `created`. */
+  updated?: string
   tags: string[]
   tools: string[]
   path: string
@@ -126,6 +128,8 @@ export interface DocumentFile {
   path: string
   /** The file's absolute path on this machine (what "Copy full path" copies). */
   file?: string
+  /** When the file last changed (its mtime). */
+  updated?: string
   meta: WireFrontMatter
   body: string
   /** Computed, never written: documents linking here, and the successor of a superseded document. */

@@ -22,6 +22,7 @@ export function toHit(meta: IndexedMeta, score: number, marks: string[], text: s
     tags: meta.tags,
     tools: meta.tools,
     created: meta.created,
+    updated: new Date(meta.mtimeMs).toISOString(),
     ...(meta.status ? { status: meta.status } : {}),
     ...(meta.supersededBy ? { supersededBy: meta.supersededBy } : {}),
   }
