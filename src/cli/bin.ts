@@ -17,6 +17,13 @@ process.emitWarning = function (this: unknown, warning: string | Error, ...rest:
   return (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest)
 } as typeof process.emitWarning
 
+// `dsh-knowledge list | head`: the reader closing the pipe ends the command quietly, as it ends `ls | head`, instead
+// of an EPIPE stack trace. Every output is printed after the command's writes are done, so nothing is cut short.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error
+  process.exit(0)
+})
+
 /** Each command is imported when it runs: `--help` and `redact` never load the store or SQLite. */
 const COMMANDS: Record<string, () => Promise<Command>> = {
   capture: async () => (await import('./capture.js')).capture,
@@ -39,6 +46,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   audit: async () => (await import('./sync.js')).audit,
   promote: async () => (await import('./sync.js')).promote,
   'regenerate-md': async () => (await import('./sync.js')).regenerateMd,
+  originals: async () => (await import('./originals.js')).originals,
   mcp: async () => (await import('./mcp.js')).mcp,
 }
 
@@ -47,9 +55,9 @@ const USAGE = `dsh-knowledge — the dsh-knowledge-sync knowledge base from the 
 Usage:
   dsh-knowledge capture [--root DIR] [--min-score N] [--dry-run] [--json] < round.json
   dsh-knowledge redact [--json] [--mask TEXT] [--pattern REGEX]... < text
-  dsh-knowledge search <query> [--root DIR] [--cwd DIR] [--kind K] [--tag T] [--tool GLOB] [--limit N] [--json]
-  dsh-knowledge read <id> [--root DIR] [--cwd DIR] [--json]
-  dsh-knowledge list [--root DIR] [--cwd DIR] [--kind K] [--tag T] [--tool GLOB] [--json]
+  dsh-knowledge search <query> [--root DIR] [--cwd DIR] [--kind K] [--tag T] [--tool GLOB] [--limit N] [--status S] [--json]
+  dsh-knowledge read <id> [--section NAME] [--root DIR] [--cwd DIR] [--json]
+  dsh-knowledge list [--root DIR] [--cwd DIR] [--kind K] [--tag T] [--tool GLOB] [--status S] [--json]
   dsh-knowledge stats [--root DIR] [--cwd DIR] [--json]
   dsh-knowledge note --title T --finding F [--evidence E] [--scope S] [--tags a,b] [--link ID]... [--supersedes ID]...
                      [--kind note|preference] [--quote TEXT] [--root DIR] [--cwd DIR] [--json]
@@ -61,13 +69,22 @@ Usage:
   dsh-knowledge init --git [--root DIR] [--json]
   dsh-knowledge import [--dsh-home DIR] [--since DATE] [--session ID] [--cwd DIR] [--min-score N] [--dry-run] [--json]
   dsh-knowledge import --from claude-code|codex [--transcripts DIR] [--since DATE] [--cwd DIR] [--dry-run] [--json]
-  dsh-knowledge sync [--root DIR] [--dry-run] [--source NAME] [--json]   (status = sync --dry-run)
+  dsh-knowledge sync [--root DIR] [--dry-run] [--source NAME] [--json]   upstream: refresh curated sections (status = sync --dry-run)
   dsh-knowledge status|discover|audit|regenerate-md [--root DIR] [--json]
   dsh-knowledge promote --url U --file F --section S [--reason TEXT] [--root DIR] [--json]
   dsh-knowledge mcp [--root DIR] [--cwd DIR]      (a stdio MCP server: the same tools for any MCP client)
+  dsh-knowledge originals list [--json]                  the files the knowledge base is built from (originals/)
+  dsh-knowledge originals extract <path> [--from N] [--to N] [--json]
+  dsh-knowledge originals add <file> --as <destination> [--replaces PATH]
+  dsh-knowledge originals download <url> --as <destination> [--replaces PATH]
+  dsh-knowledge originals retire <path> --why wrong|replaced --reason TEXT [--replaced-by PATH]
+                     (all: [--root DIR] [--folder DIR] [--json])
 
-The root is --root, else $DSH_KNOWLEDGE_ROOT, else ./knowledge. --cwd applies the workspace rule as if a session
-ran there; without it everything under the root is visible.
+The root is --root, else $DSH_KNOWLEDGE_ROOT, else ./knowledge; it must be an existing folder (capture, note and
+import create it). --cwd applies the workspace rule as if a session ran there; without it everything under the root
+is visible. --status is active|superseded|retired|all (default: active and superseded). --section is a "## " heading
+of the document (exact, or a unique prefix: --section find). --tags keeps any script: --tags redis,性能.
+Search highlights matches in bold on a terminal (plain when piped, or with NO_COLOR set); --json keeps the **marks**.
 round.json: {"session","turn","cwd","created"?,"question","answer","outcome","tools":[{"name","arguments","result"?,"isError"?}]}
 `
 
@@ -116,6 +133,12 @@ async function main(argv: string[]): Promise<number> {
       file: { type: 'string' },
       section: { type: 'string' },
       from: { type: 'string' },
+      to: { type: 'string' },
+      as: { type: 'string' },
+      why: { type: 'string' },
+      'replaced-by': { type: 'string' },
+      replaces: { type: 'string' },
+      folder: { type: 'string' },
       transcripts: { type: 'string' },
     },
   })

@@ -12,7 +12,7 @@ import { createDshHome, packedTarball, PROJECT_ROOT } from '../harness/dsh.ts'
 const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8'))
 const patch = parse(readFileSync(join(PROJECT_ROOT, 'cordis.patch.yml'), 'utf8')) as Array<{ insert: Array<{ id: string; name: string; config?: unknown }> }>
 const rows = patch.flatMap((entry) => entry.insert ?? [])
-const ROW_IDS = ['knowledge', 'knowledge-capture', 'knowledge-note', 'knowledge-recall', 'knowledge-http', 'knowledge-sync', 'knowledge-client']
+const ROW_IDS = ['knowledge', 'knowledge-capture', 'knowledge-note', 'knowledge-recall', 'knowledge-http', 'knowledge-sync', 'knowledge-originals', 'knowledge-client']
 
 /** `dsh-knowledge-sync/capture` → `./lib/capture/index.js` through the exports map. */
 function exportTarget(name: string): string {
@@ -48,17 +48,21 @@ describe('the packed bundle', () => {
         // Defaults apply: the schema fills a complete config from nothing.
         expect(() => mod.Config({})).not.toThrow()
       }
-      if (['knowledge-capture', 'knowledge-note', 'knowledge-recall', 'knowledge-http', 'knowledge-sync'].includes(row.id)) expect(mod.inject).toContain('knowledge')
+      if (['knowledge-capture', 'knowledge-note', 'knowledge-recall', 'knowledge-http', 'knowledge-sync', 'knowledge-originals'].includes(row.id)) expect(mod.inject).toContain('knowledge')
     }
   })
 
-  it('packs the modules, the patch and the READMEs, and nothing from test/ or bench/', () => {
+  it('packs the modules, the patches, the READMEs and the docs they link, and nothing from test/ or bench/', () => {
     const list = execFileSync('tar', ['-tzf', packedTarball()], { encoding: 'utf8' }).split('\n').filter(Boolean)
     for (const row of rows) expect(list).toContain(`package/${exportTarget(row.name).slice(2)}`)
     expect(list).toContain('package/cordis.patch.yml')
     expect(list).toContain('package/lib/client.js')
     expect(list).toContain('package/lib/cli/bin.js')
     expect(list).toContain('package/README.md')
+    // The "Elsewhere" set-up copies the rc.8 patch out of the installed bundle; the README's map links docs/.
+    expect(list).toContain('package/patches/dsh-rc8.patch.yml')
+    expect(list).toContain('package/docs/configuration.md')
+    expect(list).toContain('package/docs/configuration.zh.md')
     expect(list.some((f) => /^package\/(test|bench|src|client)\//.test(f))).toBe(false)
   })
 

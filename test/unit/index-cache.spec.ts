@@ -370,7 +370,7 @@ describe('the persisted index', () => {
     expect(again.get('abcd1234-t1')?.session).toBe(X)
   })
 
-  it('rebuilds a cache of the previous format (its body indexed with the status notice, comments and link targets)', async () => {
+  it('rebuilds a cache of the previous format (version 2: no session index, no CJK single characters)', async () => {
     const root = tmpRoot()
     await seed(root)
     const db = new DatabaseSync(cacheFile(root))
