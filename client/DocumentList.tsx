@@ -7,7 +7,7 @@ import type { DocumentItem, Stats } from './api.js'
 import { Badges, kindLabel, reasonLabel, StatusBadge } from './DocumentView.js'
 import { formatDate, shortPath } from './format.js'
 import type { Lang, Translate } from './i18n.js'
-import { InlineMarkdown } from './markdown.js'
+import { Highlighted } from './markdown.js'
 import { DOC_KINDS } from '../src/wire.js'
 import { palette, s } from './styles.js'
 
@@ -74,8 +74,15 @@ export function DocumentRow({ item, t, lang, onOpen, onTag }: { item: DocumentIt
         >
           {item.title || item.id}
         </button>
-        <span style={{ ...s.muted, whiteSpace: 'nowrap' }} title={item.created}>
-          {formatDate(item.created, lang)}
+        <span style={{ ...s.muted, whiteSpace: 'nowrap' }}>
+          <span data-testid="knowledge-created" title={t('createdAt', { date: item.created })}>
+            {formatDate(item.created, lang)}
+          </span>
+          {changedLater(item) && (
+            <span data-testid="knowledge-updated" title={t('updatedAt', { date: item.updated })}>
+              {` · ${t('updatedShort', { date: formatDate(item.updated, lang) })}`}
+            </span>
+          )}
         </span>
       </div>
       <div style={{ ...s.row, gap: 5 }}>
@@ -93,13 +100,20 @@ export function DocumentRow({ item, t, lang, onOpen, onTag }: { item: DocumentIt
         )}
       </div>
       {/* Two lines of snippet at most: the row stays a row; the document has the rest. */}
-      {item.snippet && (
-        <p style={{ margin: 0, fontSize: 12.5, color: palette.secondary, display: '-webkit-box', WebkitLineClamp: 2, WebkitBoxOrient: 'vertical', overflow: 'hidden' }}>
-          <InlineMarkdown source={item.snippet} />
+      {item.excerpt?.text && (
+        <p data-testid="knowledge-snippet" style={{ margin: 0, fontSize: 12.5, color: palette.secondary, display: '-webkit-box', WebkitLineClamp: 2, WebkitBoxOrient: 'vertical', overflow: 'hidden' }}>
+          <Highlighted text={item.excerpt.text} marks={item.excerpt.marks} />
         </p>
       )}
     </li>
   )
+}
+
+/** The file changed well after it was created (a sync, an edit): the row says so apart from the created date. */
+export function changedLater(item: Pick<DocumentItem, 'created' | 'updated'>): boolean {
+  const created = Date.parse(item.created)
+  const updated = item.updated ? Date.parse(item.updated) : Number.NaN
+  return Number.isFinite(updated) && (!Number.isFinite(created) || updated - created > 60_000)
 }
 
 /** The nearest scrolling ancestor (the settings dialog's content pane), whose position "back" restores. */

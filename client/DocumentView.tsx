@@ -5,12 +5,15 @@
  * Markdown. Retire and restore are POSTs through {@link KnowledgeApi.post} (per-page token).
  * @module dsh-knowledge-sync/client/DocumentView
  */
-import { useEffect, useRef, useState, type ReactNode } from 'react'
+import { type CSSProperties, useEffect, useRef, useState, type ReactNode } from 'react'
 import type { DocumentFile, KnowledgeApi } from './api.js'
-import type { DocumentLink, StatusResult } from '../src/wire.js'
+import { type DocumentLink, type SourceRow, UPSTREAM_START_LINE } from '../src/wire.js'
+import { useEscapeLayer } from './escape.js'
 import { formatDate, stringList } from './format.js'
 import type { Lang, MessageKey, Translate } from './i18n.js'
 import { Markdown } from './markdown.js'
+import { moveFocus } from './roving.js'
+import { StatusActions } from './StatusActions.js'
 import { palette, s } from './styles.js'
 
 export interface DocumentViewProps {
@@ -38,15 +41,21 @@ export function DocumentView({ api, id, t, lang, onBack, onOpen, onTag, onChange
   // Escape goes back one level, to the list, instead of closing the whole Settings dialog; focus starts on Back.
   useEffect(() => {
     back.current?.focus()
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key !== 'Escape' || e.defaultPrevented) return
-      e.preventDefault()
-      e.stopImmediatePropagation()
-      onBack()
-    }
-    window.addEventListener('keydown', onKey, true)
-    return () => window.removeEventListener('keydown', onKey, true)
-  }, [onBack])
+  }, [])
+  useEscapeLayer(true, onBack)
+
+  // A synced document: when each section last synced, from the Sources route (absent without the sync row).
+  const [sources, setSources] = useState<SourceRow[] | undefined>()
+  const hasSections = doc ? doc.body.split('\n').some((line) => UPSTREAM_START_LINE.test(line)) : false
+  useEffect(() => {
+    if (!hasSections) return
+    const abort = new AbortController()
+    api.sources(abort.signal).then(
+      (view) => setSources(view.available ? view.sources : []),
+      () => setSources([]),
+    )
+    return () => abort.abort()
+  }, [api, hasSections])
 
   const copy = (what: 'id' | 'path', value: string) => {
     void navigator.clipboard?.writeText(value).then(
@@ -76,7 +85,7 @@ export function DocumentView({ api, id, t, lang, onBack, onOpen, onTag, onChange
             {copied === 'id' ? t('copied') : t('copyId')}
           </button>
           {doc && (
-            <button type="button" data-testid="knowledge-copy-path" style={s.button} onClick={() => copy('path', doc.path)}>
+            <button type="button" data-testid="knowledge-copy-path" style={s.button} title={doc.file ?? doc.path} onClick={() => copy('path', doc.file ?? doc.path)}>
               {copied === 'path' ? t('copied') : t('copyPath')}
             </button>
           )}
@@ -102,8 +111,32 @@ export function DocumentView({ api, id, t, lang, onBack, onOpen, onTag, onChange
           }}
         />
       )}
-      {doc && <Markdown source={withoutTitleHeading(doc.body)} />}
+      {doc && <Markdown source={withoutTitleHeading(doc.body)} onOpen={onOpen} synced={(section) => <SyncedBadge section={section} path={doc.path} sources={sources} t={t} lang={lang} />} />}
     </article>
+  )
+}
+
+/** "Synced from <source>, <when>" over a synced section; the time is the section's last sync that reached the source. */
+function SyncedBadge({ section, path, sources, t, lang }: { section: { name: string; source?: string }; path: string; sources?: SourceRow[]; t: Translate; lang: Lang }) {
+  const norm = (p: string) => p.replace(/^\.\//, '')
+  const row = sources?.find((r) => r.target && norm(r.target.file) === norm(path) && r.target.section === section.name)
+  const at = row?.last && (row.last.status === 'changed' || row.last.status === 'unchanged') ? row.last.at : undefined
+  const from = section.source ?? row?.source ?? '?'
+  const link = /^https?:\/\//i.test(from) ? (
+    <a href={from} target="_blank" rel="noopener noreferrer" style={{ color: palette.link }}>
+      {from}
+    </a>
+  ) : (
+    <span style={s.mono}>{from}</span>
+  )
+  return (
+    <p data-testid="knowledge-synced-badge" style={{ ...s.muted, display: 'flex', gap: 6, flexWrap: 'wrap', alignItems: 'baseline' }}>
+      <span style={{ ...s.badge('kind') }}>{t('syncedBadge')}</span>
+      <span>
+        {t('syncedFrom')} {link}
+        {at ? `, ${formatDate(at, lang)}` : ''}
+      </span>
+    </p>
   )
 }
 
@@ -131,6 +164,13 @@ function FrontMatterHeader({ doc, t, lang, onTag }: { doc: DocumentFile; t: Tran
       </span>,
     ])
   if (meta.created) rows.push(['metaCreated', <span title={String(meta.created)}>{formatDate(String(meta.created), lang)}</span>])
+  if (doc.updated)
+    rows.push([
+      'metaUpdated',
+      <span data-testid="knowledge-doc-updated" title={doc.updated}>
+        {formatDate(doc.updated, lang)}
+      </span>,
+    ])
   if (meta.cwd) rows.push(['metaWorkspace', <span style={s.mono}>{String(meta.cwd)}</span>])
   if (meta.session) {
     rows.push([
@@ -188,10 +228,27 @@ function FrontMatterHeader({ doc, t, lang, onTag }: { doc: DocumentFile; t: Tran
 export function StatusBadge({ status, t }: { status: string; t: Translate }) {
   if (status !== 'superseded' && status !== 'retired') return null
   return (
-    <span data-testid="knowledge-status" data-status={status} style={{ ...s.badge('off'), color: status === 'retired' ? palette.error : palette.secondary }}>
+    <span data-testid="knowledge-status" data-status={status} style={statusBadge(status)}>
       {t(`status_${status}` as MessageKey)}
     </span>
   )
+}
+
+/**
+ * A status badge never looks like a tag: superseded is dashed in the warning colour (still findable, down-ranked),
+ * retired is double-ruled in the error colour (out of search); both bold.
+ */
+function statusBadge(status: 'superseded' | 'retired'): CSSProperties {
+  const tone = status === 'retired' ? palette.error : palette.warn
+  return {
+    ...s.badge('off'),
+    color: tone,
+    borderColor: tone,
+    borderStyle: status === 'retired' ? 'double' : 'dashed',
+    borderWidth: status === 'retired' ? 3 : 1,
+    lineHeight: status === 'retired' ? '12px' : '16px',
+    fontWeight: 600,
+  }
 }
 
 /** Computed relations as links inside the page. */
@@ -218,86 +275,10 @@ function Relations({ doc, t, onOpen }: { doc: DocumentFile; t: Translate; onOpen
   )
 }
 
-/** Retire (with a reason) or restore; both POST through the guarded routes. */
-function StatusActions({ api, doc, t, lang, onChanged }: { api: KnowledgeApi; doc: DocumentFile; t: Translate; lang: Lang; onChanged: () => void }) {
-  const [asking, setAsking] = useState(false)
-  const [reason, setReason] = useState('')
-  const [busy, setBusy] = useState(false)
-  const [failure, setFailure] = useState<string | undefined>()
-  const retired = doc.meta?.status === 'retired'
-  const info = (doc.meta?.retired ?? {}) as { at?: string; reason?: string }
-  const change = (action: 'retire' | 'restore', body: unknown) => {
-    setBusy(true)
-    setFailure(undefined)
-    api.post<StatusResult>(`/documents/${encodeURIComponent(doc.id)}/${action}`, body).then(
-      () => {
-        setBusy(false)
-        setAsking(false)
-        setReason('')
-        onChanged()
-      },
-      (e: Error) => {
-        setBusy(false)
-        setFailure(e.message)
-      },
-    )
-  }
-  return (
-    <div data-testid="knowledge-status-actions" style={{ display: 'flex', flexDirection: 'column', gap: 6 }}>
-      {retired && (
-        <p role="status" style={s.muted}>
-          {t('retiredNotice', { at: info.at ? formatDate(info.at, lang) : '?', reason: info.reason ?? '' })}
-        </p>
-      )}
-      <div style={s.row}>
-        {retired ? (
-          <button type="button" style={s.button} disabled={busy} onClick={() => change('restore', {})}>
-            {t('restoreButton')}
-          </button>
-        ) : (
-          !asking && (
-            <button type="button" style={s.button} disabled={busy} onClick={() => setAsking(true)}>
-              {t('retireButton')}
-            </button>
-          )
-        )}
-        {asking && !retired && (
-          <form
-            style={{ ...s.row, flex: 1 }}
-            onSubmit={(e) => {
-              e.preventDefault()
-              if (reason.trim()) change('retire', { reason: reason.trim() })
-            }}
-          >
-            <input aria-label={t('retireReason')} placeholder={t('retireReason')} value={reason} maxLength={500} onChange={(e) => setReason(e.target.value)} style={{ ...s.input, flex: 1 }} />
-            <button type="submit" style={s.button} disabled={busy || !reason.trim()}>
-              {t('retireConfirm')}
-            </button>
-            <button
-              type="button"
-              style={s.button}
-              onClick={() => {
-                setAsking(false)
-                setReason('')
-              }}
-            >
-              {t('retireCancel')}
-            </button>
-          </form>
-        )}
-      </div>
-      {failure && (
-        <p role="alert" style={s.error}>
-          {t('statusFailed', { message: failure })}
-        </p>
-      )}
-    </div>
-  )
-}
-
-/** A document kind as it is written in files and on the command line (one vocabulary); its meaning is on hover. */
-export function kindLabel(kind: string, _t?: Translate): string {
-  return kind
+/** A document kind in the page's language: the kind as files and the CLI write it in English, translated in Chinese. */
+export function kindLabel(kind: string, t?: Translate): string {
+  const label = t?.(`kindBadge_${kind}` as MessageKey)
+  return label && !label.startsWith('kindBadge_') ? label : kind
 }
 
 /** A salience reason in the page's language (`+cause` → "cause"); the raw reason stays on hover. */
@@ -307,28 +288,37 @@ export function reasonLabel(reason: string, t: Translate): string {
   return `${reason.startsWith('-') ? '−' : '+'}${label === key ? reason.replace(/^[-+]/, '') : label}`
 }
 
-/** A row of small badges; with `onPick`, each is a button that filters the list by it. */
+/**
+ * A row of small badges; with `onPick`, each is a button that filters the list by it. The buttons are one tab stop
+ * (a toolbar): the arrow keys, Home and End move between them.
+ */
 export function Badges({ values, tone, onPick, t }: { values: string[]; tone: 'tag' | 'tool'; onPick?: (value: string) => void; t?: Translate }) {
-  return (
-    <span style={{ display: 'inline-flex', gap: 4, flexWrap: 'wrap' }}>
-      {values.map((value) =>
-        onPick ? (
-          <button
-            key={value}
-            type="button"
-            data-testid={`knowledge-${tone}`}
-            title={t?.('filterByTag', { tag: value })}
-            onClick={() => onPick(value)}
-            style={{ ...s.badge(tone), cursor: 'pointer', background: 'transparent' }}
-          >
-            {value}
-          </button>
-        ) : (
+  if (!onPick)
+    return (
+      <span style={{ display: 'inline-flex', gap: 4, flexWrap: 'wrap' }}>
+        {values.map((value) => (
           <span key={value} data-testid={`knowledge-${tone}`} style={s.badge(tone)}>
             {value}
           </span>
-        ),
-      )}
+        ))}
+      </span>
+    )
+  return (
+    <span role="toolbar" aria-label={t?.('metaTags')} data-roving-group style={{ display: 'inline-flex', gap: 4, flexWrap: 'wrap' }}>
+      {values.map((value, k) => (
+        <button
+          key={value}
+          type="button"
+          data-testid={`knowledge-${tone}`}
+          tabIndex={k === 0 ? 0 : -1}
+          title={t?.('filterByTag', { tag: value })}
+          onClick={() => onPick(value)}
+          onKeyDown={(e) => moveFocus(e, 'button')}
+          style={{ ...s.badge(tone), cursor: 'pointer', background: 'transparent' }}
+        >
+          {value}
+        </button>
+      ))}
     </span>
   )
 }

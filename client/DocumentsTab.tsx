@@ -10,10 +10,11 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'react'
 import type { DocumentItem, DocumentPage, DocumentQuery, KnowledgeApi, Stats } from './api.js'
-import { DocumentRow, Filter, kindOptions, scrollParent, StatsLine } from './DocumentList.js'
-import { DocumentView, kindLabel } from './DocumentView.js'
+import { DocumentRow, scrollParent, StatsLine } from './DocumentList.js'
+import { FilterRow, type Filters, NO_FILTERS } from './FilterRow.js'
+import { DocumentView } from './DocumentView.js'
+import { useEscapeFields } from './escape.js'
 import { readPlace, writePlace } from './place.js'
-import { facetEntries, shortPath } from './format.js'
 import type { Lang, Translate } from './i18n.js'
 import { s } from './styles.js'
 
@@ -34,17 +35,6 @@ export interface DocumentsTabProps {
   active: boolean
 }
 
-interface Filters {
-  kind: string
-  tag: string
-  tool: string
-  cwd: string
-  /** '' = active and superseded (retired documents are left out, as in search); or one status, or `all`. */
-  status: string
-}
-
-const NO_FILTERS: Filters = { kind: '', tag: '', tool: '', cwd: '', status: '' }
-
 /** The Documents tab. */
 export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
   // dsh web rc.8 has no URL for a settings section, so a reload starts over: the search and the open document are
@@ -60,7 +50,7 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
   const [stats, setStats] = useState<Stats | undefined>()
   const [openId, setOpenId] = useState<string | undefined>(saved.open)
   const [tick, setTick] = useState(0)
-  const [sort, setSort] = useState<'relevance' | 'created'>('relevance')
+  const [sort, setSort] = useState<'relevance' | 'created' | 'updated'>('relevance')
   const [fresh, setFresh] = useState(0)
   const wasActive = useRef(active)
   const searchBox = useRef<HTMLInputElement>(null)
@@ -75,6 +65,7 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
    * response that started before either is dropped, so a live poll cannot undo a "Load more". */
   const listGeneration = useRef(0)
   const loadingMore = useRef(false)
+  useEscapeFields()
 
   // Typing settles before a search goes out.
   useEffect(() => {
@@ -91,7 +82,7 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
     wasActive.current = active
   }, [active])
 
-  const request = useCallback((offset: number): DocumentQuery => ({ q: query, ...filters, sort: query ? sort : undefined, offset, limit: PAGE_SIZE }), [query, filters, sort])
+  const request = useCallback((offset: number): DocumentQuery => ({ q: query, ...filters, sort: sort === 'relevance' ? undefined : sort, offset, limit: PAGE_SIZE }), [query, filters, sort])
 
   useEffect(() => {
     const abort = new AbortController()
@@ -238,7 +229,13 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
     )
   }
 
-  const setFilter = (key: keyof Filters) => (value: string) => setFilters((prev) => ({ ...prev, [key]: value }))
+  // Clear removes itself from the page: focus goes to the search box, not to the page body.
+  const clearAll = () => {
+    setText('')
+    setQuery('')
+    setFilters(NO_FILTERS)
+    searchBox.current?.focus()
+  }
   const filtered = query !== '' || Object.values(filters).some(Boolean)
   const activeFilters = Object.values(filters).filter(Boolean).length
   // On a short window the filter row folds behind a button (open while a filter is set), so rows get the room.
@@ -269,6 +266,7 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
         <input
           ref={searchBox}
           type="search"
+          data-escape="clear"
           aria-label={t('search')}
           title={t('searchKeys')}
           placeholder={t('searchPlaceholder')}
@@ -279,12 +277,12 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
           }}
           style={{ ...s.input, flex: '1 1 240px' }}
         />
-        {query && (
-          <select aria-label={t('sortBy')} value={sort} onChange={(e) => setSort(e.target.value as 'relevance' | 'created')} style={s.select}>
-            <option value="relevance">{t('sortRelevance')}</option>
-            <option value="created">{t('sortDate')}</option>
-          </select>
-        )}
+        {/* Without a query the list is by date: newest created (the default) or most recently changed. */}
+        <select aria-label={t('sortBy')} value={query || sort !== 'relevance' ? sort : 'created'} onChange={(e) => setSort(e.target.value as 'relevance' | 'created' | 'updated')} style={s.select}>
+          {query && <option value="relevance">{t('sortRelevance')}</option>}
+          <option value="created">{t('sortDate')}</option>
+          <option value="updated">{t('sortUpdated')}</option>
+        </select>
         <button type="button" data-testid="knowledge-filters-toggle" aria-expanded={filtersShown} style={s.button} disabled={activeFilters > 0} onClick={() => setShowFilters((v) => !v)}>
           {activeFilters ? t('filtersCount', { count: activeFilters }) : t('filtersToggle')}
         </button>
@@ -292,72 +290,13 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
           {t('refresh')}
         </button>
         {!filtersShown && filtered && (
-          <button
-            type="button"
-            style={s.button}
-            onClick={() => {
-              setText('')
-              setQuery('')
-              setFilters(NO_FILTERS)
-            }}
-          >
+          <button type="button" style={s.button} onClick={clearAll}>
             {t('clear')}
           </button>
         )}
       </div>
       {filtersShown && (
-        <div style={s.row}>
-          <Filter
-            label={t('filterKind')}
-            all={t('allKinds')}
-            value={filters.kind}
-            onChange={setFilter('kind')}
-            options={kindOptions(page?.facets.kinds, filters.kind).map(([k, n]) => [k, `${kindLabel(k, t)} (${n})`])}
-          />
-          <Filter
-            label={t('filterTag')}
-            all={t('allTags')}
-            value={filters.tag}
-            onChange={setFilter('tag')}
-            options={facetEntries(page?.facets.tags, filters.tag).map(([k, n]) => [k, `${k} (${n})`])}
-          />
-          <Filter
-            label={t('filterTool')}
-            all={t('allTools')}
-            value={filters.tool}
-            onChange={setFilter('tool')}
-            options={facetEntries(page?.facets.tools, filters.tool).map(([k, n]) => [k, `${k} (${n})`])}
-          />
-          <Filter
-            label={t('filterWorkspace')}
-            all={t('allWorkspaces')}
-            value={filters.cwd}
-            onChange={setFilter('cwd')}
-            options={facetEntries(page?.facets.workspaces, filters.cwd)
-              .filter(([k]) => k !== '')
-              .map(([k, n]) => [k, `${shortPath(k)} (${n})`])}
-          />
-          <Filter
-            label={t('filterStatus')}
-            all={t('statusCurrent')}
-            value={filters.status}
-            onChange={setFilter('status')}
-            options={(['active', 'superseded', 'retired', 'all'] as const).map((k) => [k, t(`status_${k}`)])}
-          />
-          {filtered && (
-            <button
-              type="button"
-              style={s.button}
-              onClick={() => {
-                setText('')
-                setQuery('')
-                setFilters(NO_FILTERS)
-              }}
-            >
-              {t('clear')}
-            </button>
-          )}
-        </div>
+        <FilterRow t={t} facets={page?.facets} filters={filters} onFilter={(key, value) => setFilters((prev) => ({ ...prev, [key]: value }))} onClear={filtered ? clearAll : undefined} />
       )}
       <details style={s.hint}>
         <summary style={{ cursor: 'pointer' }}>{t('aboutList')}</summary>

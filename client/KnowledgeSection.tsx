@@ -9,6 +9,7 @@ import { DocumentsTab } from './DocumentsTab.js'
 import { HealthTab } from './HealthTab.js'
 import { SourcesTab } from './SourcesTab.js'
 import { MaskingWarning } from './MaskingWarning.js'
+import { moveFocus } from './roving.js'
 import type { KnowledgeHost } from './host.js'
 import { translator } from './i18n.js'
 import { s } from './styles.js'
@@ -65,7 +66,7 @@ function SectionBody({ host }: { host: KnowledgeHost }) {
         {t('intro')}
       </p>
       <MaskingWarning host={host} t={t} />
-      <div role="tablist" aria-label={t('tabs')} style={s.tabs}>
+      <div role="tablist" aria-label={t('tabs')} data-roving-group style={s.tabs}>
         {tabs.map(([id, label]) => (
           <button
             key={id}
@@ -78,10 +79,10 @@ function SectionBody({ host }: { host: KnowledgeHost }) {
             style={s.tab(tab === id)}
             onClick={() => select(id)}
             onKeyDown={(e) => {
-              if (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft') return
-              e.preventDefault()
-              const order = tabs.map(([tabId]) => tabId)
-              select(order[(order.indexOf(id) + (e.key === 'ArrowRight' ? 1 : order.length - 1)) % order.length])
+              // Arrows, Home and End move the focus, and the selection follows it (automatic activation).
+              const next = moveFocus(e, '[role=tab]')
+              const nextId = next?.id.replace(/^knowledge-tab-/, '')
+              if (nextId) select(nextId as typeof id)
             }}
           >
             {label}
@@ -106,7 +107,7 @@ function SectionBody({ host }: { host: KnowledgeHost }) {
       )}
       {visited.has('sources') && (
         <div id="knowledge-panel-sources" role="tabpanel" aria-labelledby="knowledge-tab-sources" hidden={tab !== 'sources'}>
-          <SourcesTab api={host.api} t={t} active={tab === 'sources'} />
+          <SourcesTab api={host.api} t={t} lang={lang} active={tab === 'sources'} />
         </div>
       )}
       {visited.has('config') && (

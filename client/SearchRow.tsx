@@ -13,7 +13,7 @@ import type { KnowledgeHost } from './host.js'
 import { translator } from './i18n.js'
 import { writePlace } from './place.js'
 import { palette } from './styles.js'
-import { isValidId, SEARCH_CARD_HITS, SEARCH_CARD_TEXT } from '../src/wire.js'
+import { isValidId, SEARCH_CARD_HITS, SEARCH_CARD_TEXT, searchSummary } from '../src/wire.js'
 
 /** The tool whose calls this row draws (the keyed dispatch value). */
 export const SEARCH_TOOL = 'knowledge_search'
@@ -45,8 +45,8 @@ const clip = (text: string) => text.replace(/\s+/g, ' ').slice(0, SEARCH_CARD_TE
 const count = (n: unknown): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 0
 
 /** The hits of a persisted search meta, or undefined for anything else or anything malformed (all or nothing). */
-export function hitsOf(meta: unknown): { query: string; hits: number; items: Hit[] } | undefined {
-  const m = meta as { knowledge?: unknown; query?: unknown; hits?: unknown; items?: unknown } | null
+export function hitsOf(meta: unknown): { query: string; hits: number; total?: number; more?: boolean; items: Hit[] } | undefined {
+  const m = meta as { knowledge?: unknown; query?: unknown; hits?: unknown; total?: unknown; more?: unknown; items?: unknown } | null
   if (!m || typeof m !== 'object' || m.knowledge !== 'search' || typeof m.query !== 'string' || !count(m.hits) || !Array.isArray(m.items)) return undefined
   if (m.items.length > SEARCH_CARD_HITS || m.items.length > m.hits) return undefined
   const items: Hit[] = []
@@ -56,7 +56,9 @@ export function hitsOf(meta: unknown): { query: string; hits: number; items: Hit
     if (h.version !== null && !(count(h.version) && h.version > 0)) return undefined
     items.push({ id: h.id, version: h.version as number | null, title: clip(h.title) })
   }
-  return { query: clip(m.query), hits: m.hits, items }
+  // The count of matches is optional (older logs have none) and never below what was returned.
+  const total = count(m.total) && m.total >= m.hits ? m.total : undefined
+  return { query: clip(m.query), hits: m.hits, ...(total !== undefined ? { total, more: m.more === true } : {}), items }
 }
 
 /** The row's model from the call block (running or settled; ToolCallBlock of dsh-client-runtime). */
@@ -83,7 +85,7 @@ export function searchRowModel(block: unknown): SearchRowModel {
     const title = b.resultView?.title
     return { ...pending, state: 'ok', summary: typeof title === 'string' && title ? clip(title) : pending.summary }
   }
-  const summary = `Searched "${meta.query.slice(0, 80)}": ${meta.hits === 1 ? '1 hit' : `${meta.hits} hits`}`
+  const summary = searchSummary(meta.query, meta.hits, meta.total, meta.more)
   return { state: 'ok', summary, query: meta.query, hits: meta.items, more: meta.hits - meta.items.length }
 }
 

@@ -6,30 +6,38 @@
  */
 import { useCallback, useEffect, useState } from 'react'
 import type { KnowledgeApi, SourceRow, SourcesView, SyncReport } from './api.js'
-import type { Translate } from './i18n.js'
+import { formatDate } from './format.js'
+import type { Lang, MessageKey, Translate } from './i18n.js'
 import { font, palette, s } from './styles.js'
 
 export interface SourcesTabProps {
   api: KnowledgeApi
   t: Translate
+  lang: Lang
   active: boolean
 }
 
 const GOOD = new Set(['unchanged', 'changed', 'would-change'])
-const when = (iso: string | undefined) => (iso ? new Date(iso).toLocaleString() : '')
 
-function summary(report: SyncReport): string {
+/** A sync status in the page's language (the code itself in English: it is what the CLI and the files say). */
+export const statusLabel = (status: string, t: Translate): string => {
+  const label = t(`syncStatus_${status}` as MessageKey)
+  return label.startsWith('syncStatus_') ? status : label
+}
+
+function summary(report: SyncReport, t: Translate): string {
   const counts: Record<string, number> = {}
   for (const r of report.results) counts[r.status] = (counts[r.status] ?? 0) + 1
   return (
     Object.entries(counts)
-      .map(([k, n]) => `${n} ${k}`)
+      .map(([k, n]) => `${n} ${statusLabel(k, t)}`)
       .join(', ') || '0'
   )
 }
 
 /** The Sources tab. */
-export function SourcesTab({ api, t, active }: SourcesTabProps) {
+export function SourcesTab({ api, t, lang, active }: SourcesTabProps) {
+  const when = (iso: string | undefined) => formatDate(iso, lang)
   const [view, setView] = useState<SourcesView | undefined>()
   const [error, setError] = useState<string | undefined>()
   const [busy, setBusy] = useState(false)
@@ -60,7 +68,7 @@ export function SourcesTab({ api, t, active }: SourcesTabProps) {
         const report = await api.sync(dryRun)
         if (dryRun) setPreview(report)
         else setPreview(undefined)
-        setOutcome(t('syncDone', { summary: summary(report) }))
+        setOutcome(t('syncDone', { summary: summary(report, t) }))
       } catch (e) {
         setOutcome(t('syncFailed', { message: (e as Error).message }))
       } finally {
@@ -107,14 +115,14 @@ export function SourcesTab({ api, t, active }: SourcesTabProps) {
       {!view.sources.length && <p style={s.muted}>{t('sourcesNone', { file: view.file })}</p>}
       <ul style={s.list}>
         {view.sources.map((row) => (
-          <SourceItem key={`${row.origin}:${row.name}`} row={row} t={t} diff={preview?.results.find((r) => r.name === row.name)} />
+          <SourceItem key={`${row.origin}:${row.name}`} row={row} t={t} when={when} diff={preview?.results.find((r) => r.name === row.name)} />
         ))}
       </ul>
     </div>
   )
 }
 
-function SourceItem({ row, t, diff }: { row: SourceRow; t: Translate; diff: SyncReport['results'][number] | undefined }) {
+function SourceItem({ row, t, when, diff }: { row: SourceRow; t: Translate; when: (iso: string | undefined) => string; diff: SyncReport['results'][number] | undefined }) {
   const status = row.last?.status
   const tone = status === undefined ? palette.tertiary : GOOD.has(status) ? palette.success : palette.error
   const cache =
@@ -123,7 +131,7 @@ function SourceItem({ row, t, diff }: { row: SourceRow; t: Translate; diff: Sync
     <li data-testid="knowledge-source" data-status={status ?? 'never'} style={s.item}>
       <div style={{ ...s.row, justifyContent: 'space-between' }}>
         <strong style={{ fontWeight: 600 }}>{row.name}</strong>
-        <span style={{ ...s.badge('tag'), color: tone, borderColor: tone }}>{status ?? t('sourcesNever')}</span>
+        <span style={{ ...s.badge('tag'), color: tone, borderColor: tone }}>{status ? statusLabel(status, t) : t('sourcesNever')}</span>
       </div>
       <div style={{ ...s.row, ...s.muted }}>
         {row.origin === 'decision' && <span style={s.badge('kind')}>{t('originDecision')}</span>}
@@ -170,7 +178,7 @@ function SourceItem({ row, t, diff }: { row: SourceRow; t: Translate; diff: Sync
             ))}
           </pre>
         ) : (
-          <p style={s.muted}>{diff.status === 'unchanged' ? t('noDiff') : `${diff.status}: ${diff.reason}`}</p>
+          <p style={s.muted}>{diff.status === 'unchanged' ? t('noDiff') : `${statusLabel(diff.status, t)}: ${diff.reason}`}</p>
         ))}
     </li>
   )

@@ -27,7 +27,7 @@ export class ApiError extends Error {
 export interface DocumentQuery {
   q?: string
   /** Search hits by relevance (default) or newest first. */
-  sort?: 'relevance' | 'created'
+  sort?: 'relevance' | 'created' | 'updated'
   kind?: string
   tag?: string
   tool?: string

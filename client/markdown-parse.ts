@@ -1,9 +1,16 @@
 /**
  * The parsing half of the Markdown renderer: source to plain data (blocks, then inline spans), no React and no HTML.
- * Links are kept only for http(s) URLs (safeHref); the source is capped and nesting is limited, so a hostile document
- * costs linear time. Rendering is in ./markdown.tsx.
+ * Links are kept only for http(s) URLs (safeHref) and ids of documents; the source is capped and nesting is limited,
+ * so a hostile document costs linear time. Rendering is in ./markdown.tsx.
+ *
+ * A synced document's `<!-- upstream:start … -->` … `<!-- upstream:end -->` lines become one `synced` block (the
+ * markers are never text; the `upstream:source` line names where it came from), and the headings inside it are
+ * demoted below the heading the section sits under: the upstream's `# H1` is its own title, not the document's.
+ * Any other HTML comment is dropped, as a Markdown reader would.
  * @module dsh-knowledge-sync/client/markdown-parse
  */
+import { UPSTREAM_END_LINE, UPSTREAM_SOURCE_LINE, UPSTREAM_START_LINE } from '../src/wire.js'
+
 /** Longest source rendered; the rest is cut with a marker (documents are capped far below this when written). */
 export const MAX_SOURCE = 400_000
 const MAX_DEPTH = 6
@@ -15,22 +22,43 @@ export type Block =
   | { type: 'quote'; blocks: Block[] }
   | { type: 'rule' }
   | { type: 'paragraph'; text: string }
+  | { type: 'synced'; name: string; source?: string; blocks: Block[] }
 
-export type Inline =
-  | { type: 'text'; text: string }
-  | { type: 'code'; text: string }
-  | { type: 'strong'; children: Inline[] }
-  | { type: 'em'; children: Inline[] }
-  | { type: 'link'; href: string; children: Inline[] }
+export type { Inline } from './markdown-inline.js'
+export { parseInline, safeHref } from './markdown-inline.js'
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})\s*([^\s`]*)/
 const HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/
 const RULE = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/
 const QUOTE = /^ {0,3}> ?(.*)$/
 const ITEM = /^( {0,3})([-*+]|\d{1,9}[.)])([ \t]+|$)(.*)$/
+const COMMENT_OPEN = /^ {0,3}<!--/
 
 function startsBlock(line: string): boolean {
-  return FENCE.test(line) || HEADING.test(line) || RULE.test(line) || QUOTE.test(line) || ITEM.test(line)
+  return FENCE.test(line) || HEADING.test(line) || RULE.test(line) || QUOTE.test(line) || ITEM.test(line) || COMMENT_OPEN.test(line)
+}
+
+/** Headings of `blocks` (nested ones too) moved down so the highest becomes `top` (never past h6). */
+function demote(blocks: Block[], top: number): Block[] {
+  let highest = 7
+  const scan = (list: Block[]) => {
+    for (const b of list) {
+      if (b.type === 'heading') highest = Math.min(highest, b.level)
+      else if (b.type === 'quote' || b.type === 'synced') scan(b.blocks)
+      else if (b.type === 'list') for (const item of b.items) scan(item)
+    }
+  }
+  scan(blocks)
+  const shift = highest <= 6 ? Math.max(0, top - highest) : 0
+  if (!shift) return blocks
+  const move = (list: Block[]): Block[] =>
+    list.map((b) => {
+      if (b.type === 'heading') return { ...b, level: Math.min(6, b.level + shift) }
+      if (b.type === 'quote' || b.type === 'synced') return { ...b, blocks: move(b.blocks) }
+      if (b.type === 'list') return { ...b, items: b.items.map(move) }
+      return b
+    })
+  return move(blocks)
 }
 
 function isBlank(line: string): boolean {
@@ -45,11 +73,44 @@ export function parseBlocks(source: string, depth = 0): Block[] {
 
 function parseLines(lines: string[], depth: number): Block[] {
   const blocks: Block[] = []
+  /** The level of the last heading seen here (the document's title is the H1 above everything). */
+  let under = 1
+  // Where the next end marker is (searched once forward, so many unclosed starts stay linear).
+  let endAt = -2
   let i = 0
   while (i < lines.length) {
     const line = lines[i]
     if (isBlank(line)) {
       i++
+      continue
+    }
+    const start = depth === 0 ? UPSTREAM_START_LINE.exec(line) : null
+    if (start) {
+      if (endAt !== -1 && endAt <= i) {
+        endAt = -1
+        for (let k = i + 1; k < lines.length; k++)
+          if (UPSTREAM_END_LINE.test(lines[k])) {
+            endAt = k
+            break
+          }
+      }
+      const end = endAt
+      if (end > i) {
+        let inner = lines.slice(i + 1, end)
+        const source = inner.length ? UPSTREAM_SOURCE_LINE.exec(inner[0])?.[1] : undefined
+        if (source !== undefined) inner = inner.slice(1)
+        blocks.push({ type: 'synced', name: start[1], ...(source !== undefined ? { source } : {}), blocks: demote(parseLines(inner, depth + 1), under + 1) })
+        i = end + 1
+        continue
+      }
+    }
+    if (COMMENT_OPEN.test(line)) {
+      // An HTML comment block: skipped to the line that closes it (or to the end), as a Markdown reader hides it.
+      let k = i
+      while (k < lines.length && !lines[k].includes('-->', k === i ? line.indexOf('<!--') + 4 : 0)) k++
+      const rest = k < lines.length ? lines[k].slice(lines[k].indexOf('-->', k === i ? line.indexOf('<!--') + 4 : 0) + 3) : ''
+      i = k + 1
+      if (rest.trim()) lines.splice(i, 0, rest)
       continue
     }
     if (depth >= MAX_DEPTH) {
@@ -70,6 +131,7 @@ function parseLines(lines: string[], depth: number): Block[] {
     }
     const heading = HEADING.exec(line)
     if (heading) {
+      under = heading[1].length
       blocks.push({ type: 'heading', level: heading[1].length, text: heading[2] ?? '' })
       i++
       continue
@@ -154,179 +216,4 @@ function leadingSpaces(line: string): number {
     else break
   }
   return n
-}
-
-/** A `_` right after one of these continues an identifier or a key (`:_authToken`, `${_x}`, `a._b`): never emphasis. */
-const IDENTIFIER_BEFORE = /[\w:.$/{@-]/
-const ESCAPABLE = /[\\`*_{}[\]()#+\-.!<>~|]/
-const URL_BARE = /^https?:\/\/[^\s<>()"'`]+/i
-const WORD = /[\p{L}\p{N}]/u
-
-/** The URL when it is an absolute http(s) URL, else undefined: every other scheme (javascript:, data:, …) is text. */
-export function safeHref(raw: string): string | undefined {
-  const href = raw.trim()
-  if (!/^https?:\/\//i.test(href)) return undefined
-  try {
-    const url = new URL(href)
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined
-  } catch {
-    return undefined
-  }
-}
-
-/** Link text longer than this is not looked for: each `[` scans at most this far, so `[[[[…` stays linear. */
-const LINK_TEXT_MAX = 2000
-
-/** Index of the `]` closing the `[` at `open`, or -1 (single line, nesting counted). */
-function closingBracket(text: string, open: number): number {
-  let level = 0
-  const end = Math.min(text.length, open + LINK_TEXT_MAX)
-  for (let k = open; k < end; k++) {
-    const c = text[k]
-    if (c === '\\') {
-      k++
-      continue
-    }
-    if (c === '\n' && level > 0 && text[k + 1] === '\n') return -1
-    if (c === '[') level++
-    else if (c === ']' && --level === 0) return k
-  }
-  return -1
-}
-
-/** Index of the `)` closing the `(` at `open`, or -1 (balanced parentheses, no whitespace runs across lines). */
-function closingParen(text: string, open: number): number {
-  let level = 0
-  for (let k = open; k < text.length; k++) {
-    const c = text[k]
-    if (c === '\\') {
-      k++
-      continue
-    }
-    if (c === '\n') return -1
-    if (c === '(') level++
-    else if (c === ')' && --level === 0) return k
-  }
-  return -1
-}
-
-/** Parses inline Markdown into spans. Unmatched markers stay text. */
-export function parseInline(text: string, depth = 0): Inline[] {
-  const out: Inline[] = []
-  let buffer = ''
-  const flush = () => {
-    if (buffer) {
-      out.push({ type: 'text', text: buffer })
-      buffer = ''
-    }
-  }
-  // A delimiter with no closer after some position has none after any later one either: remember, stay linear.
-  const noCloser = new Set<string>()
-  const find = (delimiter: string, from: number): number => {
-    if (noCloser.has(delimiter)) return -1
-    const at = text.indexOf(delimiter, from)
-    if (at < 0) noCloser.add(delimiter)
-    return at
-  }
-  let i = 0
-  while (i < text.length) {
-    const c = text[i]
-    if (c === '\\' && i + 1 < text.length && ESCAPABLE.test(text[i + 1])) {
-      buffer += text[i + 1]
-      i += 2
-      continue
-    }
-    if (c === '`') {
-      let run = 1
-      while (text[i + run] === '`') run++
-      const ticks = '`'.repeat(run)
-      let close = find(ticks, i + run)
-      // The closing run must be exactly as long.
-      while (close >= 0 && text[close + run] === '`') close = text.indexOf(ticks, close + run + 1)
-      if (close < 0) {
-        buffer += ticks
-        i += run
-        continue
-      }
-      flush()
-      const inner = text.slice(i + run, close).replace(/\n/g, ' ')
-      out.push({ type: 'code', text: /^ .*[^ ] $/.test(inner) ? inner.slice(1, -1) : inner })
-      i = close + run
-      continue
-    }
-    if (depth < MAX_DEPTH && c === '[') {
-      const close = closingBracket(text, i)
-      if (close > i && text[close + 1] === '(') {
-        const end = closingParen(text, close + 1)
-        if (end > close) {
-          const target = text
-            .slice(close + 2, end)
-            .trim()
-            .replace(/\s+"[^"]*"$/, '')
-            .replace(/^<(.*)>$/, '$1')
-          const href = safeHref(target)
-          if (href) {
-            flush()
-            out.push({ type: 'link', href, children: parseInline(text.slice(i + 1, close), depth + 1) })
-          } else {
-            buffer += text.slice(i, end + 1) // not http(s): the source stays visible as text
-          }
-          i = end + 1
-          continue
-        }
-      }
-    }
-    if (c === '<') {
-      const auto = /^<(https?:\/\/[^\s<>]+)>/i.exec(text.slice(i, i + 2048))
-      const href = auto ? safeHref(auto[1]) : undefined
-      if (auto && href) {
-        flush()
-        out.push({ type: 'link', href, children: [{ type: 'text', text: auto[1] }] })
-        i += auto[0].length
-        continue
-      }
-    }
-    if ((c === 'h' || c === 'H') && (i === 0 || !WORD.test(text[i - 1]))) {
-      const bare = URL_BARE.exec(text.slice(i, i + 2048))
-      if (bare) {
-        const url = bare[0].replace(/[.,;:!?*_]+$/, '')
-        const href = safeHref(url)
-        if (href) {
-          flush()
-          out.push({ type: 'link', href, children: [{ type: 'text', text: url }] })
-          i += url.length
-          continue
-        }
-      }
-    }
-    if (depth < MAX_DEPTH && (c === '*' || c === '_')) {
-      const double = text[i + 1] === c
-      const delimiter = double ? c + c : c
-      const after = text[i + delimiter.length]
-      // `_` inside a word (snake_case) is not emphasis; neither is a marker followed by a space.
-      const opens = after !== undefined && !/\s/.test(after) && after !== c && !(c === '_' && i > 0 && IDENTIFIER_BEFORE.test(text[i - 1]))
-      if (opens) {
-        let close = find(delimiter, i + delimiter.length + 1)
-        // A single marker must not close on half of a double one.
-        while (close >= 0 && !double && (text[close + 1] === c || text[close - 1] === c)) close = text.indexOf(delimiter, close + 2)
-        while (close >= 0 && /\s/.test(text[close - 1])) close = text.indexOf(delimiter, close + 1)
-        // An identifier goes on after a closing `_` (`__init__.py`, `NPM_TOKEN`): that is not emphasis either.
-        if (close >= 0 && c === '_' && /^(?:\w|\.\w)/.test(text.slice(close + delimiter.length, close + delimiter.length + 2))) close = -1
-        if (close > i) {
-          flush()
-          const children = parseInline(text.slice(i + delimiter.length, close), depth + 1)
-          out.push(double ? { type: 'strong', children } : { type: 'em', children })
-          i = close + delimiter.length
-          continue
-        }
-      }
-      buffer += double ? delimiter : c
-      i += double ? 2 : 1
-      continue
-    }
-    buffer += c
-    i++
-  }
-  flush()
-  return out
 }

@@ -10,7 +10,7 @@
  * The parsing (parseBlocks, parseInline, safeHref) is in ./markdown-parse.ts and re-exported here.
  * @module dsh-knowledge-sync/client/markdown
  */
-import { Fragment, type CSSProperties, type ReactNode } from 'react'
+import { createContext, Fragment, useContext, type CSSProperties, type ReactNode } from 'react'
 import { type Block, type Inline, parseBlocks, parseInline } from './markdown-parse.js'
 import { font, palette } from './styles.js'
 
@@ -38,6 +38,44 @@ const preStyle: CSSProperties = {
 }
 const headingSizes = [0, 20, 17, 15, 14, 13, 13]
 
+/** What a rendered document can do beyond text: open a linked document in the page, label a synced section. */
+export interface MarkdownActions {
+  /** Opens the document a `[text](<id>)` link names; without it such links read as their text. */
+  onOpen?: (id: string) => void
+  /** The badge over a synced section ("synced from <source>, <when>"). */
+  synced?: (section: { name: string; source?: string }) => ReactNode
+}
+const Actions = createContext<MarkdownActions>({})
+
+function DocLink({ id, children }: { id: string; children: ReactNode }) {
+  const { onOpen } = useContext(Actions)
+  if (!onOpen) return <>{children}</>
+  return (
+    <a
+      href={`#knowledge/${encodeURIComponent(id)}`}
+      data-testid="knowledge-doc-link"
+      data-id={id}
+      style={{ color: palette.link }}
+      onClick={(e) => {
+        e.preventDefault()
+        onOpen(id)
+      }}
+    >
+      {children}
+    </a>
+  )
+}
+
+function SyncedSection({ name, source, children }: { name: string; source?: string; children: ReactNode }) {
+  const { synced } = useContext(Actions)
+  return (
+    <section data-testid="knowledge-synced" data-section={name} aria-label={name} style={{ margin: '10px 0', padding: '2px 0 2px 12px', borderLeft: `3px solid ${palette.border}` }}>
+      {synced?.({ name, ...(source !== undefined ? { source } : {}) })}
+      {children}
+    </section>
+  )
+}
+
 function renderInline(spans: Inline[]): ReactNode[] {
   return spans.map((span, k) => {
     switch (span.type) {
@@ -58,6 +96,12 @@ function renderInline(spans: Inline[]): ReactNode[] {
           <a key={k} href={span.href} target="_blank" rel="noopener noreferrer" style={{ color: palette.link }}>
             {renderInline(span.children)}
           </a>
+        )
+      case 'doc':
+        return (
+          <DocLink key={k} id={span.id}>
+            {renderInline(span.children)}
+          </DocLink>
         )
     }
   })
@@ -108,6 +152,12 @@ function renderBlocks(blocks: Block[], tight = false): ReactNode[] {
           </ul>
         )
       }
+      case 'synced':
+        return (
+          <SyncedSection key={k} name={block.name} source={block.source}>
+            {renderBlocks(block.blocks)}
+          </SyncedSection>
+        )
       case 'paragraph':
         return (
           <p key={k} style={{ margin: tight ? '2px 0' : '6px 0', whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
@@ -119,15 +169,39 @@ function renderBlocks(blocks: Block[], tight = false): ReactNode[] {
 }
 
 /** Renders Markdown source as React elements (never as HTML). */
-export function Markdown({ source }: { source: string }) {
+export function Markdown({ source, onOpen, synced }: { source: string } & MarkdownActions) {
   return (
-    <div data-testid="knowledge-markdown" style={{ fontSize: 13.5, lineHeight: 1.6, color: palette.text, overflowWrap: 'anywhere' }}>
-      {renderBlocks(parseBlocks(source))}
-    </div>
+    <Actions.Provider value={{ onOpen, synced }}>
+      <div data-testid="knowledge-markdown" style={{ fontSize: 13.5, lineHeight: 1.6, color: palette.text, overflowWrap: 'anywhere' }}>
+        {renderBlocks(parseBlocks(source))}
+      </div>
+    </Actions.Provider>
   )
 }
 
-/** Renders one line of inline Markdown (a search snippet with its `**` marks) as React elements. */
+/** Renders one line of inline Markdown as React elements. */
 export function InlineMarkdown({ source }: { source: string }) {
   return <>{renderInline(parseInline(source))}</>
 }
+
+/**
+ * A search snippet: plain text with its matches as highlight spans (`<mark>`), never parsed as Markdown, so a glob's
+ * `*` or a `[` stays what it is. Marks outside the text or out of order are ignored.
+ */
+export function Highlighted({ text, marks }: { text: string; marks: ReadonlyArray<readonly [number, number]> }) {
+  const out: ReactNode[] = []
+  let at = 0
+  for (const [start, end] of marks) {
+    if (!(Number.isInteger(start) && Number.isInteger(end) && start >= at && end > start && end <= text.length)) continue
+    if (start > at) out.push(text.slice(at, start))
+    out.push(
+      <mark key={start} style={markStyle}>
+        {text.slice(start, end)}
+      </mark>,
+    )
+    at = end
+  }
+  if (at < text.length) out.push(text.slice(at))
+  return <>{out}</>
+}
+const markStyle: CSSProperties = { background: 'transparent', color: palette.text, fontWeight: 600 }

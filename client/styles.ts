@@ -7,21 +7,37 @@
 import type { CSSProperties } from 'react'
 
 const token = (name: string, fallback: string) => `var(--dsw-alias-${name}, ${fallback})`
+/**
+ * A state colour made readable as text: mixed toward the label colour, so it darkens on the light theme and lightens
+ * on the dark one. dsh's state tokens are fill colours (amber-500 on white is 2.2:1); mixed, each text colour meets
+ * WCAG AA (4.5:1) on both themes' backgrounds (checked in test/browser/knowledge-a11y.browser.ts).
+ */
+const readable = (name: string, fallback: string, share: number) => `color-mix(in srgb, ${token(name, fallback)} ${share}%, ${token('label-primary', 'CanvasText')})`
 
 /** Theme colors. */
 export const palette = {
   text: token('label-primary', 'CanvasText'),
   secondary: token('label-secondary', 'rgba(128, 128, 128, 0.95)'),
-  tertiary: token('label-tertiary', 'rgba(128, 128, 128, 0.85)'),
+  // dsh's label-tertiary is 3.7:1 on white: secondary text uses label-secondary, so it stays readable at 12 px.
+  tertiary: token('label-secondary', 'rgba(128, 128, 128, 0.95)'),
+  /** Decoration only (icons, dots), never text. */
+  faint: token('label-tertiary', 'rgba(128, 128, 128, 0.85)'),
   border: token('border-l2', 'rgba(128, 128, 128, 0.3)'),
   layer: token('bg-layer-3', 'rgba(128, 128, 128, 0.06)'),
   hover: token('interactive-bg-hover', 'rgba(128, 128, 128, 0.12)'),
   codeBg: token('markdown-code-block', 'rgba(128, 128, 128, 0.1)'),
-  accent: token('state-business-primary', '#4d6bfe'),
-  link: token('state-business-primary', '#4d6bfe'),
-  error: token('state-error-primary', '#d1242f'),
-  success: token('state-success-primary', '#1a7f37'),
-  warn: token('state-warn-primary', '#9a6700'),
+  accent: readable('state-business-primary', '#4d6bfe', 72),
+  link: readable('state-business-primary', '#4d6bfe', 72),
+  error: readable('state-error-primary', '#d1242f', 80),
+  success: readable('state-success-primary', '#1a7f37', 55),
+  warn: readable('state-warn-primary', '#9a6700', 55),
+  /** Fill colours (bars, dots) keep dsh's own tokens. */
+  fill: {
+    accent: token('state-business-primary', '#4d6bfe'),
+    warn: token('state-warn-primary', '#9a6700'),
+    error: token('state-error-primary', '#d1242f'),
+    success: token('state-success-primary', '#1a7f37'),
+  },
 }
 
 /** Font stacks. */

@@ -142,18 +142,29 @@ export interface SearchFilter {
   offset?: number
 }
 
+/** A snippet as plain text and its matches: [start, end) offsets into `text`, in order, never overlapping. */
+export interface Excerpt {
+  text: string
+  marks: Array<[number, number]>
+}
+
 /** One search result. */
 export interface SearchHit {
   id: string
   title: string
   kind: DocKind
   score: number
+  /** Plain text with each query match wrapped in `**…**` (the convention the model and the CLI read). */
   snippet: string
+  /** The same snippet as plain text and match offsets (the page draws highlight spans from it). */
+  excerpt?: Excerpt
   path: string
   cwd: string
   tags: string[]
   tools: string[]
   created: string
+  /** When the file last changed (its mtime), apart from `created` (front matter). */
+  updated?: string
   /** Absent = active. */
   status?: DocStatus
   /** The successor's id, for a superseded document. */

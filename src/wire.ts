@@ -22,6 +22,28 @@ export function isValidId(id: unknown): id is string {
 export const SEARCH_CARD_HITS = 8
 export const SEARCH_CARD_TEXT = 200
 
+/** Ends the one-line status notice the store writes under a document's title ("Superseded by …", "Retired on …"). */
+export const NOTICE_MARK = '<!-- knowledge:status -->'
+
+/** An upstream section's start marker line (sync writes it; group 1 is the section name). */
+export const UPSTREAM_START_LINE = /^[ \t]*<!--[ \t]*upstream:start[ \t]+name="([^"\r\n]{1,200})"[ \t]*-->[ \t]*$/
+/** An upstream section's end marker line. */
+export const UPSTREAM_END_LINE = /^[ \t]*<!--[ \t]*upstream:end[ \t]*-->[ \t]*$/
+/** The provenance line sync writes first inside a section; group 1 is the URL or path. */
+export const UPSTREAM_SOURCE_LINE = /^<!-- upstream:source (.{1,2000}?) -->$/
+
+/** How many ranked matches a knowledge_search counts beyond the hits it returns (the chat row's "8 of 85"). */
+export const SEARCH_COUNT_WINDOW = 100
+
+/**
+ * The search row's line: `Searched "<q>": <n> hits`, or `… 8 of 85 hits` when more documents matched than the tool
+ * returned (`+` when the count stopped at its window). One spelling for dsh's card and the page's row.
+ */
+export function searchSummary(query: string, hits: number, total?: number, more?: boolean): string {
+  const of = total !== undefined && (total > hits || more) ? `${hits} of ${total}${more ? '+' : ''} hits` : hits === 1 ? '1 hit' : `${hits} hits`
+  return `Searched "${query.slice(0, 80)}": ${of}`
+}
+
 /** A document's standing: absent in the front matter = `active`. Retired documents stay on disk, out of search. */
 export const DOC_STATUSES = ['active', 'superseded', 'retired'] as const
 export type DocStatus = (typeof DOC_STATUSES)[number]
@@ -45,6 +67,8 @@ export interface DocumentItem {
   kind: DocKind
   cwd: string
   created: string
+  /** When the file last changed (its mtime): a sync or an edit moves this, never `created`. */
+  updated?: string
   tags: string[]
   tools: string[]
   path: string
@@ -57,6 +81,8 @@ export interface DocumentItem {
   /** Search hits only. */
   score?: number
   snippet?: string
+  /** The snippet as plain text and match offsets: the page draws these as highlight spans, never as Markdown. */
+  excerpt?: { text: string; marks: Array<[number, number]> }
 }
 
 /** `GET <prefix>/documents`. */
@@ -100,6 +126,10 @@ export interface DocumentFile {
   /** The revision of the text returned (`v:N`). */
   version?: number
   path: string
+  /** The file's absolute path on this machine (what "Copy full path" copies). */
+  file?: string
+  /** When the file last changed (its mtime). */
+  updated?: string
   meta: WireFrontMatter
   body: string
   /** Computed, never written: documents linking here, and the successor of a superseded document. */

@@ -5,6 +5,7 @@
  * @module dsh-knowledge-sync/http/routes
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { join } from 'node:path'
 import type { KnowledgeStore } from '../knowledge/store.js'
 import { parseSearchArgs } from '../knowledge/query.js'
 import { recentRounds } from '../knowledge/reports/stats.js'
@@ -12,6 +13,7 @@ import { mutationRefusal, PageTokens, refusal } from './guard.js'
 import { collectStats } from '../knowledge/reports/stats.js'
 import { healthSummary } from '../knowledge/reports/health.js'
 import { bodyWithIds, relationsView } from '../knowledge/corrections/correct.js'
+import { stripNotice } from '../knowledge/relations/relations.js'
 
 export interface RouteOptions {
   /** The prefix, e.g. `/knowledge`. */
@@ -109,21 +111,34 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Pag
           // Ranked hits cost a score each, so the page reads ahead one page: the total is exact when the ranking ends
           // within that window, else a lower bound (`more`), and paging goes on to the ranking's end (MAX_SEARCH_WINDOW).
           // Sorted by date, the whole ranking window is read (so pages follow one order), and the total is exact.
-          const byDate = q.get('sort') === 'created'
+          const sort = q.get('sort')
+          const byDate = sort === 'created' || sort === 'updated'
           const window = byDate ? MAX_SEARCH_WINDOW : Math.min(offset + 2 * limit, MAX_SEARCH_WINDOW)
           const hits = store.search(args.query, { ...filter, limit: window })
-          if (byDate) hits.sort((a, b) => b.created.localeCompare(a.created))
+          if (sort === 'created') hits.sort((a, b) => Date.parse(b.created) - Date.parse(a.created))
+          if (sort === 'updated') hits.sort((a, b) => (b.updated ?? '').localeCompare(a.updated ?? ''))
           const more = hits.length >= window && window < MAX_SEARCH_WINDOW
           return send(res, 200, { total: hits.length, more, offset, items: hits.slice(offset, offset + limit), facets: store.facets(filter), scope: scope ?? null })
         }
-        const page = store.list({ ...filter, offset, limit })
-        return send(res, 200, { total: page.total, offset, items: page.items, facets: store.facets(filter), scope: scope ?? null })
+        const page = store.list({ ...filter, offset, limit, sort: q.get('sort') === 'updated' ? 'updated' : 'created' })
+        const items = page.items.map((m) => ({ ...m, updated: new Date(m.mtimeMs).toISOString() }))
+        return send(res, 200, { total: page.total, offset, items, facets: store.facets(filter), scope: scope ?? null })
       }
       if (sub.startsWith('/documents/')) {
         const id = decodeURIComponent(sub.slice('/documents/'.length))
         try {
           const doc = await store.readVisible(id, scope)
-          return send(res, 200, { id: doc.id, version: doc.version, path: doc.path, meta: doc.meta, body: bodyWithIds(store, doc), ...relationsView(store, doc.id, scope) })
+          return send(res, 200, {
+            id: doc.id,
+            version: doc.version,
+            path: doc.path,
+            file: join(store.root, doc.path),
+            updated: new Date(store.get(doc.id)?.mtimeMs ?? Date.now()).toISOString(),
+            meta: doc.meta,
+            // The header shows the status (badge, successor link, retirement's date and reason): the notice line would repeat it.
+            body: bodyWithIds(store, { path: doc.path, body: stripNotice(doc.body) }),
+            ...relationsView(store, doc.id, scope),
+          })
         } catch (error) {
           return send(res, 404, { error: (error as Error).message })
         }

@@ -13,6 +13,7 @@ import type {} from '../knowledge/index.js'
 import { sessionOf } from '../tool-output.js'
 import { PointerMemo, pointerText, promptSafe } from './pointer.js'
 import { parseSearchArgs } from '../knowledge/query.js'
+import { SEARCH_COUNT_WINDOW } from '../wire.js'
 import { READ_PARAMETERS, READ_TOOL, readForSession } from './read-tool.js'
 import { renderHits, SEARCH_TOOL } from './search-tool.js'
 import { StatedRounds } from './stated.js'
@@ -74,10 +75,22 @@ export function apply(ctx: Context, config: Config): void {
     async execute(args, exec) {
       const parsed = parseSearchArgs(args, current.searchLimit)
       const scope = scopeOf(exec.agent)
-      const hits = store.search(parsed.query, { kind: parsed.kind, tag: parsed.tag, tool: parsed.tool, limit: parsed.limit, scope, status: parsed.status })
+      // One ranking read a little past the limit, so the chat row can say "8 of 85" (the model sees the first `limit`).
+      const limit = parsed.limit ?? current.searchLimit
+      const window = Math.max(limit, SEARCH_COUNT_WINDOW)
+      const ranked = store.search(parsed.query, { kind: parsed.kind, tag: parsed.tag, tool: parsed.tool, limit: window, scope, status: parsed.status })
+      const hits = ranked.slice(0, limit)
       const session = readerOf(exec.agent)
       const text = renderHits(parsed.query, hits, scope, (hit) => reads.changed(session, hit.id, hit.version))
-      return { text, query: parsed.query, ids: hits.map((h) => h.id), versions: hits.map((h) => h.version ?? null), titles: hits.map((h) => h.title) }
+      return {
+        text,
+        query: parsed.query,
+        total: ranked.length,
+        more: ranked.length >= window,
+        ids: hits.map((h) => h.id),
+        versions: hits.map((h) => h.version ?? null),
+        titles: hits.map((h) => h.title),
+      }
     },
     presentCall: presentSearchCall,
     presentResult: presentSearchResult,

@@ -7,7 +7,7 @@
  * @module dsh-knowledge-sync/recall/presentation
  */
 import type { ReadResult } from './read-output.js'
-import { SEARCH_CARD_HITS, SEARCH_CARD_TEXT } from '../wire.js'
+import { SEARCH_CARD_HITS, SEARCH_CARD_TEXT, searchSummary } from '../wire.js'
 
 /** What a read's `tool/result` carries besides its text (JSON, persisted in the session log). */
 export interface ReadMeta {
@@ -161,6 +161,9 @@ export interface SearchMeta {
   knowledge: 'search'
   query: string
   hits: number
+  /** Documents that matched, counted up to SEARCH_COUNT_WINDOW (`more`: the count stopped there). */
+  total?: number
+  more?: boolean
   items: Array<{ id: string; version: number | null; title: string }>
 }
 
@@ -169,12 +172,14 @@ export const SEARCH_OUTPUT = {
   schema: { type: 'object' as const },
   render: READ_OUTPUT.render,
   presentationMeta: (_args: unknown, value: unknown) => {
-    const v = value as { query?: string; ids?: string[]; versions?: Array<number | null>; titles?: string[] }
+    const v = value as { query?: string; ids?: string[]; versions?: Array<number | null>; titles?: string[]; total?: number; more?: boolean }
     const ids = v.ids ?? []
+    const counted = typeof v.total === 'number' && v.total > ids.length
     return {
       knowledge: 'search',
       query: String(v.query ?? '').slice(0, SEARCH_CARD_TEXT),
       hits: ids.length,
+      ...(counted ? { total: v.total, ...(v.more ? { more: true } : {}) } : {}),
       items: ids.slice(0, SEARCH_CARD_HITS).map((id, k) => ({ id, version: v.versions?.[k] ?? null, title: String(v.titles?.[k] ?? '').slice(0, SEARCH_CARD_TEXT) })),
     }
   },
@@ -188,7 +193,7 @@ export function searchMetaOf(meta: unknown): SearchMeta | undefined {
 
 /** The card's title: `Searched "<q>": <n> hits`. */
 export function searchCardTitle(meta: SearchMeta): string {
-  return `Searched "${meta.query.slice(0, 80)}": ${meta.hits === 1 ? '1 hit' : `${meta.hits} hits`}`
+  return searchSummary(meta.query, meta.hits, typeof meta.total === 'number' ? meta.total : undefined, meta.more === true)
 }
 
 /** The pending card: `Search "<q>"`. */
@@ -208,5 +213,6 @@ export function presentSearchResult(_args: unknown, result: { isError: boolean; 
   const meta = searchMetaOf(result.meta)
   if (!meta) return undefined
   const paths = meta.items.map((h) => `${h.id}${h.version ? ` (v:${h.version})` : ''} — ${h.title}`)
-  return { card: 'search' as const, shape: 'paths' as const, title: searchCardTitle(meta), paths, truncated: meta.hits > meta.items.length, total: meta.hits }
+  const total = typeof meta.total === 'number' && meta.total > meta.hits ? meta.total : meta.hits
+  return { card: 'search' as const, shape: 'paths' as const, title: searchCardTitle(meta), paths, truncated: total > meta.items.length, total }
 }

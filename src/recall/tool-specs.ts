@@ -11,6 +11,7 @@ import { DOC_KINDS } from '../wire.js'
 export const SEARCH_DESCRIPTION =
   'Search the knowledge base of earlier sessions (questions, answers, notes, tool calls) with BM25. ' +
   'Use a few keywords, an error code or an identifier. Returns ids with their revision (v:N), titles, dates and snippets; read one with knowledge_read. ' +
+  'Snippets are plain text with each word that matched the query wrapped in **…**. ' +
   'Documents may be in English or Chinese; words are matched across the two and through common synonyms, but weakly: ' +
   'when nothing fits, search once more with synonyms or in the other language.' +
   ` Output: at most ${OUTPUT_BUDGET.knowledge_search} characters.`

@@ -6,6 +6,7 @@
  */
 import type { KnowledgeDoc } from '../types.js'
 import { hasHan } from './expand/index.js'
+import { plainBody } from './plain-text.js'
 import { asStrings, epoch, KIND_INDEX, STATUS_INDEX, stripTitle } from './schema.js'
 import type { StatementSync } from 'node:sqlite'
 import { indexStreams } from './tokenize.js'
@@ -42,7 +43,8 @@ export function docRow(doc: KnowledgeDoc, checkHan: boolean): DocRowValues {
   const tools = asStrings(meta.tools)
   const mtime = Number.isFinite(doc.mtimeMs) ? doc.mtimeMs : 0
   const created = typeof meta.created === 'string' ? meta.created : new Date(mtime).toISOString()
-  const body = typeof doc.body === 'string' ? doc.body : ''
+  // What a person reads: the status notice, comments and link targets are the file's plumbing, not its text.
+  const body = plainBody(typeof doc.body === 'string' ? doc.body : '')
   const session = typeof meta.session === 'string' ? meta.session : null
   const turn = typeof meta.turn === 'number' && Number.isFinite(meta.turn) ? meta.turn : null
   const stamp = doc.stamp

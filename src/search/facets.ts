@@ -25,7 +25,7 @@ export function listDocs(host: ListingHost, filter: SearchFilter & { sort?: List
   if (where.none) return { total: 0, items: [] }
   const total = countWhere(host, where)
   if (limit === 0 || offset >= total) return { total, items: [] }
-  const order = filter.sort === 'title' ? 'title COLLATE NOCASE, created_ms DESC, rowid DESC' : 'created_ms DESC, rowid DESC'
+  const order = filter.sort === 'title' ? 'title COLLATE NOCASE, created_ms DESC, rowid DESC' : filter.sort === 'updated' ? 'mtime DESC, rowid DESC' : 'created_ms DESC, rowid DESC'
   const rows = host.stmt(`SELECT ${DOC_COLUMNS} FROM doc WHERE 1${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...where.params, limit, offset) as unknown as DocRow[]
   return { total, items: rows.map(toMeta) }
 }

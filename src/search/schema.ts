@@ -34,7 +34,7 @@ export interface IndexedMeta {
 }
 
 /** Sort orders of a listing: newest first, or by title A→Z (case-insensitive). */
-export type ListSort = 'created' | 'title'
+export type ListSort = 'created' | 'updated' | 'title'
 
 /** One `doc` row as SELECTed by {@link DOC_COLUMNS}. */
 export interface DocRow {
@@ -104,6 +104,7 @@ export const SCHEMA = `
     session TEXT, turn INTEGER, superseded_by TEXT, relations TEXT, size INTEGER, ctime REAL, hash TEXT, seen REAL
   );
   CREATE INDEX doc_created ON doc (created_ms);
+  CREATE INDEX doc_mtime ON doc (mtime);
   CREATE INDEX doc_cwd ON doc (cwd);
   CREATE INDEX doc_session ON doc (session, turn) WHERE session IS NOT NULL;
   CREATE TABLE body (rowid INTEGER PRIMARY KEY, text TEXT NOT NULL);

@@ -1,13 +1,17 @@
 /**
  * A short excerpt of a document around where the query matches best. Pure: no I/O.
  *
- * The text is cleaned first (Markdown fences, heading marks, emphasis and backticks removed, whitespace collapsed),
+ * The text is cleaned first ({@link plainBody}: no status notice, comments or link targets; then fences, heading and
+ * quote marks, `**`, `__` and backticks removed, whitespace collapsed: plain text, so a `*` in a glob stays a `*`),
  * then every place a query token occurs is located with the tokenizer's own rules (so `ERR_PNPM_FETCH_404` is found
  * by `pnpm`, `running` by `run`, `依赖` inside `安装依赖失败`). The window of about `width` characters holding the most
- * distinct query tokens wins; its edges move to word boundaries (never inside a surrogate pair), and each match is
- * wrapped in `**…**` (Markdown bold: knowledge_search output is read by a model and rendered by the page).
+ * distinct query tokens wins; its edges move to word boundaries (never inside a surrogate pair). {@link snippetParts}
+ * returns that text with the matches as offsets (the page draws them as highlight spans); {@link snippet} wraps each
+ * match in `**…**`, the convention knowledge_search states to the model and the CLI reads. The cleaned text holds no
+ * `**` of its own, so the marks are the only ones.
  * @module dsh-knowledge-sync/search/snippet
  */
+import { plainBody } from './plain-text.js'
 import { SCAN_SOURCE, stem } from './tokenize.js'
 
 /** Snippet shape; defaults: 200 characters, `**` marks, `…` where the text was cut. */
@@ -46,9 +50,10 @@ function stemOf(word: string): string {
 
 /** Strips Markdown that would read as noise in one line (or clash with the `**` marks) and collapses whitespace. */
 export function cleanText(text: string): string {
-  return text
+  return plainBody(text)
     .replace(/^[ \t]*(?:```|~~~)[^\n]*$/gm, ' ')
     .replace(/^[ \t]{0,3}#{1,6}[ \t]+/gm, '')
+    .replace(/^[ \t]{0,3}(?:>[ \t]?)+/gm, '')
     .replace(/\*\*|__|`/g, '')
     .replace(/\s+/g, ' ')
     .trim()
@@ -156,17 +161,37 @@ function matchCompound(word: string, offset: number, lookup: (folded: string) =>
   }
 }
 
+/** A snippet as plain text and where its matches are: [start, end) offsets into `text`, in order, never overlapping. */
+export interface SnippetParts {
+  text: string
+  marks: Array<[number, number]>
+}
+
 /**
  * The best window of `text` for the query `tokens`, with matches marked. When nothing matches (or no tokens are
  * given) the start of the text is returned. Never longer than `width` plus marks and ellipses.
  */
 export function snippet(text: string, tokens: readonly string[], options: SnippetOptions = {}): string {
+  return markSnippet(snippetParts(text, tokens, options), options.open ?? '**', options.close ?? '**')
+}
+
+/** The parts' text with each match wrapped in `open`…`close`. */
+export function markSnippet(parts: SnippetParts, open = '**', close = '**'): string {
+  let out = ''
+  let at = 0
+  for (const [s, e] of parts.marks) {
+    out += parts.text.slice(at, s) + open + parts.text.slice(s, e) + close
+    at = e
+  }
+  return out + parts.text.slice(at)
+}
+
+/** The best window as plain text and match offsets (see {@link snippet}). */
+export function snippetParts(text: string, tokens: readonly string[], options: SnippetOptions = {}): SnippetParts {
   const width = Math.max(20, options.width ?? 200)
-  const open = options.open ?? '**'
-  const close = options.close ?? '**'
   const ellipsis = options.ellipsis ?? '…'
   const clean = cleanText(text)
-  if (!clean) return ''
+  if (!clean) return { text: '', marks: [] }
   const matches = dropOverlaps(findMatches(clean, tokens))
   let start = 0
   let end = Math.min(clean.length, width)
@@ -210,16 +235,13 @@ export function snippet(text: string, tokens: readonly string[], options: Snippe
   }
   start = safeStart(clean, start)
   end = safeEnd(clean, end)
-  let out = ''
-  let at = start
-  for (const m of matches) {
-    if (m.start < start || m.end > end) continue
-    out += clean.slice(at, m.start) + open + clean.slice(m.start, m.end) + close
-    at = m.end
-  }
-  out += clean.slice(at, end)
-  out = out.trim()
-  return (start > 0 ? ellipsis : '') + out + (end < clean.length ? ellipsis : '')
+  // Trim the window's blanks (a match never starts or ends with one), then offsets relative to the output.
+  while (start < end && clean[start] === ' ') start++
+  while (end > start && clean[end - 1] === ' ') end--
+  const lead = start > 0 ? ellipsis : ''
+  const marks: Array<[number, number]> = []
+  for (const m of matches) if (m.start >= start && m.end <= end) marks.push([m.start - start + lead.length, m.end - start + lead.length])
+  return { text: lead + clean.slice(start, end) + (end < clean.length ? ellipsis : ''), marks }
 }
 
 /** Keeps the first (longest) of overlapping matches so marks never nest. */

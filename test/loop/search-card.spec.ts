@@ -74,4 +74,31 @@ describe('the knowledge_search card', () => {
     const modelText = JSON.stringify(loop.adapter.requests[1].options.messages)
     expect(modelText).toContain('2 document(s) match \\"ERR_PNPM_FETCH_404\\"')
   })
+
+  it('says "3 of 12 hits" when more documents match than the limit returns (issue 28, item 7)', async () => {
+    const ws = tmp('ws')
+    loop = await createLoop(byPrompt({ count: [{ toolCalls: [{ name: 'knowledge_search', arguments: { query: 'zebracache', limit: 3 } }] }, { text: 'ok' }] }), [
+      [knowledge, { root: join(tmp('count'), 'kb') }],
+      [recall, {}],
+    ])
+    const store = (loop.ctx as any).knowledge as KnowledgeStore
+    for (let k = 0; k < 12; k++)
+      await store.write({
+        kind: 'raw',
+        title: `zebracache round ${k}`,
+        cwd: ws,
+        session: `session-0000${String(k).padStart(4, '0')}-0000-4000-8000-000000000000`,
+        turn: 1,
+        outcome: 'completed',
+        sections: [{ heading: 'Answer', text: `zebracache answer number ${k}` }],
+      })
+    expect(store.search('zebracache', { limit: 50 }).length).toBe(12)
+    await loop.ask('count them', { session: SESSION, cwd: ws })
+    const tool = (loop.ctx as any).tools.get('knowledge_search')
+    const [result] = (loop.agent(SESSION).session.events as any[]).filter((e) => e.type === 'tool/result')
+    expect(result.data.meta).toMatchObject({ hits: 3, total: 12 })
+    expect(tool.presentResult({}, { isError: false, meta: result.data.meta })).toMatchObject({ title: 'Searched "zebracache": 3 of 12 hits', truncated: true, total: 12 })
+    // The model's text lists the three it asked for.
+    expect(JSON.stringify(loop.adapter.requests[1].options.messages)).toContain('3 document(s) match')
+  })
 })

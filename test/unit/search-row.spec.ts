@@ -39,6 +39,18 @@ describe('the knowledge_search chat row', () => {
     for (const block of [null, undefined, 42, 'x', [], { kind: 'tool-result' }]) expect(searchRowModel(block).hits).toEqual([])
   })
 
+  it('says "8 of 85" when more documents matched than the tool returned (issue 28, item 7)', () => {
+    const ids = Array.from({ length: 8 }, (_, k) => `note-${k}`)
+    const counted = SEARCH_OUTPUT.presentationMeta({}, { query: 'cache', ids, versions: ids.map(() => 1), titles: ids, total: 85, more: false })
+    expect(searchRowModel(settled(counted)).summary).toBe('Searched "cache": 8 of 85 hits')
+    expect(presentSearchResult({}, { isError: false, meta: counted })!.title).toBe('Searched "cache": 8 of 85 hits')
+    const capped = SEARCH_OUTPUT.presentationMeta({}, { query: 'cache', ids, versions: ids.map(() => 1), titles: ids, total: 100, more: true })
+    expect(searchRowModel(settled(capped)).summary).toBe('Searched "cache": 8 of 100+ hits')
+    // A count below the returned hits is not believed; an exact count equal to them reads as before.
+    expect(searchRowModel(settled({ ...counted, total: 3 })).summary).toBe('Searched "cache": 8 hits')
+    expect(searchRowModel(settled(SEARCH_OUTPUT.presentationMeta({}, { query: 'cache', ids, total: 8 }))).summary).toBe('Searched "cache": 8 hits')
+  })
+
   it('hostile or malformed meta gives no hits at all (all or nothing), and long text is cut', () => {
     const item = meta.items[0]
     const bad: unknown[] = [

@@ -12,12 +12,14 @@
  * @module dsh-knowledge-sync/knowledge/documents/upstream
  */
 
-/** A start marker line; group 1 is the section name. */
-export const START_LINE = /^[ \t]*<!--[ \t]*upstream:start[ \t]+name="([^"\r\n]{1,200})"[ \t]*-->[ \t]*$/
+import { UPSTREAM_END_LINE, UPSTREAM_SOURCE_LINE, UPSTREAM_START_LINE } from '../../wire.js'
+
+/** A start marker line; group 1 is the section name (declared in wire.ts: the page reads sections too). */
+export const START_LINE = UPSTREAM_START_LINE
 /** An end marker line. */
-export const END_LINE = /^[ \t]*<!--[ \t]*upstream:end[ \t]*-->[ \t]*$/
+export const END_LINE = UPSTREAM_END_LINE
 /** The provenance line sync writes first inside a section; group 1 is the URL or path. */
-export const SOURCE_LINE = /^<!-- upstream:source (.{1,2000}?) -->$/
+export const SOURCE_LINE = UPSTREAM_SOURCE_LINE
 /** Anything that could be read as a marker of ours (used to neutralize synced text). */
 const ANY_MARKER = /<!--([ \t]*)upstream:/g
 const FENCE = /^[ \t]{0,3}(`{3,}|~{3,})/

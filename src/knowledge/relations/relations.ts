@@ -11,9 +11,10 @@
 import { posix } from 'node:path'
 import type { DocStatus, FrontMatter, KnowledgeDoc } from '../../types.js'
 import { isValidId } from '../documents/document.js'
+import { NOTICE_MARK } from '../../search/plain-text.js'
 
 /** Marks the one-line status notice at the top of a body, so it can be replaced or removed without touching the rest. */
-export const NOTICE_MARK = '<!-- knowledge:status -->'
+export { NOTICE_MARK }
 /** At most this many links per note (`links` argument). */
 export const MAX_LINKS = 20
 
