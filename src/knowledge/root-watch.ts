@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs'
 import { TreeWatcher } from './tree-watch.js'
 import type { StoreLogger } from './store-types.js'
+import { isGeneratedFile } from './paths.js'
 
 /** How often a missing root is looked for (one `stat`), so documents written after start appear without a restart. */
 export const ROOT_POLL_MS = 1000
@@ -58,7 +59,7 @@ export class RootWatch {
         (rel) => {
           // The root itself was removed (no error is raised on Linux): look for it again.
           if (!existsSync(this.root)) return this.lostRoot()
-          if (rel.split('/').some((part) => part.startsWith('.')) || !rel.endsWith('.md')) return
+          if (rel.split('/').some((part) => part.startsWith('.')) || !rel.endsWith('.md') || isGeneratedFile(rel)) return
           // Trigger: a file changed on disk. Why debounce: editors write in several steps. Outcome: one re-parse.
           clearTimeout(this.pending.get(rel))
           this.pending.set(

@@ -367,6 +367,11 @@ export class KnowledgeStore {
     return this.queued(() => addSupersedes(this.editHost(), id, oldIds))
   }
 
+  /** Runs a write of existing or new files (the wiki's pages) with the edit host, serialized with every other write. */
+  edit<T>(fn: (host: EditHost) => Promise<T>): Promise<T> {
+    return this.queued(() => fn(this.editHost()))
+  }
+
   /** Runs `fn` after every write queued so far (writes are serialized within this process). */
   private queued<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.chain.then(fn)
