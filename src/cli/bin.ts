@@ -39,6 +39,11 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   audit: async () => (await import('./sync.js')).audit,
   promote: async () => (await import('./sync.js')).promote,
   'regenerate-md': async () => (await import('./sync.js')).regenerateMd,
+  index: async () => (await import('./wiki.js')).index,
+  create: async () => (await import('./wiki.js')).create,
+  edit: async () => (await import('./wiki.js')).edit,
+  rewrite: async () => (await import('./wiki.js')).rewrite,
+  log: async () => (await import('./wiki.js')).log,
 }
 
 const USAGE = `dsh-knowledge — the dsh-knowledge-sync knowledge base from the command line
@@ -62,6 +67,13 @@ Usage:
   dsh-knowledge sync [--root DIR] [--dry-run] [--source NAME] [--json]   (status = sync --dry-run)
   dsh-knowledge status|discover|audit|regenerate-md [--root DIR] [--json]
   dsh-knowledge promote --url U --file F --section S [--reason TEXT] [--root DIR] [--json]
+  dsh-knowledge index [--root DIR] [--cwd DIR] [--json]                  (the wiki's catalogue)
+  dsh-knowledge create <type> <slug> --title T [--content-file F|-] [--field name=value]... [--json]
+                                                   (no --content-file: print the type's template)
+  dsh-knowledge edit <id> --old TEXT --new TEXT [--field name=value]... [--json]
+  dsh-knowledge rewrite <id> --content-file F|- [--field name=value]... [--json]   (<id> overview: the overview)
+  dsh-knowledge log [--operation OP --what TEXT [--page ID]...] [--json]  (no flags: the last ten, newest first)
+  dsh-knowledge read overview|log [--root DIR] [--json]
 
 The root is --root, else $DSH_KNOWLEDGE_ROOT, else ./knowledge. --cwd applies the workspace rule as if a session
 ran there; without it everything under the root is visible.
@@ -112,6 +124,13 @@ async function main(argv: string[]): Promise<number> {
       url: { type: 'string' },
       file: { type: 'string' },
       section: { type: 'string' },
+      'content-file': { type: 'string' },
+      field: { type: 'string', multiple: true },
+      old: { type: 'string' },
+      new: { type: 'string' },
+      operation: { type: 'string' },
+      what: { type: 'string' },
+      page: { type: 'string', multiple: true },
     },
   })
   if (values.help) {

@@ -41,6 +41,13 @@ export interface Invocation {
     url?: string
     file?: string
     section?: string
+    'content-file'?: string
+    field?: string[]
+    old?: string
+    new?: string
+    operation?: string
+    what?: string
+    page?: string[]
   }
   positionals: string[]
 }

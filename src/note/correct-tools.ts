@@ -56,8 +56,8 @@ export function registerCorrectionTools(ctx: Context, store: KnowledgeStore, sco
     name: CHECK_TOOL,
     description:
       'Check the knowledge base of this workspace for mechanical problems: broken links, links to retired ' +
-      'documents, supersede cycles or chains ending in a retired document, unreadable files, and near-duplicate ' +
-      'findings (candidates to supersede). Returns each problem with the ids involved.',
+      'documents, supersede cycles or chains ending in a retired document, unreadable files, near-duplicate ' +
+      'findings (candidates to supersede) and orphan wiki pages (nothing links to them). Returns each problem with the ids involved.',
     parameters: { type: 'object', properties: {}, additionalProperties: false },
     output: TEXT_OUTPUT,
     async execute(_args, exec) {

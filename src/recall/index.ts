@@ -78,7 +78,7 @@ export function apply(ctx: Context, config: Config): void {
       type: 'object',
       properties: {
         query: { type: 'string', description: 'Keywords, an error message, an identifier or a question.' },
-        kind: { type: 'string', enum: [...DOC_KINDS], description: 'Only documents of this kind.' },
+        kind: { type: 'string', description: `Only documents of this kind (${DOC_KINDS.join(', ')}) or wiki pages of this type (summary, concept, entity, synthesis, …).` },
         tag: { type: 'string', description: 'Only documents with this tag.' },
         tool: { type: 'string', description: 'Only rounds that used a tool matching this glob, e.g. "bash*".' },
         limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: 'How many hits (default: the configured search limit).' },
@@ -91,7 +91,7 @@ export function apply(ctx: Context, config: Config): void {
     async execute(args, exec) {
       const parsed = parseSearchArgs(args, current.searchLimit)
       const scope = scopeOf(exec.agent)
-      const hits = store.search(parsed.query, { kind: parsed.kind, tag: parsed.tag, tool: parsed.tool, limit: parsed.limit, scope, status: parsed.status })
+      const hits = store.search(parsed.query, { kind: parsed.kind, idPrefix: parsed.idPrefix, tag: parsed.tag, tool: parsed.tool, limit: parsed.limit, scope, status: parsed.status })
       const session = readerOf(exec.agent)
       const text = renderHits(parsed.query, hits, scope, (hit) => reads.changed(session, hit.id, hit.version))
       return { text, query: parsed.query, ids: hits.map((h) => h.id), versions: hits.map((h) => h.version ?? null), titles: hits.map((h) => h.title) }

@@ -46,7 +46,13 @@ export function parseLog(text: string): LogEntry[] {
     const parts = line.slice(2).split(SEP)
     if (parts.length < 3 || Number.isNaN(Date.parse(parts[0])) || !OPERATION.test(parts[1])) continue
     const last = parts[parts.length - 1]
-    const pages = parts.length > 3 && last.startsWith('pages: ') ? last.slice(7).split(', ').map((p) => /^\[([^\]]+)\]/.exec(p)?.[1] ?? p) : []
+    const pages =
+      parts.length > 3 && last.startsWith('pages: ')
+        ? last
+            .slice(7)
+            .split(', ')
+            .map((p) => /^\[([^\]]+)\]/.exec(p)?.[1] ?? p)
+        : []
     out.push({ at: parts[0], operation: parts[1], what: parts.slice(2, pages.length ? -1 : undefined).join(SEP), pages })
   }
   return out
@@ -98,5 +104,8 @@ export function readLogTail(root: string, count = LOG_TAIL): LogEntry[] {
 /** Entries as the model and the CLI read them. */
 export function renderLog(entries: LogEntry[]): string {
   if (!entries.length) return 'The operation log is empty (knowledge_log records an operation when it is done).'
-  return [`The last ${entries.length} operation(s), newest first:`, ...entries.map((e) => `- ${e.at.slice(0, 16).replace('T', ' ')} ${e.operation}: ${e.what}${e.pages.length ? ` (${e.pages.join(', ')})` : ''}`)].join('\n')
+  return [
+    `The last ${entries.length} operation(s), newest first:`,
+    ...entries.map((e) => `- ${e.at.slice(0, 16).replace('T', ' ')} ${e.operation}: ${e.what}${e.pages.length ? ` (${e.pages.join(', ')})` : ''}`),
+  ].join('\n')
 }

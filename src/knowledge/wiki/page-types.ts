@@ -49,7 +49,27 @@ export const TYPE_NAME = /^[a-z][a-z0-9-]{0,31}$/
 const FOLDER = /^(?:[A-Za-z0-9][A-Za-z0-9_-]*)(?:\/[A-Za-z0-9][A-Za-z0-9_-]*){0,3}$/
 const FIELD_NAME = /^[a-z][a-z0-9_]{0,31}$/
 /** Keys the store owns in every document's front matter: a field of one of these names is stored as `<type>_<name>`. */
-export const STORE_KEYS = new Set(['id', 'title', 'kind', 'type', 'created', 'updated', 'cwd', 'session', 'turn', 'outcome', 'tools', 'tags', 'salience', 'redacted', 'distill', 'status', 'superseded_by', 'supersedes', 'retired'])
+export const STORE_KEYS = new Set([
+  'id',
+  'title',
+  'kind',
+  'type',
+  'created',
+  'updated',
+  'cwd',
+  'session',
+  'turn',
+  'outcome',
+  'tools',
+  'tags',
+  'salience',
+  'redacted',
+  'distill',
+  'status',
+  'superseded_by',
+  'supersedes',
+  'retired',
+])
 
 export const BUILT_IN_TYPES: readonly PageType[] = [
   {
@@ -101,7 +121,7 @@ export const BUILT_IN_TYPES: readonly PageType[] = [
     type: 'preference',
     folder: 'preferences',
     section: 'Preferences',
-    description: "A standing instruction of the person, in their own words, and since when it holds.",
+    description: 'A standing instruction of the person, in their own words, and since when it holds.',
     template: '## Quote\n\n> \n\n## Applies to\n\n',
     fields: [{ name: 'since', description: 'Since when it holds (a date).' }],
     indexFields: ['since'],

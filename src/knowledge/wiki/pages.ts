@@ -65,7 +65,8 @@ export function contentOf(store: KnowledgeStore, doc: Pick<KnowledgeDoc, 'path' 
 export function pageTypeOf(ctx: PageContext, doc: KnowledgeDoc): PageType {
   if (doc.id === OVERVIEW_ID) return OVERVIEW_TYPE
   const name = typeof doc.meta.type === 'string' ? doc.meta.type : splitPageId(doc.id)?.type
-  if (!name || (doc.meta.kind !== 'page' && doc.meta.kind !== 'preference') || !splitPageId(doc.id)) throw new Error(`${doc.id} is not a wiki page (it is a ${doc.meta.kind}); rounds and notes are changed with knowledge_note and knowledge_supersede`)
+  if (!name || (doc.meta.kind !== 'page' && doc.meta.kind !== 'preference') || !splitPageId(doc.id))
+    throw new Error(`${doc.id} is not a wiki page (it is a ${doc.meta.kind}); rounds and notes are changed with knowledge_note and knowledge_supersede`)
   return ctx.typeOf(name) ?? { type: name, folder: '', section: name, description: '', template: '', fields: [], indexFields: [] }
 }
 
@@ -96,7 +97,23 @@ export async function createPages(ctx: PageContext, pages: NewPage[]): Promise<W
     const prepared = []
     for (const [id, plan] of planned) {
       const now = (ctx.now ?? isoNow)()
-      prepared.push(await preparePage(host, { id, path: plan.path, type: plan.type, title: plan.page.title, content: plan.page.content, fields: fields.get(id)!, created: now, now, ingest: plan.type.fields.some((f) => f.name === 'ingested') }, pathOf))
+      prepared.push(
+        await preparePage(
+          host,
+          {
+            id,
+            path: plan.path,
+            type: plan.type,
+            title: plan.page.title,
+            content: plan.page.content,
+            fields: fields.get(id)!,
+            created: now,
+            now,
+            ingest: plan.type.fields.some((f) => f.name === 'ingested'),
+          },
+          pathOf,
+        ),
+      )
     }
     const out: WrittenPage[] = []
     for (const page of prepared) out.push(await commitPage(ctx, host, page, 'create'))
@@ -136,8 +153,10 @@ async function changePage(ctx: PageContext, doc: KnowledgeDoc, content: string, 
     const fields = { ...applied.fields }
     const ingest = type.fields.some((f) => f.name === 'ingested') && (fields.file !== previousFile || fields.url !== doc.meta.url)
     if (!ingest && doc.meta.ingested !== undefined) fields.ingested = doc.meta.ingested
-    const page = await preparePage(host, { id: doc.id, path: doc.path, type, title: applied.title ?? String(doc.meta.title), content, fields, created: doc.meta.created, now, ingest, previous: doc }, (other) =>
-      ctx.store.get(other)?.path,
+    const page = await preparePage(
+      host,
+      { id: doc.id, path: doc.path, type, title: applied.title ?? String(doc.meta.title), content, fields, created: doc.meta.created, now, ingest, previous: doc },
+      (other) => ctx.store.get(other)?.path,
     )
     return commitPage(ctx, host, page, op)
   })
@@ -148,7 +167,11 @@ async function createOverview(ctx: PageContext, content: string): Promise<Writte
   refuseBrokenLinks(ctx, OVERVIEW_ID, content, () => false)
   return ctx.store.edit(async (host) => {
     const now = (ctx.now ?? isoNow)()
-    const page = await preparePage(host, { id: OVERVIEW_ID, path: OVERVIEW_PATH, type: OVERVIEW_TYPE, title: 'Overview', content, fields: {}, created: now, now, ingest: false }, (other) => ctx.store.get(other)?.path)
+    const page = await preparePage(
+      host,
+      { id: OVERVIEW_ID, path: OVERVIEW_PATH, type: OVERVIEW_TYPE, title: 'Overview', content, fields: {}, created: now, now, ingest: false },
+      (other) => ctx.store.get(other)?.path,
+    )
     return commitPage(ctx, host, page, 'create')
   })
 }
@@ -181,7 +204,11 @@ async function preparePage(host: EditHost, draft: PageDraft, pathOf: (id: string
   const keys = Object.keys(draft.fields).filter((k) => k !== 'ingested')
   const values = keys.map((k) => draft.fields[k])
   const flat = values.flatMap((v) => (Array.isArray(v) ? v.map(String) : [String(v)]))
-  const inputs: FieldInput[] = [{ text: draft.title, limit: MAX_TITLE, cut: 'ellipsis' }, { text: draft.content.replace(/^#[ \t]+[^\n]*\n+/, ''), limit: MAX_CONTENT }, ...flat.map((text): FieldInput => ({ text, limit: 500, cut: 'none' }))]
+  const inputs: FieldInput[] = [
+    { text: draft.title, limit: MAX_TITLE, cut: 'ellipsis' },
+    { text: draft.content.replace(/^#[ \t]+[^\n]*\n+/, ''), limit: MAX_CONTENT },
+    ...flat.map((text): FieldInput => ({ text, limit: 500, cut: 'none' })),
+  ]
   const { texts, redaction } = await redactFields(host.redactor, inputs)
   const title = texts[0].replace(/\s+/g, ' ').trim() || draft.id
   let k = 2

@@ -121,7 +121,12 @@ export class Wiki {
     await this.store.start()
     const ids = visibleIds(this.store, pages, caller.scope, 'pages')
     const entry: LogEntry = { at: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), operation, what: await this.store.redactLine(what, MAX_WHAT), pages: ids }
-    await this.store.edit(async () => appendLog(this.store.root, logLine(entry, (id) => this.store.get(id)?.path)))
+    await this.store.edit(async () =>
+      appendLog(
+        this.store.root,
+        logLine(entry, (id) => this.store.get(id)?.path),
+      ),
+    )
     return entry
   }
 
