@@ -3,7 +3,7 @@
  * overview (a document), `read log` its operation log.
  * @module dsh-knowledge-sync/cli/read
  */
-import { relationsView } from '../knowledge/correct.js'
+import { relationsView } from '../knowledge/corrections/correct.js'
 import { LOG_ID } from '../recall/read-tool.js'
 import { readLogTail, renderLog } from '../knowledge/wiki/op-log.js'
 import { type Command, openStore, print, printJson, scopeOf, UsageError } from './common.js'

@@ -8,12 +8,12 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { applyStatus, idsToPaths, linkTarget, NOTICE_MARK, parseLinks, pathsToIds, RelationGraph, stripNotice, successorsFirst, withNotice } from '../../src/knowledge/relations.js'
+import { applyStatus, idsToPaths, linkTarget, NOTICE_MARK, parseLinks, pathsToIds, RelationGraph, stripNotice, successorsFirst, withNotice } from '../../src/knowledge/relations/relations.js'
 import { SearchIndex } from '../../src/search/search-index.js'
 import { KnowledgeStore } from '../../src/knowledge/store.js'
 import { createRedactor } from '../../src/redact/redactor.js'
-import { retire, restore, supersede } from '../../src/knowledge/correct.js'
-import { parseDocument } from '../../src/knowledge/document.js'
+import { retire, restore, supersede } from '../../src/knowledge/corrections/correct.js'
+import { parseDocument } from '../../src/knowledge/documents/document.js'
 import { ledgerEntries } from '../harness/files.ts'
 import type { KnowledgeDoc } from '../../src/types.js'
 
@@ -22,9 +22,10 @@ const BODY = '# Title\n\n## Finding\n\nSomething true.\n'
 describe('links', () => {
   it('tells ids, document paths and everything else apart', () => {
     expect(linkTarget('abc12345-t3', 's/x.md')).toEqual({ kind: 'id', id: 'abc12345-t3' })
+    expect(linkTarget('concept/spring-tides', 's/x.md')).toEqual({ kind: 'id', id: 'concept/spring-tides' })
     expect(linkTarget('../other/y.md#part', 's/x.md')).toEqual({ kind: 'path', path: 'other/y.md', outside: false })
     expect(linkTarget('../../../etc/passwd.md', 's/x.md')).toMatchObject({ outside: true })
-    for (const other of ['https://example.com/a.md', 'javascript:alert(1)', '/etc/passwd.md', '#anchor', 'a/b', 'x.txt', 'mailto:a@b.c', '..']) {
+    for (const other of ['https://example.com/a.md', 'javascript:alert(1)', '/etc/passwd.md', '#anchor', 'a/b/c', 'Docs/guide', 'x.txt', 'mailto:a@b.c', '..']) {
       expect(linkTarget(other, 's/x.md'), other).toBeUndefined()
     }
     // A bare word is an id link (hand-written documents get it reported as broken by the check when it names nothing).

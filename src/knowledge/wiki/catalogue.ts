@@ -6,7 +6,7 @@
  * byte the same when nothing changed.
  * @module dsh-knowledge-sync/knowledge/wiki/catalogue
  */
-import { boundLine } from '../document.js'
+import { boundLine } from '../documents/document.js'
 import { fieldText } from './page-fields.js'
 import { diskKey, type PageType } from './page-types.js'
 

@@ -44,7 +44,9 @@ export interface DeclaredType {
   indexFields?: string[]
 }
 
-export const TYPE_NAME = /^[a-z][a-z0-9-]{0,31}$/
+import { INDEX_REACHED_TYPES, MAX_SLUG, OVERVIEW_ID, SLUG, TYPE_NAME } from '../documents/page-ids.js'
+
+export { MAX_SLUG, OVERVIEW_ID, OVERVIEW_PATH, SLUG, splitPageId, TYPE_NAME } from '../documents/page-ids.js'
 /** A folder of pages: relative, `/`-separated words, no dot segments (checked again against the root on write). */
 const FOLDER = /^(?:[A-Za-z0-9][A-Za-z0-9_-]*)(?:\/[A-Za-z0-9][A-Za-z0-9_-]*){0,3}$/
 const FIELD_NAME = /^[a-z][a-z0-9_]{0,31}$/
@@ -71,69 +73,65 @@ export const STORE_KEYS = new Set([
   'retired',
 ])
 
-export const BUILT_IN_TYPES: readonly PageType[] = [
-  {
-    type: 'summary',
-    folder: 'summaries',
-    section: 'Summaries',
-    description: 'One per ingested original (a file or a URL) or set of rounds: what it says, its key points, the pages it feeds.',
-    template: '## What it says\n\n## Key points\n\n- \n\n## Feeds\n\n- [concept or entity](type/slug)\n',
-    fields: [
-      { name: 'file', description: 'The original, as a path relative to the root.' },
-      { name: 'url', description: 'The original, as a URL.' },
-      { name: 'ingested', description: 'When it was ingested (set by the store).', byStore: true },
-    ],
-    indexFields: ['file', 'url'],
-    orphanOk: true,
-  },
-  {
-    type: 'concept',
-    folder: 'concepts',
-    section: 'Concepts',
-    description: 'An idea: its definition, an explanation, its connections to other pages, and its sources.',
-    template: '## Definition\n\n## Explanation\n\n## Connections\n\n- \n\n## Sources\n\n- \n',
-    fields: [{ name: 'aliases', description: 'Other names it goes by.', list: true }],
-    indexFields: ['aliases'],
-  },
-  {
-    type: 'entity',
-    folder: 'entities',
-    section: 'Entities',
-    description: 'A concrete thing: a system, component, organisation or document; what it is, who owns it, how it relates.',
-    template: '## What it is\n\n## Details\n\n## Relations\n\n- \n\n## Sources\n\n- \n',
-    fields: [
-      { name: 'kind', description: 'system, component, organisation, document, …' },
-      { name: 'aliases', description: 'Other names it goes by.', list: true },
-    ],
-    indexFields: ['kind', 'aliases'],
-  },
-  {
-    type: 'synthesis',
-    folder: 'syntheses',
-    section: 'Syntheses',
-    description: 'An answer worth keeping: a comparison, an analysis or a report, with the pages it draws on.',
-    template: '## Answer\n\n## Reasoning\n\n## Sources\n\n- \n',
-    fields: [{ name: 'question', description: 'The question it answers.' }],
-    indexFields: ['question'],
-    orphanOk: true,
-  },
-  {
-    type: 'preference',
-    folder: 'preferences',
-    section: 'Preferences',
-    description: 'A standing instruction of the person, in their own words, and since when it holds.',
-    template: '## Quote\n\n> \n\n## Applies to\n\n',
-    fields: [{ name: 'since', description: 'Since when it holds (a date).' }],
-    indexFields: ['since'],
-    orphanOk: true,
-  },
-]
+export const BUILT_IN_TYPES: readonly PageType[] = (
+  [
+    {
+      type: 'summary',
+      folder: 'summaries',
+      section: 'Summaries',
+      description: 'One per ingested original (a file or a URL) or set of rounds: what it says, its key points, the pages it feeds.',
+      template: '## What it says\n\n## Key points\n\n- \n\n## Feeds\n\n- [concept or entity](type/slug)\n',
+      fields: [
+        { name: 'file', description: 'The original, as a path relative to the root.' },
+        { name: 'url', description: 'The original, as a URL.' },
+        { name: 'ingested', description: 'When it was ingested (set by the store).', byStore: true },
+      ],
+      indexFields: ['file', 'url'],
+    },
+    {
+      type: 'concept',
+      folder: 'concepts',
+      section: 'Concepts',
+      description: 'An idea: its definition, an explanation, its connections to other pages, and its sources.',
+      template: '## Definition\n\n## Explanation\n\n## Connections\n\n- \n\n## Sources\n\n- \n',
+      fields: [{ name: 'aliases', description: 'Other names it goes by.', list: true }],
+      indexFields: ['aliases'],
+    },
+    {
+      type: 'entity',
+      folder: 'entities',
+      section: 'Entities',
+      description: 'A concrete thing: a system, component, organisation or document; what it is, who owns it, how it relates.',
+      template: '## What it is\n\n## Details\n\n## Relations\n\n- \n\n## Sources\n\n- \n',
+      fields: [
+        { name: 'kind', description: 'system, component, organisation, document, …' },
+        { name: 'aliases', description: 'Other names it goes by.', list: true },
+      ],
+      indexFields: ['kind', 'aliases'],
+    },
+    {
+      type: 'synthesis',
+      folder: 'syntheses',
+      section: 'Syntheses',
+      description: 'An answer worth keeping: a comparison, an analysis or a report, with the pages it draws on.',
+      template: '## Answer\n\n## Reasoning\n\n## Sources\n\n- \n',
+      fields: [{ name: 'question', description: 'The question it answers.' }],
+      indexFields: ['question'],
+    },
+    {
+      type: 'preference',
+      folder: 'preferences',
+      section: 'Preferences',
+      description: 'A standing instruction of the person, in their own words, and since when it holds.',
+      template: '## Quote\n\n> \n\n## Applies to\n\n',
+      fields: [{ name: 'since', description: 'Since when it holds (a date).' }],
+      indexFields: ['since'],
+    },
+  ] as PageType[]
+).map((t) => (INDEX_REACHED_TYPES.has(t.type) ? { ...t, orphanOk: true } : t))
 
-/** The living synthesis: one document at `<root>/overview.md`, id `overview`, rewritten with knowledge_rewrite. */
-export const OVERVIEW_ID = 'overview'
-export const OVERVIEW_PATH = 'overview.md'
 /** Slugs a type kept at the root may not take (they name the wiki's own files). */
-const ROOT_SLUGS = new Set(['index', 'log', 'overview'])
+const ROOT_SLUGS = new Set(['index', 'log', OVERVIEW_ID])
 
 /** A declared type checked and completed; throws naming the type and what is wrong. */
 export function declaredType(raw: DeclaredType): PageType {
@@ -177,9 +175,6 @@ export function diskKey(type: PageType, field: string): string {
   return STORE_KEYS.has(field) ? `${type.type}_${field}` : field
 }
 
-export const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
-export const MAX_SLUG = 64
-
 /** A slug checked for a type; throws with what a slug must be. */
 export function checkSlug(type: PageType, slug: unknown): string {
   if (typeof slug !== 'string' || !SLUG.test(slug) || slug.length > MAX_SLUG)
@@ -191,13 +186,4 @@ export function checkSlug(type: PageType, slug: unknown): string {
 /** The root-relative file of a page. */
 export function pageFile(type: PageType, slug: string): string {
   return type.folder ? `${type.folder}/${slug}.md` : `${slug}.md`
-}
-
-/** `type/slug` split, or undefined when `id` is not a page id. */
-export function splitPageId(id: string): { type: string; slug: string } | undefined {
-  const at = id.indexOf('/')
-  if (at < 1) return undefined
-  const type = id.slice(0, at)
-  const slug = id.slice(at + 1)
-  return TYPE_NAME.test(type) && SLUG.test(slug) ? { type, slug } : undefined
 }
