@@ -44,7 +44,24 @@ describe('dsh-knowledge index / create / edit / rewrite / log / read', () => {
     expect(template.stdout).toContain('## What it is')
     const file = join(tmp('content'), 'page.md')
     writeFileSync(file, 'The service that charges cards. Owned by the billing team.\n')
-    const created = json(await cli(['create', 'entity', 'payments-service', '--root', root, '--title', 'Payments service', '--content-file', file, '--field', 'kind=system', '--field', 'aliases=payments,billing-api', '--json']))
+    const created = json(
+      await cli([
+        'create',
+        'entity',
+        'payments-service',
+        '--root',
+        root,
+        '--title',
+        'Payments service',
+        '--content-file',
+        file,
+        '--field',
+        'kind=system',
+        '--field',
+        'aliases=payments,billing-api',
+        '--json',
+      ]),
+    )
     expect(created).toEqual({ id: 'entity/payments-service', path: 'entities/payments-service.md', type: 'entity', version: 1 })
     const meta = parseDocument(readFileSync(join(root, created.path), 'utf8'), created.path, 'x', 0).meta
     expect(meta).toMatchObject({ type: 'entity', entity_kind: 'system', aliases: ['payments', 'billing-api'] })
@@ -52,7 +69,12 @@ describe('dsh-knowledge index / create / edit / rewrite / log / read', () => {
   })
 
   it('creates from stdin with a link, edits by fragment, refuses a broken link and a rename with exit code 1', async () => {
-    const concept = json(await cli(['create', 'concept', 'idempotency-key', '--root', root, '--title', 'Idempotency key', '--content-file', '-', '--json'], 'A key that makes a retried charge safe; used by [payments](entity/payments-service).\n'))
+    const concept = json(
+      await cli(
+        ['create', 'concept', 'idempotency-key', '--root', root, '--title', 'Idempotency key', '--content-file', '-', '--json'],
+        'A key that makes a retried charge safe; used by [payments](entity/payments-service).\n',
+      ),
+    )
     expect(concept.id).toBe('concept/idempotency-key')
     expect(readFileSync(join(root, 'concepts/idempotency-key.md'), 'utf8')).toContain('[payments](../entities/payments-service.md)')
     const edited = json(await cli(['edit', 'concept/idempotency-key', '--root', root, '--old', 'retried charge', '--new', 'retried card charge', '--json']))

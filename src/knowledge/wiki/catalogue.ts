@@ -42,7 +42,8 @@ export function summaryOf(content: string): string {
       .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
       .trim()
     if (!line || raw.trimStart().startsWith('#') || line.startsWith('<!--')) continue
-    const sentence = /^(.+?[.!?。！？])(?:\s|$)/.exec(line)?.[1] ?? line
+    // A Latin sentence ends at a stop before a space; a CJK one at its own full stop, with no space after it.
+    const sentence = /^(.+?(?:[.!?](?=\s|$)|[。！？]))/.exec(line)?.[1] ?? line
     return boundLine(sentence, SUMMARY_CHARS)
   }
   return ''
@@ -121,7 +122,8 @@ export function renderForModel(catalogue: Catalogue, budget: number, options: { 
   const summarised: string[] = []
   for (const section of catalogue.sections) {
     const block = [`\n## ${section.section} (${section.entries.length})`, ...section.entries.map(modelLine)].join('\n')
-    if (!summarised.length && size + block.length + 400 <= budget) {
+    // A section that does not fit whole is summarised; a later, smaller one may still be listed.
+    if (size + block.length + 400 + 120 * catalogue.sections.length <= budget) {
       out.push(block)
       size += block.length + 1
     } else summarised.push(`- ${section.section}: ${section.entries.length} page(s); list them with knowledge_index({"section": ${JSON.stringify(section.section)}})`)

@@ -8,6 +8,7 @@
 import { constants, fstatSync, openSync, readFileSync, closeSync } from 'node:fs'
 import { join } from 'node:path'
 import { isVisible } from '../../search/scope.js'
+import { DOC_KINDS } from '../../wire.js'
 import { writeFileAtomic } from '../disk/atomic.js'
 import { visibleIds } from '../corrections/correct.js'
 import type { KnowledgeStore } from '../store.js'
@@ -150,8 +151,9 @@ export class Wiki {
         if (items.length < 1000) break
       }
     }
+    // One count per kind (facets would also count every tag, tool and workspace of the whole base).
     const others: Record<string, number> = {}
-    for (const [kind, n] of Object.entries(this.store.facets({ scope }).kinds)) if (kind !== 'page') others[kind] = n
+    for (const kind of DOC_KINDS) if (kind !== 'page') others[kind] = this.store.count({ kind, scope })
     const preferencePages = entries.filter((e) => e.type === 'preference').length
     if (others.preference !== undefined) others.preference -= preferencePages
     const overview = this.store.get(OVERVIEW_ID)
