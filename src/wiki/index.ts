@@ -3,7 +3,8 @@
  * `knowledge_create`, `knowledge_edit`, `knowledge_rewrite` and `knowledge_log`, and the wiki's system-prompt section
  * (fixed when the row starts: byte-stable for every session). All writes go through the store (the wiki room of
  * `src/knowledge/wiki/`); `index.md` is regenerated after every page change, also one made by another process or by
- * hand. In plan mode the write tools are refused (the catalogue and reads stay available). Imports no other row.
+ * hand. In plan mode the write tools are refused (the catalogue and reads stay available). Where dsh has a skill
+ * registry, it ships the skills knowledge-ingest, knowledge-query and knowledge-lint (./skills.ts). Imports no other row.
  * @module dsh-knowledge-sync/wiki
  */
 import type { Context } from '@deepseek-ai/cordis'
@@ -17,6 +18,7 @@ import { Wiki } from '../knowledge/wiki/wiki.js'
 import { sessionOf } from '../tool-output.js'
 import { WIKI_PROMPT_ORDER, wikiPromptText } from './prompt.js'
 import { registerWikiTools, WIKI_WRITE_TOOLS } from './tools.js'
+import { wikiSkillProvider } from './skills.js'
 
 export const name = 'knowledge-wiki'
 export const inject = ['knowledge', 'tools', 'systemPrompt']
@@ -71,6 +73,12 @@ export function apply(ctx: Context, config: Config): void {
     if ((WIKI_WRITE_TOOLS as readonly string[]).includes(exec.name) && inPlanMode(sessionOf(exec.agent)?.events))
       return { kind: 'deny', reason: `${exec.name} changes the wiki; in plan mode only reading is allowed (knowledge_index, knowledge_search, knowledge_read). Include the change in the plan.` }
     return next()
+  })
+
+  // The skills, where dsh has a skill registry (optional: the row runs without it).
+  ctx.inject(['skills'], (scoped) => {
+    const skills = (scoped as unknown as { skills: { registerProvider(create: () => unknown): () => void } }).skills
+    scoped.effect(() => skills.registerProvider(() => wikiSkillProvider()), 'knowledge-wiki skills')
   })
 
   // A page changed by another process or by hand: the catalogue follows (writes of this process regenerate it already).
