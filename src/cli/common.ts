@@ -41,6 +41,8 @@ export interface Invocation {
     url?: string
     file?: string
     section?: string
+    from?: string
+    transcripts?: string
     'content-file'?: string
     field?: string[]
     old?: string
