@@ -87,7 +87,7 @@ export function apply(ctx: Context, config: Config): void {
   ctx.effect(
     () =>
       store.onChange((change) => {
-        if (change.kind !== 'page' && change.kind !== 'preference' && change.type !== 'removed') return
+        if (change.kind !== 'page' && change.kind !== 'preference' && change.type !== 'removed') return // index.md lists pages only
         if (queued) return
         queued = true
         regenerating = regenerating.then(async () => {

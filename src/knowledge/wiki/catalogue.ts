@@ -132,12 +132,13 @@ export function renderForModel(catalogue: Catalogue, budget: number, options: { 
   return out.join('\n')
 }
 
-/** `<root>/index.md`: the whole catalogue as Markdown, links relative to the root. Byte-stable for the same entries. */
+/**
+ * `<root>/index.md`: the whole catalogue as Markdown, links relative to the root. A function of the pages only (no
+ * round counts, no times), so it is byte-stable until a page changes.
+ */
 export function renderIndexFile(catalogue: Catalogue): string {
   const lines = [GENERATED_LINE, '', '# Index', '']
   if (catalogue.overview) lines.push('See the [overview](overview.md).', '')
-  const others = othersLine(catalogue).replace(/; knowledge_search finds them\.$/, '.')
-  if (others) lines.push(others, '')
   if (!catalogue.pages) lines.push('No pages yet.', '')
   for (const section of catalogue.sections) {
     lines.push(`## ${section.section}`, '')

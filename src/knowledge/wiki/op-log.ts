@@ -83,8 +83,9 @@ export function readLogTail(root: string, count = LOG_TAIL): LogEntry[] {
   try {
     fd = openSync(join(root, LOG_FILE), constants.O_RDONLY | FLAGS)
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
-    throw new Error(`cannot read ${LOG_FILE}: ${(error as Error).message}`)
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') return []
+    throw new Error(code === 'ELOOP' ? `${LOG_FILE} is a symbolic link; links are never followed` : `cannot read ${LOG_FILE}: ${(error as Error).message}`)
   }
   try {
     const info = fstatSync(fd)
