@@ -125,7 +125,7 @@ function FrontMatterHeader({ doc, t, lang, onTag }: { doc: DocumentFile; t: Tran
       'metaKind',
       <span style={{ display: 'inline-flex', gap: 4 }}>
         <span style={s.badge('kind')} title={t(`kindHint_${kind}`)}>
-          {kindLabel(kind, t)}
+          {kindLabel(kind, t, typeof meta.id === 'string' ? meta.id : undefined)}
         </span>
         {status && <StatusBadge status={status} t={t} />}
       </span>,
@@ -295,9 +295,12 @@ function StatusActions({ api, doc, t, lang, onChanged }: { api: KnowledgeApi; do
   )
 }
 
-/** A document kind as it is written in files and on the command line (one vocabulary); its meaning is on hover. */
-export function kindLabel(kind: string, _t?: Translate): string {
-  return kind
+/**
+ * A document kind as it is written in files and on the command line (one vocabulary); its meaning is on hover. A
+ * wiki page shows its page type (the first part of its id: `concept/…` → concept), the word its `kind` filter takes.
+ */
+export function kindLabel(kind: string, _t?: Translate, id?: string): string {
+  return kind === 'page' && id?.includes('/') ? id.slice(0, id.indexOf('/')) : kind
 }
 
 /** A salience reason in the page's language (`+cause` → "cause"); the raw reason stays on hover. */
