@@ -13,6 +13,7 @@ import { join, relative } from 'node:path'
 import { createDshHome, PROJECT_ROOT } from '../test/harness/dsh.ts'
 import { allDocuments, ledgerEntries } from '../test/harness/files.ts'
 import { byPrompt, startModelServer, systemText } from '../test/harness/model-server.ts'
+import { readmeBlock } from '../test/harness/readme.ts'
 
 const bold = (s: string) => `\x1b[1m${s}\x1b[0m`
 const dim = (s: string) => `\x1b[2m${s}\x1b[0m`
@@ -103,12 +104,11 @@ try {
   console.log(`  the model called knowledge_read(${documentId}) → ${toolText(2).includes('store-dir=/tmp/pnpm-store') ? 'got the finding' : 'MISSING'}`)
   console.log(`  dsh answered: ${bold(r3.stdout.trim())}`)
 
+  // The README's own lines (its replayed web block), so what the demo says is what the README says and the test runs.
+  step('Use it with a real model (README.md; run from this repository, after this demo)')
+  for (const line of readmeBlock(readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8'), 'web')) console.log(`  ${line}`)
   const version = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')).version
-  step('Use it for real')
-  console.log(`  dsh plugin --profile web add dsh-knowledge-sync        # or: add ${relative(process.cwd(), readFileSync(join(PROJECT_ROOT, '.tools/pack/latest'), 'utf8').trim())}
-  export DEEPSEEK_API_KEY=sk-…                            # your key (or put it in $DSH_HOME/.env)
-  dsh web                                                 # Settings → Knowledge shows the documents and the live config
-  ${dim(`(dsh-knowledge-sync ${version}; documents go to ./knowledge beside where dsh starts, or $DSH_KNOWLEDGE_ROOT)`)}`)
+  console.log(dim(`  (dsh-knowledge-sync ${version}; outside this repository: README.md, "Elsewhere"; documents go to ./knowledge beside where dsh starts, or $DSH_KNOWLEDGE_ROOT)`))
   console.log(`\n${bold('demo ok')}`)
 } finally {
   await server.close()

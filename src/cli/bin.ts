@@ -17,6 +17,13 @@ process.emitWarning = function (this: unknown, warning: string | Error, ...rest:
   return (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest)
 } as typeof process.emitWarning
 
+// `dsh-knowledge list | head`: the reader closing the pipe ends the command quietly, as it ends `ls | head`, instead
+// of an EPIPE stack trace. Every output is printed after the command's writes are done, so nothing is cut short.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error
+  process.exit(0)
+})
+
 /** Each command is imported when it runs: `--help` and `redact` never load the store or SQLite. */
 const COMMANDS: Record<string, () => Promise<Command>> = {
   capture: async () => (await import('./capture.js')).capture,
@@ -52,9 +59,9 @@ const USAGE = `dsh-knowledge — the dsh-knowledge-sync knowledge base from the 
 Usage:
   dsh-knowledge capture [--root DIR] [--min-score N] [--dry-run] [--json] < round.json
   dsh-knowledge redact [--json] [--mask TEXT] [--pattern REGEX]... < text
-  dsh-knowledge search <query> [--root DIR] [--cwd DIR] [--kind K] [--tag T] [--tool GLOB] [--limit N] [--json]
-  dsh-knowledge read <id> [--root DIR] [--cwd DIR] [--json]
-  dsh-knowledge list [--root DIR] [--cwd DIR] [--kind K] [--tag T] [--tool GLOB] [--json]
+  dsh-knowledge search <query> [--root DIR] [--cwd DIR] [--kind K] [--tag T] [--tool GLOB] [--limit N] [--status S] [--json]
+  dsh-knowledge read <id> [--section NAME] [--root DIR] [--cwd DIR] [--json]
+  dsh-knowledge list [--root DIR] [--cwd DIR] [--kind K] [--tag T] [--tool GLOB] [--status S] [--json]
   dsh-knowledge stats [--root DIR] [--cwd DIR] [--json]
   dsh-knowledge note --title T --finding F [--evidence E] [--scope S] [--tags a,b] [--link ID]... [--supersedes ID]...
                      [--kind note|preference] [--quote TEXT] [--root DIR] [--cwd DIR] [--json]
@@ -78,8 +85,11 @@ Usage:
   dsh-knowledge log [--operation OP --what TEXT [--page ID]...] [--json]  (no flags: the last ten, newest first)
   dsh-knowledge read overview|log [--root DIR] [--json]
 
-The root is --root, else $DSH_KNOWLEDGE_ROOT, else ./knowledge. --cwd applies the workspace rule as if a session
-ran there; without it everything under the root is visible.
+The root is --root, else $DSH_KNOWLEDGE_ROOT, else ./knowledge; it must be an existing folder (capture, note and
+import create it). --cwd applies the workspace rule as if a session ran there; without it everything under the root
+is visible. --status is active|superseded|retired|all (default: active and superseded). --section is a "## " heading
+of the document (exact, or a unique prefix: --section find). --tags keeps any script: --tags redis,性能.
+Search highlights matches in bold on a terminal (plain when piped, or with NO_COLOR set); --json keeps the **marks**.
 round.json: {"session","turn","cwd","created"?,"question","answer","outcome","tools":[{"name","arguments","result"?,"isError"?}]}
 `
 

@@ -4,7 +4,8 @@
  */
 import type { KnowledgeStore } from '../knowledge/store.js'
 import { createRedactor, DEFAULT_MASK } from '../redact/redactor.js'
-import { resolveRoot } from '../knowledge/documents/paths.js'
+import { statSync } from 'node:fs'
+import { ROOT_ENV, resolveRoot } from '../knowledge/documents/paths.js'
 
 export class UsageError extends Error {}
 
@@ -57,14 +58,30 @@ export interface Invocation {
 export type Command = (invocation: Invocation) => Promise<number>
 
 /**
- * Opens the store at the resolved root, without watching; indexed unless `index` is false (a dry run needs no index).
- * `write: false` (search, list, read, stats): the command may then read the index cache of a running dsh as it is.
+ * The root the flags and the environment name, checked: a file there, or (unless `create`) nothing there, is a usage
+ * error that names the folder and where its name came from, instead of an empty answer that looks like "no match".
+ * A root that is a link to a folder is followed, as the plugin follows it.
  */
-export async function openStore(invocation: Invocation, { index = true, write = true } = {}): Promise<KnowledgeStore> {
+export function checkedRoot(invocation: Invocation, create: boolean, env: NodeJS.ProcessEnv = process.env): string {
+  const root = resolveRoot(invocation.values.root, env)
+  const named = invocation.values.root?.trim() ? '--root' : env[ROOT_ENV]?.trim() ? `$${ROOT_ENV}` : 'the default root (./knowledge; set --root or $DSH_KNOWLEDGE_ROOT)'
+  const found = statSync(root, { throwIfNoEntry: false })
+  if (found && !found.isDirectory()) throw new UsageError(`${root} is not a folder: ${named} must name the folder that holds the knowledge documents`)
+  if (!found && !create) throw new UsageError(`no knowledge base at ${root}: the folder does not exist (named by ${named})`)
+  return root
+}
+
+/**
+ * Opens the store at the checked root, without watching; indexed unless `index` is false (a dry run needs no index).
+ * `write: false` (search, list, read, stats): the command may then read the index cache of a running dsh as it is.
+ * `create`: the command writes the first document of a new base (capture, note, import), so a missing root is made.
+ */
+export async function openStore(invocation: Invocation, { index = true, write = true, create = false } = {}): Promise<KnowledgeStore> {
+  const root = checkedRoot(invocation, create)
   const redactor = createRedactor({ enabled: true, mask: invocation.values.mask ?? DEFAULT_MASK, patterns: invocation.values.pattern ?? [] })
   // Loaded here, not at import: commands that never open the store start without it (and without SQLite).
   const { KnowledgeStore } = await import('../knowledge/store.js')
-  const store = new KnowledgeStore({ root: resolveRoot(invocation.values.root), redactor, watch: false, readOnly: !write })
+  const store = new KnowledgeStore({ root, redactor, watch: false, readOnly: !write })
   if (index) await store.start()
   return store
 }

@@ -36,7 +36,7 @@ export const importSessions: Command = async (invocation) => {
   if (since !== undefined && Number.isNaN(since)) throw new UsageError(`--since ${JSON.stringify(values.since)} is not a date (use YYYY-MM-DD)`)
   const cwd = values.cwd ? resolve(values.cwd) : undefined
   const logs = await sessionLogs(values)
-  const store = await openStore(invocation)
+  const store = await openStore(invocation, { create: true })
   const summary: BackfillSummary = emptySummary()
   const unreadable: Unreadable[] = []
   const bar = !values.json && process.stderr.isTTY ? await progressBar() : undefined
@@ -76,13 +76,25 @@ export const importSessions: Command = async (invocation) => {
     .join(', ')
   print(
     [
-      `${values['dry-run'] ? 'would import' : 'imported'}: ${summary.sessions} session(s), ${summary.rounds} round(s)`,
+      headline(summary, Boolean(values['dry-run'])),
       `kept ${summary.kept}, dropped ${summary.dropped}${reasons ? ` (${reasons})` : ''}, unanswered ${summary.unanswered}, already known ${summary.skipped}`,
       `values redacted: ${summary.redacted}; failed: ${summary.failed}${summary.failures[0] ? ` (first: ${summary.failures[0]})` : ''}`,
       ...(unreadable.length ? [`unreadable session log(s): ${unreadable.length}`, ...unreadable.slice(0, 10).map((u) => `  ${u.session}: ${u.error}`)] : []),
     ].join('\n'),
   )
   return summary.failed ? 1 : 0
+}
+
+/**
+ * The first line says what changed: a run that found only rounds the ledger already knows says that nothing new was
+ * imported, instead of "imported: … 4 round(s)".
+ */
+export function headline(summary: BackfillSummary, dryRun: boolean): string {
+  const fresh = summary.rounds - summary.skipped
+  const seen = `${summary.sessions} session(s), ${summary.rounds} round(s)`
+  if (summary.rounds > 0 && fresh <= 0) return `nothing new ${dryRun ? 'to import' : 'imported'}: all ${summary.rounds} round(s) of ${summary.sessions} session(s) are already known`
+  if (!summary.rounds) return `nothing ${dryRun ? 'to import' : 'imported'}: no rounds found (${seen})`
+  return `${dryRun ? 'would import' : 'imported'}: ${fresh} new round(s) of ${seen}${summary.skipped ? ` (${summary.skipped} already known)` : ''}`
 }
 
 /** A progress bar on standard error (cli-progress), loaded only for a terminal. */

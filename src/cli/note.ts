@@ -4,16 +4,28 @@
  * quote is their own words by definition (`--quote`, default: the finding).
  * @module dsh-knowledge-sync/cli/note
  */
+import { hostname, userInfo } from 'node:os'
 import { resolve } from 'node:path'
+import { personSession } from '../knowledge/documents/paths.js'
 import { parseNoteArgs } from '../note/note-args.js'
 import { writeNote } from '../note/write.js'
 import { type Command, type Invocation, openStore, print, printJson, UsageError } from './common.js'
 
+// Commas of either width and the ideographic enumeration comma separate: `redis，性能、缓存` is three tags.
 const list = (values: string[] | undefined): string[] | undefined =>
   values
-    ?.flatMap((v) => v.split(','))
+    ?.flatMap((v) => v.split(/[,，、]/))
     .map((v) => v.trim())
     .filter(Boolean)
+
+/** Who runs the command: the login name (`USER` when the system has none to give). */
+function author(): string {
+  try {
+    return userInfo().username
+  } catch {
+    return process.env.USER ?? process.env.USERNAME ?? ''
+  }
+}
 
 export const note: Command = async (invocation: Invocation) => {
   const { values } = invocation
@@ -31,9 +43,9 @@ export const note: Command = async (invocation: Invocation) => {
     ...(kind === 'preference' ? { quote: values.quote ?? values.finding } : {}),
   })
   const cwd = resolve(values.cwd ?? process.cwd())
-  const store = await openStore(invocation)
+  const store = await openStore(invocation, { create: true })
   try {
-    const { written, supersedes } = await writeNote(store, args, { session: 'notes', cwd, scope: store.visibleScope(cwd, true), actor: 'cli' })
+    const { written, supersedes } = await writeNote(store, args, { session: personSession(author(), hostname()), cwd, scope: store.visibleScope(cwd, true), actor: 'cli' })
     if (values.json) printJson({ id: written.id, path: written.path, kind: args.kind, supersedes, redacted: written.redaction.count })
     else print(`Saved ${args.kind} ${written.id}: ${written.meta.title} (${written.path})${supersedes.length ? `; supersedes ${supersedes.join(', ')}` : ''}`)
     return 0

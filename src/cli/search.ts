@@ -4,6 +4,7 @@
  */
 import { parseSearchArgs } from '../knowledge/query.js'
 import { renderHits } from '../recall/search-tool.js'
+import { personReader } from './terminal.js'
 import { type Command, openStore, print, printJson, scopeOf, UsageError } from './common.js'
 
 export const search: Command = async (invocation) => {
@@ -33,7 +34,7 @@ export const search: Command = async (invocation) => {
           ...(h.supersededBy ? { supersededBy: h.supersededBy } : {}),
         })),
       )
-    else print(renderHits(args.query, hits, scope))
+    else print(renderHits(args.query, hits, scope, undefined, undefined, personReader()))
     return 0
   } finally {
     await store.close()

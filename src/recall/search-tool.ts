@@ -31,15 +31,33 @@ export function changedLine(change: Change): string {
   return `changed since you read it: v:${change.from} → v:${change.to}; read it again before relying on it`
 }
 
+/** Who reads the hits: how to read one in full, and how the snippet's highlight marks are shown. */
+export interface HitReader {
+  /** The sentence after the count line. */
+  readHint: string
+  /** The snippet as this reader sees it (the model reads the `**` marks as they are). */
+  highlight: (snippet: string) => string
+}
+
+/** The model: it calls knowledge_read, and reads `**…**` as a highlight. */
+export const MODEL_READER: HitReader = { readHint: 'Read one in full with knowledge_read({"id": "<id>"}).', highlight: (s) => s }
+
 /**
  * The model-facing text: one block per hit (id with its revision, title, kind, tags, date, workspace, score,
  * snippet); `changedOf` names hits the session read at an older revision. Each field is bounded, and hits that would pass the budget are left out with a line saying how many and what to do.
  */
-export function renderHits(query: string, hits: SearchHit[], scope: string | undefined, changedOf?: (hit: SearchHit) => Change | undefined, budget: number = OUTPUT_BUDGET.knowledge_search): string {
+export function renderHits(
+  query: string,
+  hits: SearchHit[],
+  scope: string | undefined,
+  changedOf?: (hit: SearchHit) => Change | undefined,
+  budget: number = OUTPUT_BUDGET.knowledge_search,
+  reader: HitReader = MODEL_READER,
+): string {
   const where = scope ? ` in ${boundLine(scope, HIT_LIMITS.cwd)}` : ''
   const asked = JSON.stringify(query.slice(0, 200))
   if (!hits.length) return `No knowledge documents match ${asked}${where}. ${NO_HIT_HINT}`
-  const head = `${hits.length} document(s) match ${asked}${where}. Read one in full with knowledge_read({"id": "<id>"}).`
+  const head = `${hits.length} document(s) match ${asked}${where}. ${reader.readHint}`
   const blocks: string[] = []
   // Room for the closing line that says hits were left out.
   let used = head.length + 160
@@ -57,7 +75,7 @@ export function renderHits(query: string, hits: SearchHit[], scope: string | und
     ]
     const change = changedOf?.(hit)
     if (change) lines.push(`   ${changedLine(change)}`)
-    if (hit.snippet) lines.push(`   ${boundLine(hit.snippet, HIT_LIMITS.snippet)}`)
+    if (hit.snippet) lines.push(`   ${reader.highlight(boundLine(hit.snippet, HIT_LIMITS.snippet))}`)
     const block = lines.join('\n')
     if (used + block.length > budget) {
       blocks.push('', `${hits.length - k} more hit(s) left out: the output of knowledge_search is bounded to ${budget} characters. Narrow the query or lower "limit".`)

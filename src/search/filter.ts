@@ -11,6 +11,14 @@ import { KIND_INDEX, ownString, STATUS_INDEX } from './schema.js'
 import { scopeRange } from './scope.js'
 
 /** Filter clauses, ready to append to a `WHERE 1` or a `WHERE fts MATCH ?`. */
+/**
+ * The one form a tag is compared and stored in: Unicode NFKC (full-width and compatibility forms folded, so `ＣＩ` is
+ * `ci`), then lowercase. Any script is kept: `性能` is a tag like `redis`.
+ */
+export function tagKey(name: string): string {
+  return name.normalize('NFKC').trim().toLowerCase()
+}
+
 export interface Where {
   sql: string
   params: SQLInputValue[]
@@ -123,7 +131,7 @@ export function whereOf(filter: SearchFilter | undefined, alias: 'doc' | 'fts', 
     }
   }
   if (typeof f.tag === 'string' && f.tag.trim()) {
-    const tag = vocabulary.tagIds.get(f.tag.trim().toLowerCase())
+    const tag = vocabulary.tagIds.get(tagKey(f.tag))
     if (tag === undefined) none = true
     else {
       clauses.push(`EXISTS (SELECT 1 FROM tag WHERE tag.doc = ${alias}.rowid AND tag.id = ?)`)

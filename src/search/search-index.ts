@@ -22,7 +22,7 @@ import { queryTerms } from './tokenize.js'
 import { toHit } from './hits.js'
 import { docRow, INSERT_DOC } from './doc-row.js'
 import { countDocs, facetCounts, listDocs, workspaceCount } from './facets.js'
-import { Vocabulary, whereOf } from './filter.js'
+import { tagKey, Vocabulary, whereOf } from './filter.js'
 import { type Plan, QueryPlanner } from './planner.js'
 export type { Plan }
 import {
@@ -249,7 +249,7 @@ export class SearchIndex {
         bodyText.wholes,
       )
       const addTag = this.stmt('INSERT OR IGNORE INTO tag (doc, id) VALUES (?, ?)')
-      for (const t of new Set(tags.map((x) => x.toLowerCase()))) addTag.run(rowid, this.vocabulary.tag(t))
+      for (const t of new Set(tags.map(tagKey))) addTag.run(rowid, this.vocabulary.tag(t))
       const addTool = this.stmt('INSERT OR IGNORE INTO tool (doc, id) VALUES (?, ?)')
       for (const t of new Set(tools)) addTool.run(rowid, this.vocabulary.useTool(t))
       if (!replaced) this.count_++

@@ -363,7 +363,7 @@ describe('dsh-knowledge read', () => {
     ['a relative path', '../x', /invalid id "\.\.\/x": ids are letters, digits/],
     ['a deeper relative path', '../../../etc/passwd', /invalid id/],
     ['an absolute path', '/etc/passwd', /invalid id "\/etc\/passwd"/],
-    ['an unknown id', 'deadbeef-t9', /no document deadbeef-t9; use knowledge_search to find ids/],
+    ['an unknown id', 'deadbeef-t9', /no document deadbeef-t9; find ids with `dsh-knowledge search <words>`/],
   ])('refuses %s with a clear message and a non-zero exit', async (_name, id, message) => {
     const r = await cli(['read', id, '--root', root])
     expect(r.code).not.toBe(0)

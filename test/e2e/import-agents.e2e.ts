@@ -51,7 +51,7 @@ describe('import --from other agents', () => {
     const root = join(tmp('root'), 'kb')
     const run = await cli(['import', '--from', 'codex', '--root', root], { CODEX_HOME: home })
     expect(run.code, run.stderr).toBe(0)
-    expect(run.stdout).toMatch(/^imported: 1 session\(s\), 1 round\(s\)/)
+    expect(run.stdout).toMatch(/^imported: 1 new round\(s\) of 1 session\(s\), 1 round\(s\)/)
     const docs = allDocuments(root)
     expect(docs).toHaveLength(1)
     expect(docs[0].text).toContain('ON CONFLICT DO NOTHING')

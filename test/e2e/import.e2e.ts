@@ -71,6 +71,11 @@ describe('dsh-knowledge import', () => {
 
     const again = JSON.parse((await cli(['import', '--dsh-home', home.home, '--root', root, '--json'])).stdout)
     expect(again).toMatchObject({ kept: 0, dropped: 0, skipped: 3 })
+    // Said in words too: a second run imported nothing, and its first line says so (issue 28, item 21).
+    const text = await cli(['import', '--dsh-home', home.home, '--root', root])
+    expect(text.code, text.stderr).toBe(0)
+    expect(text.stdout.split('\n')[0]).toBe('nothing new imported: all 3 round(s) of 3 session(s) are already known')
+    expect(text.stdout).not.toMatch(/^imported:/m)
     expect(allDocuments(root)).toEqual(live)
     expect(ledgerEntries(root)).toHaveLength(ledgerEntries(home.knowledgeRoot).length)
   }, 60_000)

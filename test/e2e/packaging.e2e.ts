@@ -52,7 +52,7 @@ describe('the packed bundle', () => {
     }
   })
 
-  it('packs the modules, the patch and the READMEs, and nothing from test/ or bench/', () => {
+  it('packs the modules, the patches, the READMEs and the docs they link, and nothing from test/ or bench/', () => {
     const list = execFileSync('tar', ['-tzf', packedTarball()], { encoding: 'utf8' }).split('\n').filter(Boolean)
     for (const row of rows) expect(list).toContain(`package/${exportTarget(row.name).slice(2)}`)
     expect(list).toContain('package/cordis.patch.yml')
@@ -61,6 +61,10 @@ describe('the packed bundle', () => {
     // The wiki's skills are read from the package at run time.
     for (const skill of ['knowledge-ingest', 'knowledge-query', 'knowledge-lint']) expect(list).toContain(`package/skills/${skill}/SKILL.md`)
     expect(list).toContain('package/README.md')
+    // The "Elsewhere" set-up copies the rc.8 patch out of the installed bundle; the README's map links docs/.
+    expect(list).toContain('package/patches/dsh-rc8.patch.yml')
+    expect(list).toContain('package/docs/configuration.md')
+    expect(list).toContain('package/docs/configuration.zh.md')
     expect(list.some((f) => /^package\/(test|bench|src|client)\//.test(f))).toBe(false)
   })
 

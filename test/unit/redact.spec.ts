@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { compilePatterns, createRedactor, DEFAULT_MASK, RedactConfigError, type Redactor } from '../../src/redact/redactor.js'
 import { buildCorpus, type PositiveItem } from '../fixtures/redact-corpus.js'
+import { cpuMs } from '../../src/redact/cpu-clock.js'
 
 const corpus = buildCorpus()
 const redactor = createRedactor({ enabled: true, mask: DEFAULT_MASK, patterns: [] })
@@ -272,9 +273,9 @@ describe('huge and hostile input', () => {
   for (const [name, make] of Object.entries(hostile)) {
     it(`finishes 10 MB of ${name} without throwing, in a few seconds`, async () => {
       const text = make()
-      const t0 = performance.now()
+      const t0 = cpuMs()
       const out = await redactor.redact(text)
-      const ms = performance.now() - t0
+      const ms = cpuMs() - t0
       expect(typeof out.text).toBe('string')
       expect(out.count).toBeGreaterThanOrEqual(0)
       // Typically 0.5-3 s (see bench/redact.bench.mjs); the bound leaves room for a loaded 2-core CI runner.

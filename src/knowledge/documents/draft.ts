@@ -6,6 +6,7 @@
  */
 import type { DocKind, FrontMatter, Outcome, Redaction, Salience, ToolCall } from '../../types.js'
 import type { Redactor } from '../../redact/redactor.js'
+import { tagKey } from '../../search/filter.js'
 import { countOf, cutRedacted, type FieldInput, redactFields } from '../../redact/fields.js'
 
 /** Bounds for what one document may hold, so a 10 MB tool argument still yields a readable file. */
@@ -99,15 +100,13 @@ export async function redactDraft(draft: DocumentDraft, redactor: Redactor): Pro
   const results = tools.map(() => flat(texts[i++]))
   const redactedTags = tags.map(() => texts[i++])
   const toolNames = tools.map(() => texts[i++].replace(/[^\w.:-]/g, '_'))
-  const maskOrJunk = /\[REDACTED\]|[^\w-]/g
+  // Letters, marks and digits of any script stay (`性能`, `café`); punctuation and spaces become one dash.
+  const maskOrJunk = /\[REDACTED\]|[^\p{L}\p{M}\p{N}_-]/gu
   const cleanTags = [
     ...new Set(
       redactedTags
         .map((t) =>
-          t
-            .split(mask || '\u0000')
-            .join('-')
-            .toLowerCase()
+          tagKey(t.split(mask || '\u0000').join('-'))
             .replace(maskOrJunk, '-')
             .replace(/-+/g, '-')
             .replace(/^-|-$/g, ''),

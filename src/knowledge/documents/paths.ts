@@ -18,11 +18,40 @@ export function resolveRoot(explicit: string | undefined, env: NodeJS.ProcessEnv
   return resolve(cwd, chosen)
 }
 
+/** `person-<name>-<machine>`: where notes a person writes from the command line go (no dsh session holds them). */
+const PERSON_SESSION = /^person-([a-z0-9]{1,16})-[a-f0-9]{8}$/
+
+/**
+ * The session of the notes `user` writes on `host`: their name (lowercase ASCII letters and digits, at most 16; `me`
+ * when none is left) and a hash of user and machine, so two machines sharing a root through git never write the same
+ * ids. Its documents are `<name>-n1`, `<name>-n2`, …
+ */
+export function personSession(user: string, host: string): string {
+  const name =
+    user
+      .normalize('NFKD')
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, '')
+      .slice(0, 16) || 'me'
+  return `person-${name}-${createHash('sha256').update(`${user}@${host}`).digest('hex').slice(0, 8)}`
+}
+
 /**
  * The short id of a session: the first 8 characters of its uuid (`session-<uuid>` → `<uuid>`), lowercased and
  * reduced to `[a-z0-9]`. A session id with no usable characters gets a stable hash instead.
  */
 export function sessionShortId(sessionId: string, length = 8): string {
+  // A person's own notes (`person-<name>-<machine>`, see personSession): the name reads better than a hash, and a
+  // longer prefix (another session already holds the name) adds the hash of the whole session.
+  const person = PERSON_SESSION.exec(sessionId)
+  if (person)
+    return length <= 8
+      ? person[1]
+      : person[1] +
+          createHash('sha256')
+            .update(sessionId)
+            .digest('hex')
+            .slice(0, length - 8)
   const bare = sessionId
     .replace(/^session-/, '')
     .toLowerCase()

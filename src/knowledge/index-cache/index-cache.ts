@@ -5,9 +5,10 @@
  * commits it. Deleting the folder is always safe: the next start rebuilds it from the files.
  *
  * One process at a time owns the file (an exclusive `index.lock` holding its pid; a lock whose process is gone is
- * taken over). The owner opens the file in place and keeps it current with every write; a second process on the same
- * root (a CLI search while dsh runs, a second session) gets a private in-memory index built from the files, as before
- * the cache existed. A file that is missing, unreadable, truncated, of another format, or whose build never finished
+ * taken over). The owner opens the file in place and keeps it current with every write. A read-only process on the
+ * same root (a CLI search while dsh runs) reads the owner's file as it is, and indexes in memory only when a file
+ * changed since the owner indexed it (see view/store-index.ts); a second writing process (a second dsh) gets a private
+ * in-memory index built from the files, as before the cache existed. A file that is missing, unreadable, truncated, of another format, or whose build never finished
  * (killed half-way) is deleted and rebuilt, with one log line saying why.
  * @module dsh-knowledge-sync/knowledge/index-cache/index-cache
  */
