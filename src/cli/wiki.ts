@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseFieldChanges } from '../knowledge/wiki/page-fields.js'
 import { readLogTail, renderLog } from '../knowledge/wiki/op-log.js'
-import { Wiki } from '../knowledge/wiki/wiki.js'
+import { templateText, Wiki } from '../knowledge/wiki/wiki.js'
+import { resolveTypes } from '../knowledge/wiki/page-types.js'
 import type { KnowledgeStore } from '../knowledge/store.js'
 import { type Command, type Invocation, openStore, print, printJson, readStdin, UsageError } from './common.js'
 
@@ -38,8 +39,9 @@ async function contentOf(invocation: Invocation, required: boolean): Promise<str
   return text
 }
 
-async function withWiki<T>(invocation: Invocation, write: boolean, run: (wiki: Wiki, store: KnowledgeStore, scope: string | undefined) => Promise<T>): Promise<T> {
-  const store = await openStore(invocation, { write })
+/** `create`: the command may write the first document of a new base (create, rewrite of the overview, log). */
+async function withWiki<T>(invocation: Invocation, write: boolean, run: (wiki: Wiki, store: KnowledgeStore, scope: string | undefined) => Promise<T>, create = false): Promise<T> {
+  const store = await openStore(invocation, { write, create })
   const wiki = new Wiki(store)
   try {
     const cwd = invocation.values.cwd
@@ -63,16 +65,22 @@ export const create: Command = async (invocation) => {
   if (!invocation.values.title) throw new UsageError('create needs --title T')
   const content = await contentOf(invocation, false)
   const fields = fieldsOf(invocation)
-  return withWiki(invocation, true, async (wiki, _store, scope) => {
-    if (content === undefined) {
-      print(wiki.template(type))
-      return 0
-    }
-    const [page] = await wiki.create([{ type, slug, title: invocation.values.title!, content, fields }], { actor: 'cli', scope })
-    if (invocation.values.json) printJson({ id: page.id, path: page.path, type: page.type, version: page.version })
-    else print(`Created ${page.id} (v:${page.version}) at ${page.path}${page.redacted ? ` (${page.redacted} secret-like value(s) masked)` : ''}`)
+  // The template needs no knowledge base.
+  if (content === undefined) {
+    print(templateText(resolveTypes(), type))
     return 0
-  })
+  }
+  return withWiki(
+    invocation,
+    true,
+    async (wiki, _store, scope) => {
+      const [page] = await wiki.create([{ type, slug, title: invocation.values.title!, content, fields }], { actor: 'cli', scope })
+      if (invocation.values.json) printJson({ id: page.id, path: page.path, type: page.type, version: page.version })
+      else print(`Created ${page.id} (v:${page.version}) at ${page.path}${page.redacted ? ` (${page.redacted} secret-like value(s) masked)` : ''}`)
+      return 0
+    },
+    true,
+  )
 }
 
 export const edit: Command = async (invocation) => {
@@ -93,12 +101,17 @@ export const rewrite: Command = async (invocation) => {
   if (!id) throw new UsageError('rewrite needs <id> --content-file F|-')
   const content = await contentOf(invocation, true)
   const fields = fieldsOf(invocation)
-  return withWiki(invocation, true, async (wiki, _store, scope) => {
-    const page = await wiki.rewrite(id, content, fields, { actor: 'cli', scope })
-    if (invocation.values.json) printJson({ id: page.id, path: page.path, type: page.type, version: page.version })
-    else print(`Rewrote ${page.id} (v:${page.version})`)
-    return 0
-  })
+  return withWiki(
+    invocation,
+    true,
+    async (wiki, _store, scope) => {
+      const page = await wiki.rewrite(id, content, fields, { actor: 'cli', scope })
+      if (invocation.values.json) printJson({ id: page.id, path: page.path, type: page.type, version: page.version })
+      else print(`Rewrote ${page.id} (v:${page.version})`)
+      return 0
+    },
+    true,
+  )
 }
 
 export const log: Command = async (invocation) => {
@@ -115,10 +128,15 @@ export const log: Command = async (invocation) => {
     }
   }
   if (!operation || !what) throw new UsageError('log needs --operation OP --what TEXT [--page ID]... (no flags: print the last ten)')
-  return withWiki(invocation, true, async (wiki, _store, scope) => {
-    const entry = await wiki.log(operation, what, page ?? [], { actor: 'cli', scope })
-    if (invocation.values.json) printJson(entry)
-    else print(`Logged ${entry.at} ${entry.operation}: ${entry.what}`)
-    return 0
-  })
+  return withWiki(
+    invocation,
+    true,
+    async (wiki, _store, scope) => {
+      const entry = await wiki.log(operation, what, page ?? [], { actor: 'cli', scope })
+      if (invocation.values.json) printJson(entry)
+      else print(`Logged ${entry.at} ${entry.operation}: ${entry.what}`)
+      return 0
+    },
+    true,
+  )
 }

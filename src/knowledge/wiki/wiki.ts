@@ -39,6 +39,20 @@ export function onPageIngested(store: KnowledgeStore, listener: (event: Ingested
   return () => set.delete(listener)
 }
 
+/** The template of type `name` among `types`, with its fields named; throws for an unknown type. */
+export function templateText(types: readonly PageType[], name: string): string {
+  const type = types.find((t) => t.type === name)
+  if (!type) throw new Error(`no page type "${name}"; the types: ${types.map((t) => t.type).join(', ')}`)
+  const fields = type.fields.filter((f) => !f.byStore)
+  return [
+    `Template of a ${type.type} page (${type.description}) Call knowledge_create again with this as "content", filled in:`,
+    '',
+    type.template.trimEnd(),
+    '',
+    fields.length ? `Fields: ${fields.map((f) => `${f.name}${f.list ? ' (a list)' : ''}${f.description ? `: ${f.description}` : ''}`).join('; ')}.` : 'No fields.',
+  ].join('\n')
+}
+
 /** Who writes and from which workspace (links and `pages` reach what that workspace sees). */
 export interface WikiCaller {
   actor: string
@@ -69,16 +83,7 @@ export class Wiki {
 
   /** The type's template, with its fields named (what knowledge_create returns without content). */
   template(name: string): string {
-    const type = this.typeOf(name)
-    if (!type) throw new Error(`no page type "${name}"; the types: ${this.types.map((t) => t.type).join(', ')}`)
-    const fields = type.fields.filter((f) => !f.byStore)
-    return [
-      `Template of a ${type.type} page (${type.description}) Call knowledge_create again with this as "content", filled in:`,
-      '',
-      type.template.trimEnd(),
-      '',
-      fields.length ? `Fields: ${fields.map((f) => `${f.name}${f.list ? ' (a list)' : ''}${f.description ? `: ${f.description}` : ''}`).join('; ')}.` : 'No fields.',
-    ].join('\n')
+    return templateText(this.types, name)
   }
 
   private context(caller: WikiCaller): PageContext {
