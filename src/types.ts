@@ -33,6 +33,11 @@ export interface Round {
   answer: string
   outcome: Outcome
   tools: ToolCall[]
+  /**
+   * The question the agent's previous answer in this session ended on, when this round's message answers it
+   * ("Which package manager?" … "pnpm, always"): kept with the stating round so the fact reads whole.
+   */
+  asked?: string
 }
 
 /** A deterministic judgement of whether a round carries knowledge. */

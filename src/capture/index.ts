@@ -11,6 +11,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import z from '@deepseek-ai/schemastery'
 import type {} from '@deepseek-ai/dsh-session'
 import type {} from '../knowledge/index.js'
+import { AskedQuestions } from './asked.js'
 import { captureRound } from './keep-round.js'
 import { foldRound, type TurnEvent } from './round.js'
 import { sectionSchema } from '../knowledge/settings/settings.js'
@@ -65,10 +66,11 @@ export function apply(ctx: Context, config: Config): void {
   const logger = ctx.logger('knowledge-capture')
   const store = ctx.knowledge
   const open = new Map<string, OpenTurn>()
+  const asked = new AskedQuestions()
   const settings = liveSettings(ctx, config, logger)
   const distiller = new Distiller(ctx, store, settings, logger)
   const queue = new CaptureQueue(
-    (turn) => keepTurn(store, turn, settings(), distiller, logger),
+    (turn) => keepTurn(store, turn, settings(), distiller, logger, asked),
     (error) => logger.error('capture failed: %s', (error as Error).stack ?? error),
   )
 
@@ -149,12 +151,13 @@ function turnNumber(turn: OpenTurn): number {
 }
 
 /** The capture queue's job: fold the turn into a round, keep it or not, and hand a kept round to distillation. */
-async function keepTurn(store: KnowledgeStore, turn: OpenTurn, current: Config, distiller: Distiller, logger: Logger): Promise<void> {
+async function keepTurn(store: KnowledgeStore, turn: OpenTurn, current: Config, distiller: Distiller, logger: Logger, asked: AskedQuestions): Promise<void> {
   if (!current.captureSubagents && turn.subagent) return
   let round: Round
   let result: Awaited<ReturnType<typeof captureRound>>
   try {
     round = foldRound(turn.events as TurnEvent[], { session: turn.session, cwd: turn.cwd })
+    round = asked.attach(round)
     result = await captureRound(store, round, { minScore: current.salience.minScore, keepFailedResults: current.keepFailedResults })
   } catch (error) {
     // Trigger: folding or scoring threw on a hostile round. Outcome: counted `failed` with the reason, never lost silently.

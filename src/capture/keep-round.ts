@@ -36,16 +36,14 @@ export function roundDraft(round: Round, salience: Salience, keepFailedResults =
   return {
     kind: 'raw',
     // Taken from the question only after the store has redacted it (redact first, then cut).
-    title: { source: round.question || round.answer, derive: (redacted, mask) => titleFrom(redacted, 80, mask) },
+    // A reply to the agent's question is titled with the question first: "Which package manager? pnpm, always".
+    title: { source: round.asked ? `${round.asked} ${round.question}` : round.question || round.answer, derive: (redacted, mask) => titleFrom(redacted, 80, mask) },
     cwd: round.cwd,
     created: round.created,
     session: round.session,
     turn: round.turn,
     outcome: round.outcome,
-    sections: [
-      { heading: 'Question', text: round.question },
-      { heading: 'Answer', text: round.answer },
-    ],
+    sections: [...(round.asked ? [{ heading: 'Asked', text: round.asked }] : []), { heading: 'Question', text: round.question }, { heading: 'Answer', text: round.answer }],
     tools: round.tools,
     keepFailedResults,
     tags: deriveTags(round),

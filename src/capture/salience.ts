@@ -5,6 +5,7 @@
  * @module dsh-knowledge-sync/capture/salience
  */
 import type { Round, Salience, ToolCall } from '../types.js'
+import { answersWithFact, type StatedKind, statedKinds } from './statement.js'
 
 /** The default bar, measured on test/fixtures/salience-set.json (see docs/salience.md). */
 export { DEFAULT_MIN_SCORE } from '../knowledge/settings/fields.js'
@@ -35,6 +36,15 @@ export const WEIGHTS = {
   fix: 1.5,
   rule: 1.5,
   path: 1,
+  // The person stated something lasting (./statement.ts): the first kind alone clears the default bar.
+  'stated-correction': 3,
+  'stated-rule': 3,
+  'stated-decision': 3,
+  'stated-preference': 3,
+  'stated-fact': 3,
+  'stated-owner': 3,
+  'stated-schedule': 3,
+  'stated-channel': 3,
   'code-block': 1,
   length: 2, // the cap, not a fixed amount
   echo: -4,
@@ -286,8 +296,23 @@ export const LENGTH_FROM_WORDS = 20
 /** …and reaches its cap (WEIGHTS.length) at this many. */
 export const LENGTH_FULL_WORDS = 100
 
+/**
+ * What the person's message of a round states (./statement.ts), strongest first; `asked`: the agent's question the
+ * message answers (./asked.ts), which makes a bare "pnpm" a stated fact.
+ */
+export function statedIn(question: string, asked?: string): StatedKind[] {
+  const kinds = statedKinds(question ?? '', detectSignals)
+  if (asked && !kinds.includes('fact') && answersWithFact(question ?? '', detectSignals)) kinds.push('fact')
+  return kinds
+}
+
+/** Each further kind the person stated adds this much to the first one's weight. */
+const FURTHER_STATED = 0.5
+/** Answer-side penalties an acknowledgement of a statement does not get: "Got it" is the right reply to a rule. */
+const ACK_PENALTIES: readonly ReasonName[] = ['ack', 'too-short', 'no-signal', 'terse-status']
+
 /** Score a round's content. Deterministic: the same question, answer and tools always give the same salience. */
-export function scoreRound(round: Pick<Round, 'question' | 'answer' | 'tools'>): Salience {
+export function scoreRound(round: Pick<Round, 'question' | 'answer' | 'tools' | 'asked'>): Salience {
   const answer = round.answer ?? ''
   if (answer.trim() === '') return { score: 0, reasons: [NO_ANSWER] }
   const text = answer.length > SCAN_LIMIT ? answer.slice(0, SCAN_LIMIT) : answer
@@ -311,6 +336,10 @@ export function scoreRound(round: Pick<Round, 'question' | 'answer' | 'tools'>):
     if (words < SHORT_MAX_WORDS) fired.set('too-short', WEIGHTS['too-short'])
     else fired.set('no-signal', WEIGHTS['no-signal'])
   }
+
+  const stated = statedIn(round.question, round.asked)
+  stated.forEach((kind, k) => fired.set(`stated-${kind}`, k === 0 ? WEIGHTS[`stated-${kind}`] : FURTHER_STATED))
+  if (stated.length) for (const penalty of ACK_PENALTIES) fired.delete(penalty)
 
   let score = 0
   for (const w of fired.values()) score += w

@@ -6,13 +6,15 @@
  * @module dsh-knowledge-sync/capture/tags
  */
 import type { Round, ToolCall } from '../types.js'
-import { SCAN_LIMIT, detectSignals } from './salience.js'
+import { SCAN_LIMIT, detectSignals, statedIn } from './salience.js'
+import { statesWayOfWorking } from './statement.js'
+import { PREFERENCE_STATED_TAG as PREFERENCE_STATED } from '../knowledge/store-types.js'
 
 /** At most this many tags per round. */
 export const MAX_TAGS = 8
 
 /** Kinds of round, derived from the answer's salience signals and a few keywords. Listed in output order. */
-export const KIND_TAGS = ['error', 'fix', 'decision', 'workaround', 'config', 'test', 'performance'] as const
+export const KIND_TAGS = [PREFERENCE_STATED, 'error', 'fix', 'decision', 'workaround', 'config', 'test', 'performance'] as const
 
 /** Languages and ecosystems, each with the patterns that reveal it anywhere in the round. Listed in output order. */
 const TOPIC_RULES: ReadonlyArray<readonly [string, readonly RegExp[]]> = [
@@ -195,6 +197,7 @@ export function deriveTags(round: Pick<Round, 'question' | 'answer' | 'tools' | 
   const qSignals = detectSignals(question)
   if (signals.has('error-code') || (diagnosed && (qSignals.includes('error-code') || ERROR_WORDS_RE.test(question)))) found.add('error')
   if (signals.has('fix') || FIXED_RE.test(answer)) found.add('fix')
+  if (statesWayOfWorking(statedIn(question))) found.add(PREFERENCE_STATED)
   if (signals.has('decision')) found.add('decision')
   if (signals.has('workaround')) found.add('workaround')
   if (signals.has('config') && (CONFIG_TAG_RE.test(question) || CONFIG_TAG_RE.test(answer) || ASSIGNMENT_SPAN_RE.test(answer))) found.add('config')

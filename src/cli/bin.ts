@@ -46,6 +46,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   audit: async () => (await import('./sync.js')).audit,
   promote: async () => (await import('./sync.js')).promote,
   'regenerate-md': async () => (await import('./sync.js')).regenerateMd,
+  originals: async () => (await import('./originals.js')).originals,
   mcp: async () => (await import('./mcp.js')).mcp,
   index: async () => (await import('./wiki.js')).index,
   create: async () => (await import('./wiki.js')).create,
@@ -73,7 +74,7 @@ Usage:
   dsh-knowledge init --git [--root DIR] [--json]
   dsh-knowledge import [--dsh-home DIR] [--since DATE] [--session ID] [--cwd DIR] [--min-score N] [--dry-run] [--json]
   dsh-knowledge import --from claude-code|codex [--transcripts DIR] [--since DATE] [--cwd DIR] [--dry-run] [--json]
-  dsh-knowledge sync [--root DIR] [--dry-run] [--source NAME] [--json]   (status = sync --dry-run)
+  dsh-knowledge sync [--root DIR] [--dry-run] [--source NAME] [--json]   upstream: refresh curated sections (status = sync --dry-run)
   dsh-knowledge status|discover|audit|regenerate-md [--root DIR] [--json]
   dsh-knowledge promote --url U --file F --section S [--reason TEXT] [--root DIR] [--json]
   dsh-knowledge mcp [--root DIR] [--cwd DIR]      (a stdio MCP server: the same tools for any MCP client)
@@ -84,6 +85,12 @@ Usage:
   dsh-knowledge rewrite <id> --content-file F|- [--field name=value]... [--json]   (<id> overview: the overview)
   dsh-knowledge log [--operation OP --what TEXT [--page ID]...] [--json]  (no flags: the last ten, newest first)
   dsh-knowledge read overview|log [--root DIR] [--json]
+  dsh-knowledge originals list [--json]                  the files the knowledge base is built from (originals/)
+  dsh-knowledge originals extract <path> [--from N] [--to N] [--json]
+  dsh-knowledge originals add <file> --as <destination> [--replaces PATH]
+  dsh-knowledge originals download <url> --as <destination> [--replaces PATH]
+  dsh-knowledge originals retire <path> --why wrong|replaced --reason TEXT [--replaced-by PATH]
+                     (all: [--root DIR] [--folder DIR] [--json])
 
 The root is --root, else $DSH_KNOWLEDGE_ROOT, else ./knowledge; it must be an existing folder (capture, note and
 import create it). --cwd applies the workspace rule as if a session ran there; without it everything under the root
@@ -138,6 +145,12 @@ async function main(argv: string[]): Promise<number> {
       file: { type: 'string' },
       section: { type: 'string' },
       from: { type: 'string' },
+      to: { type: 'string' },
+      as: { type: 'string' },
+      why: { type: 'string' },
+      'replaced-by': { type: 'string' },
+      replaces: { type: 'string' },
+      folder: { type: 'string' },
       transcripts: { type: 'string' },
       'content-file': { type: 'string' },
       field: { type: 'string', multiple: true },

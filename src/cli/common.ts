@@ -43,6 +43,12 @@ export interface Invocation {
     file?: string
     section?: string
     from?: string
+    to?: string
+    as?: string
+    why?: string
+    'replaced-by'?: string
+    replaces?: string
+    folder?: string
     transcripts?: string
     'content-file'?: string
     field?: string[]

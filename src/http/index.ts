@@ -66,6 +66,7 @@ export function apply(ctx: Context, config: Config): void {
     { pattern: /^\/health\/run$/, run: (_match: RegExpExecArray, _body: unknown, scope: string | undefined) => probeHealth(store, { scope, sample: PAGE_PROBE_SAMPLE }) },
   ]
   const handler = createHandler(store, { path: config.path, trustedHosts: config.trustedHosts, pageSize: config.pageSize, mutations, reads: sources.reads })
+  ctx.effect(() => () => handler.close(), 'knowledge-http revision counter')
   ctx.inject(['webServer'], (web) => {
     web.effect(() => web.webServer.register({ kind: 'prefix', path: config.path, handler }), 'knowledge-http route')
     web.logger('knowledge-http').debug('serving %s', config.path)

@@ -61,15 +61,18 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>
 
+/** The routes' handler; `close` stops it following the store (the row's disposer: a reloaded row must not pile up listeners). */
+export type PageHandler = RouteHandler & { close(): void }
+
 /** The handler for every request under the prefix. */
-export function createHandler(store: KnowledgeStore, options: RouteOptions): RouteHandler {
+export function createHandler(store: KnowledgeStore, options: RouteOptions): PageHandler {
   const tokens = new PageTokens()
   // Bumped on every document written or removed (here or on disk): the page polls it to stay live cheaply.
   let revision = 0
-  store.onChange(() => {
+  const unfollow = store.onChange(() => {
     revision++
   })
-  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const handler = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const refused = refusal(req, options.trustedHosts)
     if (refused) return send(res, 403, { error: `forbidden: ${refused}` })
     const url = new URL(req.url ?? '/', 'http://127.0.0.1')
@@ -148,4 +151,5 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Rou
       return send(res, 400, { error: (error as Error).message })
     }
   }
+  return Object.assign(handler, { close: () => void unfollow() })
 }

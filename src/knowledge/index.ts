@@ -89,6 +89,9 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   })
   ctx.effect(() => () => store.close(), 'knowledge store')
   const scan = store.start().catch((error: unknown) => logger.warn('indexing %s failed: %s', store.root, (error as Error).message))
-  await Promise.race([scan, new Promise((resolve) => setTimeout(resolve, BOOT_INDEX_WAIT_MS).unref())])
+  // The wait is cleared once the scan wins: a reloaded row must not leave one timer per load behind.
+  let wait: NodeJS.Timeout | undefined
+  await Promise.race([scan, new Promise((resolve) => (wait = setTimeout(resolve, BOOT_INDEX_WAIT_MS).unref()))])
+  clearTimeout(wait)
   logger.debug('root %s, %d document(s) indexed', store.root, store.size)
 }

@@ -25,6 +25,12 @@ export interface PreparedDocument extends WrittenDocument {
   replaced?: string[]
 }
 
+/**
+ * The tag capture gives a round in which the person stated how they want work done; recall reads it to suggest a
+ * preference note (the two rows never import each other: the name lives with the store they share).
+ */
+export const PREFERENCE_STATED_TAG = 'preference-stated'
+
 export type StoreChange = { type: 'written' | 'removed'; id: string; path: string; kind?: string; cwd?: string }
 
 export interface StoreLogger {

@@ -172,7 +172,7 @@ export class KnowledgeStore {
       if (this.holds.size) await this.holds.settle(CLOSE_HOLD_MS)
       this.closed = true
       await this.flush()
-      this.indexed.close()
+      await this.indexed.close()
     })()
     return this.closing
   }

@@ -15,6 +15,7 @@ import { PointerMemo, pointerText, promptSafe } from './pointer.js'
 import { parseSearchArgs } from '../knowledge/query.js'
 import { READ_PARAMETERS, READ_TOOL, readForSession } from './read-tool.js'
 import { renderHits, SEARCH_TOOL } from './search-tool.js'
+import { StatedRounds } from './stated.js'
 import { READ_DESCRIPTION, SEARCH_DESCRIPTION, SEARCH_PARAMETERS } from './tool-specs.js'
 import { ReadState } from './read-state.js'
 import { presentReadCall, presentReadResult, presentSearchCall, presentSearchResult, READ_OUTPUT, readsInLog, SEARCH_OUTPUT } from './presentation.js'
@@ -102,6 +103,16 @@ export function apply(ctx: Context, config: Config): void {
     text: (assembly) => promptSafeContext(reads.contextText(readerOf((assembly as { agent?: unknown }).agent), version)),
   })
   installCompactionStubs(ctx, reads)
+
+  // A round where the person stated a way of working: the next request suggests a preference note (the tag is
+  // capture's; ~60 tokens, sent once per newly stated round, never in the system prompt).
+  const stated = new StatedRounds()
+  ctx.effect(() => stated.follow(store), 'knowledge-recall stated rounds')
+  ctx.systemPrompt.context({
+    name: 'knowledge-sync:stated-preference',
+    order: CHANGES_ORDER + 1,
+    text: (assembly) => stated.contextText(sessionOf((assembly as { agent?: unknown }).agent)?.id),
+  })
 
   const memo = new PointerMemo()
   ctx.systemPrompt.section({

@@ -3,15 +3,23 @@
  * comment-filter rule, so a `secretlint-disable` comment in a model's output cannot switch detection off) over the
  * text in bounded chunks with a time budget, and turns its findings into spans of just the secret value. The own
  * rules already cover every preset rule, so this only adds spans when the preset learns something new.
+ *
+ * secretlint's profiler (`@secretlint/profiler`, one instance per process, on by default) marks every rule of every
+ * call on the global performance timeline and keeps each mark, measure and promise in its own arrays for ever: about
+ * 280 entries (tens of KB) per redaction, without end in a process that runs for days. This module never reads the
+ * profile, so it switches the profiler off when it loads, before its first lint (issue 24).
  * @module dsh-knowledge-sync/redact/secretlint
  */
 import { lintSource } from '@secretlint/core'
+import { secretLintProfiler } from '@secretlint/profiler'
 import { rules as recommendRules } from '@secretlint/secretlint-rule-preset-recommend'
 import { PRIORITY, type Span } from './scan.js'
 import { cpuMs } from './cpu-clock.js'
 
 type LintConfig = Parameters<typeof lintSource>[0]['options']['config']
 type LintMessage = Awaited<ReturnType<typeof lintSource>>['messages'][number]
+
+secretLintProfiler.setEnabled(false)
 
 const FILTER_COMMENTS = '@secretlint/secretlint-rule-filter-comments'
 const CONFIG: LintConfig = {

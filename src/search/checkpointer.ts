@@ -93,10 +93,13 @@ export class Checkpointer {
   stop(): Promise<void> {
     this.stopping = true
     return new Promise((resolve) => {
-      this.worker.once('exit', () => resolve())
-      this.worker.postMessage('stop')
       // A worker stuck in a checkpoint is ended rather than waited for: the WAL stays valid either way.
-      setTimeout(() => void this.worker.terminate(), 2000).unref()
+      const stuck = setTimeout(() => void this.worker.terminate(), 2000).unref()
+      this.worker.once('exit', () => {
+        clearTimeout(stuck)
+        resolve()
+      })
+      this.worker.postMessage('stop')
     })
   }
 }

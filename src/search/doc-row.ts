@@ -7,6 +7,7 @@
 import type { KnowledgeDoc } from '../types.js'
 import { hasHan } from './expand/index.js'
 import { asStrings, epoch, KIND_INDEX, STATUS_INDEX, stripTitle } from './schema.js'
+import type { StatementSync } from 'node:sqlite'
 import { indexStreams } from './tokenize.js'
 
 /** The `doc` insert; its values are the rowid, then {@link DocRowValues.columns}. */
@@ -23,9 +24,9 @@ export interface DocRowValues {
   tools: string[]
   /** The `doc` columns after the rowid, in {@link INSERT_DOC}'s order. */
   columns: Array<string | number | null>
-  titleText: { words: string; wholes: string }
-  tagText: { words: string; wholes: string }
-  bodyText: { words: string; wholes: string }
+  titleText: { words: string; wholes: string; chars: string }
+  tagText: { words: string; wholes: string; chars: string }
+  bodyText: { words: string; wholes: string; chars: string }
   /** The title or body holds Chinese characters (only looked for when `checkHan`). */
   han: boolean
 }
@@ -74,4 +75,15 @@ export function docRow(doc: KnowledgeDoc, checkHan: boolean): DocRowValues {
     stamp?.seenMs ?? null,
   ]
   return { id, kind, status, body, tags, tools, columns, titleText, tagText, bodyText, han }
+}
+
+type Streams = { words: string; wholes: string; chars: string }
+
+/**
+ * Writes a document's token streams: the FTS5 row (identifier wholes in columns of their own) and, when its text has
+ * Han characters, their single characters in `fts_chars` (see chars.ts).
+ */
+export function insertTokens(stmt: (sql: string) => StatementSync, rowid: number, title: Streams, tags: Streams, body: Streams): void {
+  stmt('INSERT INTO fts (rowid, title, tags, body, title_id, body_id) VALUES (?, ?, ?, ?, ?, ?)').run(rowid, title.words, tags.words + tags.wholes, body.words, title.wholes, body.wholes)
+  if (title.chars || body.chars) stmt('INSERT INTO fts_chars (rowid, chars) VALUES (?, ?)').run(rowid, title.chars + body.chars)
 }

@@ -35,7 +35,7 @@ export function addExpansion(planner: QueryPlanner, pool: Map<number, number>, e
   const dfOf = (phrase: string): number => {
     if (planner.absent.has(phrase)) return 0
     const n = planner.df(phrase, dfCap)
-    if (!n) planner.absent.add(phrase)
+    if (!n) planner.noteAbsent(phrase)
     return n
   }
   const live = extra
@@ -78,7 +78,9 @@ export function addExpansion(planner: QueryPlanner, pool: Map<number, number>, e
     const ownRows = own.reduce((a, t) => a + planner.df(t, dfCap), 0)
     // Exact for rare words (ranking their rows is cheap); for words in many documents the best score of the page's
     // candidates bounds it (ranking hundreds of rows for a cap would double the query's cost).
-    const best = !own.length ? Infinity : ownRows <= EXACT_CAP_ROWS ? -(planner.rank(own.map(quote).join(' OR '), where, 1)[0]?.s ?? -ownBest) : ownBest
+    // Words the index lacks (a lone character, a word nobody wrote) are capped by the best of the user's own evidence
+    // found so far (other words, the characters channel); only a query that found nothing lets translations through uncapped.
+    const best = !own.length ? (ownBest > 0 ? ownBest : Infinity) : ownRows <= EXACT_CAP_ROWS ? -(planner.rank(own.map(quote).join(' OR '), where, 1)[0]?.s ?? -ownBest) : ownBest
     const cap = Math.max(...byWeight.keys()) * best
     for (const [r, v] of added) pool.set(r, (pool.get(r) ?? 0) + Math.min(v, cap))
   }

@@ -47,8 +47,9 @@ const FILE_SCHEMA = `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NUL
 /**
  * The format key stored in a file: schema version, schema text and tokenizer output fingerprinted. Version 2: rowids
  * carry the status beside the kind (`seq * 32 + status * 8 + kind`), `doc.superseded_by`, `doc.relations`, `meta.han`.
+ * Version 3: the `doc_session` index (conversational context) and CJK single characters in the `chars` column.
  */
-export const INDEX_FORMAT = `dsh-knowledge-index/2:${createHash('sha256')
+export const INDEX_FORMAT = `dsh-knowledge-index/3:${createHash('sha256')
   .update(SCHEMA)
   .update(FILE_SCHEMA)
   .update(JSON.stringify(indexStreams(PROBE)))

@@ -19,6 +19,11 @@ export interface SearchIndexOptions {
    * default 2, so naming the identifier beats mentioning its parts.
    */
   identWeight?: number
+  /**
+   * Weight of the single-character channel (a Chinese run's characters ranked in the `fts_chars` table, see chars.ts)
+   * relative to the best score of the query's own words; `0` turns it off.
+   */
+  charWeight?: number
   /** Rank multiplier for documents that contain every query term; default 1.6. */
   allTermsBonus?: number
   /** Rank multiplier of a superseded document (its successor should come first); default 0.5. */
@@ -35,9 +40,19 @@ export interface SearchIndexOptions {
    * off, an object turns single sources off.
    */
   expand?: boolean | ExpandOptions
+  /**
+   * Conversational context: the share of a strong hit's score lent to the rounds next to it in its session (turn ± 2;
+   * see context.ts); `0` turns it off.
+   */
+  context?: number
   /** Told how each search was evaluated (benches and tests count plans; see {@link Plan}). */
   onPlan?: (plan: Plan) => void
 }
+
+/** The default neighbour weight of conversational context (measured on LoCoMo's development half; docs/search.md). */
+export const DEFAULT_CONTEXT = 0.5
+/** The default weight of the single-character channel (retrieval set, cjk-short against cjk and xlang; docs/search.md). */
+export const DEFAULT_CHARS = 0.15
 
 /** {@link SearchIndexOptions} with their defaults applied. */
 export interface ResolvedOptions {
@@ -45,6 +60,10 @@ export interface ResolvedOptions {
   snippetWidth: number
   /** Query expansion's sources; undefined when expansion is off. */
   expand: ExpandOptions | undefined
+  /** The neighbour weight of conversational context (0: off). */
+  context: number
+  /** The weight of the single-character channel (0: off). */
+  chars: number
 }
 
 /** Applies the defaults (a non-positive or non-finite number falls back to its default). */
@@ -64,6 +83,8 @@ export function resolveOptions(options: SearchIndexOptions): ResolvedOptions {
       budget: finite(options.scoreBudget, 500),
     },
     snippetWidth: finite(options.snippetWidth, 200),
+    context: options.context === 0 ? 0 : finite(options.context, DEFAULT_CONTEXT),
+    chars: options.charWeight === 0 ? 0 : finite(options.charWeight, DEFAULT_CHARS),
     expand: options.expand === false ? undefined : options.expand === true || options.expand === undefined ? {} : options.expand,
   }
 }

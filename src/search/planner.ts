@@ -63,6 +63,12 @@ interface AllTerms {
   postings: number
 }
 
+/**
+ * Entries each planning cache holds at most. Both are otherwise cleared only by writes: a process that searches for
+ * days without writing (a read-only CLI beside dsh, a quiet base) would keep every token ever asked for.
+ */
+export const PLANNING_CACHE_MAX = 10_000
+
 /** Plans and runs the ranking passes of one index; keeps the document-frequency cache it plans with. */
 export class QueryPlanner {
   /** Document frequency per query token, for query planning only (never for scores: FTS5 computes those). */
@@ -76,6 +82,17 @@ export class QueryPlanner {
   private readonly bm25: string
   /** Query-expansion phrases the corpus does not hold (most dictionary translations); forgotten at the next write. */
   readonly absent = new Set<string>()
+
+  /** Remembers that the corpus holds no `phrase` (until the next write), within {@link PLANNING_CACHE_MAX}. */
+  noteAbsent(phrase: string): void {
+    if (this.absent.size >= PLANNING_CACHE_MAX) this.absent.clear()
+    this.absent.add(phrase)
+  }
+
+  /** Entries in the planning caches (tests). */
+  get cached(): { df: number; absent: number } {
+    return { df: this.dfCache.size, absent: this.absent.size }
+  }
   /** The plan of the last {@link candidates} call. */
   plan: Plan = 'none'
 
@@ -103,8 +120,11 @@ export class QueryPlanner {
     }
   }
 
-  /** Scored candidates (rowid → final score, higher is better) that contain the top `window` of the ranking. */
-  candidates(terms: QueryTerm[], where: Where, window: number): Map<number, number> {
+  /**
+   * Scored candidates (rowid → final score, higher is better) that contain the top `window` of the ranking; each pass
+   * keeps up to `depth` rows (≥ window: conversational context wants the rows just below the page with their scores).
+   */
+  candidates(terms: QueryTerm[], where: Where, window: number, depth = window): Map<number, number> {
     const n = this.host.size
     const df = new Map<string, number>()
     const dfOf = (t: string): number => {
@@ -146,8 +166,8 @@ export class QueryPlanner {
     if (sum(active) <= this.budget) {
       // Few enough matching rows to score them all.
       this.plan = 'exact'
-      add(this.rank(or(active), where, window))
-      if (all) this.applyBonus(all, where, window, 0, pool)
+      add(this.rank(or(active), where, depth))
+      if (all) this.applyBonus(all, where, window, depth, 0, pool)
       return pool
     }
     const sorted = [...active].sort((a, b) => df.get(a)! - df.get(b)!)
@@ -169,11 +189,11 @@ export class QueryPlanner {
     const rest = sorted.slice(drivers.length)
     const d = or(drivers)
     // Rows holding only drivers are scored exactly by the drivers alone.
-    add(this.rank(d, where, window, from))
+    add(this.rank(d, where, depth, from))
     if (all) {
       // Rows holding every term are scored exactly (with every phrase) by the AND query and get the bonus; rows
       // holding a driver and some common terms keep their driver score (an underestimate): approximate.
-      this.applyBonus(all, where, window, from, pool)
+      this.applyBonus(all, where, window, depth, from, pool)
       this.plan = rest.length || from ? 'approx' : 'pruned'
       return pool
     }
@@ -186,7 +206,7 @@ export class QueryPlanner {
       scored.push(t)
       postings += df.get(t)!
     }
-    if (scored.length) add(this.rank(`(${d}) AND (${or(scored)})`, where, window, from))
+    if (scored.length) add(this.rank(`(${d}) AND (${or(scored)})`, where, depth, from))
     // Exact when no document outside the candidates could reach the page: it would hold only common tokens, and bm25
     // gives a token at most idf × (k1 + 1).
     const maxBoost = Math.max(...Object.values(this.boost))
@@ -243,9 +263,9 @@ export class QueryPlanner {
    * every term's posting list (bm25 counts the rows holding each) plus the rows themselves (at most as many as hold
    * the rarest term); when either is large, only the best candidates already found are tested (no bm25, no counts).
    */
-  private applyBonus(all: AllTerms, where: Where, window: number, from: number, pool: Map<number, number>): void {
+  private applyBonus(all: AllTerms, where: Where, window: number, depth: number, from: number, pool: Map<number, number>): void {
     if ((all.rows <= this.budget || from) && all.postings <= POSTINGS_PER_BUDGET * this.budget) {
-      for (const r of this.rank(all.expr, where, window, from)) pool.set(r.r, Math.max(pool.get(r.r) ?? 0, -r.s) * this.bonus)
+      for (const r of this.rank(all.expr, where, depth, from)) pool.set(r.r, Math.max(pool.get(r.r) ?? 0, -r.s) * this.bonus)
       return
     }
     // One statement per candidate: `rowid = ?` lets FTS5 seek each posting list (~15 µs a probe), where an IN list
@@ -277,7 +297,10 @@ export class QueryPlanner {
     } catch {
       n = 0
     }
-    if (n > 0) this.dfCache.set(token, { n, cap })
+    if (n > 0) {
+      if (this.dfCache.size >= PLANNING_CACHE_MAX) this.dfCache.clear()
+      this.dfCache.set(token, { n, cap })
+    }
     return n
   }
 

@@ -106,6 +106,7 @@ export const SCHEMA = `
   );
   CREATE INDEX doc_created ON doc (created_ms);
   CREATE INDEX doc_cwd ON doc (cwd);
+  CREATE INDEX doc_session ON doc (session, turn) WHERE session IS NOT NULL;
   CREATE TABLE body (rowid INTEGER PRIMARY KEY, text TEXT NOT NULL);
   CREATE TABLE tag (doc INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (doc, id)) WITHOUT ROWID;
   CREATE INDEX tag_by_id ON tag (id, doc);
@@ -116,6 +117,7 @@ export const SCHEMA = `
     title, tags, body, title_id, body_id, content = '', contentless_delete = 1, detail = full,
     tokenize = "porter unicode61 remove_diacritics 2 tokenchars '_'"
   );
+  CREATE VIRTUAL TABLE fts_chars USING fts5(chars, content = '', contentless_delete = 1, detail = full, tokenize = "unicode61");
 `
 
 export const finite = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : fallback)

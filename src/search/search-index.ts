@@ -20,11 +20,10 @@ import type { FileStamp, KnowledgeDoc, SearchFilter, SearchHit } from '../types.
 import type { Facets } from '../wire.js'
 import { queryTerms } from './tokenize.js'
 import { toHit } from './hits.js'
-import { docRow, INSERT_DOC } from './doc-row.js'
+import { docRow, INSERT_DOC, insertTokens } from './doc-row.js'
 import { countDocs, facetCounts, listDocs, workspaceCount } from './facets.js'
 import { tagKey, Vocabulary, whereOf } from './filter.js'
 import { type Plan, QueryPlanner } from './planner.js'
-export type { Plan }
 import {
   asStrings,
   DEFAULT_SEARCH_LIMIT,
@@ -47,8 +46,10 @@ import type { CheckpointOptions, Checkpointer } from './checkpointer.js'
 import { expandQuery, type ExpandOptions, warmExpansion } from './expand/index.js'
 import { addExpansion } from './expansion.js'
 import { resolveOptions, type SearchIndexOptions } from './options.js'
+import { addNeighbours, CONTEXT_DEPTH } from './context.js'
+import { addChars } from './chars.js'
 
-export type { Facets, SearchIndexOptions }
+export type { Facets, Plan, SearchIndexOptions }
 export type { IndexedMeta, ListSort, ManifestRow, ManifestTuple, RelationsRow } from './schema.js'
 
 /** A BM25 index over knowledge documents. Synchronous; one instance per store. */
@@ -73,6 +74,8 @@ export class SearchIndex {
   private retired_ = 0
   /** Query expansion's sources (undefined: off), and whether any indexed text had Chinese characters. */
   private readonly expand: ExpandOptions | undefined
+  private readonly context: number
+  private readonly chars: number
   private han = false
   private closed = false
   /** The write transaction of each event-loop turn, and background segment merging. */
@@ -86,6 +89,8 @@ export class SearchIndex {
     const resolved = resolveOptions(options)
     this.snippetWidth = resolved.snippetWidth
     this.expand = resolved.expand
+    this.context = resolved.context
+    this.chars = resolved.chars
     this.onPlan = options.onPlan
     this.planner = new QueryPlanner(this, resolved.rank)
     this.persistent = db !== undefined
@@ -164,10 +169,7 @@ export class SearchIndex {
   /** A prepared statement, cached by its SQL (for the planner and listings too). */
   stmt(sql: string): StatementSync {
     let s = this.statements.get(sql)
-    if (!s) {
-      s = this.db.prepare(sql)
-      this.statements.set(sql, s)
-    }
+    if (!s) this.statements.set(sql, (s = this.db.prepare(sql)))
     return s
   }
 
@@ -240,14 +242,7 @@ export class SearchIndex {
       this.stmt(INSERT_DOC).run(rowid, ...columns)
       this.stmt('INSERT INTO body (rowid, text) VALUES (?, ?)').run(rowid, body)
       if (!this.persistent) this.rowids.set(ownString(id), rowid)
-      this.stmt('INSERT INTO fts (rowid, title, tags, body, title_id, body_id) VALUES (?, ?, ?, ?, ?, ?)').run(
-        rowid,
-        titleText.words,
-        tagText.words + tagText.wholes,
-        bodyText.words,
-        titleText.wholes,
-        bodyText.wholes,
-      )
+      insertTokens((sql) => this.stmt(sql), rowid, titleText, tagText, bodyText)
       const addTag = this.stmt('INSERT OR IGNORE INTO tag (doc, id) VALUES (?, ?)')
       for (const t of new Set(tags.map(tagKey))) addTag.run(rowid, this.vocabulary.tag(t))
       const addTool = this.stmt('INSERT OR IGNORE INTO tool (doc, id) VALUES (?, ?)')
@@ -287,6 +282,7 @@ export class SearchIndex {
     if (((row.rowid >> 3) & 3) === STATUS_INDEX.retired) this.retired_--
     for (const t of new Set(asStrings(JSON.parse(row.tools)))) this.vocabulary.dropTool(t)
     this.stmt('DELETE FROM fts WHERE rowid = ?').run(row.rowid)
+    this.stmt('DELETE FROM fts_chars WHERE rowid = ?').run(row.rowid)
     this.stmt('DELETE FROM doc WHERE rowid = ?').run(row.rowid)
     this.stmt('DELETE FROM body WHERE rowid = ?').run(row.rowid)
     this.stmt('DELETE FROM tag WHERE doc = ?').run(row.rowid)
@@ -335,12 +331,16 @@ export class SearchIndex {
       if (where.none) return []
       const window = offset + limit
       const expansion = this.expand ? expandQuery(terms, { han: this.han }, this.expand) : undefined
-      const pool = this.planner.candidates(expansion?.terms ?? terms, where, window)
+      const depth = this.context > 0 ? Math.max(window, CONTEXT_DEPTH) : window // rows below the page keep their scores for context
+      const pool = this.planner.candidates(expansion?.terms ?? terms, where, window, depth)
       plan = this.planner.plan
-      const used = expansion?.extra.length ? addExpansion(this.planner, pool, expansion.extra, where, window) : []
+      addChars((sql) => this.stmt(sql), pool, expansion?.terms ?? terms, where, window, this.chars) // before translations: a short page is about the user's words
+      const used = expansion?.extra.length ? addExpansion(this.planner, pool, expansion.extra, where, depth) : []
+      const own = new Set((expansion?.terms ?? terms).flatMap((t) => [...t.tokens, ...(t.parts ?? [])]))
+      addNeighbours((sql) => this.stmt(sql), pool, where, this.context)
       const ranked = [...pool].sort((a, b) => b[1] - a[1] || b[0] - a[0]).slice(offset, window)
       if (!ranked.length) return []
-      const marks = [...new Set([...(expansion?.terms ?? terms).flatMap((t) => [...t.tokens, ...(t.parts ?? [])]), ...used.flatMap((p) => p.split(' '))])]
+      const marks = [...new Set([...own, ...used.flatMap((p) => p.split(' '))])]
       const rows = this.stmt(`SELECT doc.${DOC_COLUMNS}, body.text AS body FROM doc JOIN body ON body.rowid = doc.rowid WHERE doc.rowid IN (SELECT value FROM json_each(?))`).all(
         JSON.stringify(ranked.map(([r]) => r)),
       ) as unknown as Array<DocRow & { body: string }>
@@ -380,20 +380,19 @@ export class SearchIndex {
     return facetCounts(this, filter)
   }
 
-  /** Frees the database (a file-backed one checkpointed into its main file first). The index cannot be used afterwards. */
-  close(): void {
-    if (this.closed) return
+  /** Frees the database (a file-backed one checkpointed into its main file first); resolves once its checkpoint worker exited. */
+  close(): Promise<void> {
+    if (this.closed) return this.cycle.stopped
     this.cycle.close()
     // Never a reader beside the owner: TRUNCATE takes the WAL's write lock, and the owner's write failed ("locked").
     if (this.persistent && !(this.db.prepare('PRAGMA query_only').get() as { query_only: number }).query_only) {
       try {
         this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)')
-      } catch {
-        /* another process reads it: the WAL stays, still valid */
-      }
+      } catch {} // another process reads it: the WAL stays, still valid
     }
     this.closed = true
     this.statements.clear()
     this.db.close()
+    return this.cycle.stopped
   }
 }

@@ -165,19 +165,41 @@ export function indexText(input: string): string {
   return words + wholes
 }
 
+/** Han characters, one at a time (CJK unified ideographs, extension A, compatibility ideographs, extension B+). */
+const HAN_CHAR = /[\u3400-\u4DBF\u4E00-\u9FFF\uF900-\uFAFF\u{20000}-\u{3134F}]/u
 /**
- * The two token streams of a text: `words` (plain words, identifier parts, CJK bigrams) and `wholes` (joined
- * identifiers). The index keeps wholes in columns of their own so they can weigh more than words.
+ * Han characters too common alone to find anything (particles, pronouns, "is", "one"): never indexed or queried as
+ * single characters. Everything else is, in a column of its own and at a low weight (see {@link cjkChars}).
  */
-export function indexStreams(input: string): { words: string; wholes: string } {
+const CHAR_STOP = new Set(Array.from('的了吗呢吧啊嘛呀哦是在我你他她它们这那和与就也都个一不有'))
+
+/**
+ * The single Han characters of a CJK run worth indexing, in order (duplicates kept). A short question that shares one
+ * character and no pair with its answer (能吃辣 against 微辣/中辣, 锁死 against 死锁) meets it through these; pairs
+ * still rank first, the characters' column weighing a fraction of the body's.
+ */
+export function cjkChars(run: string): string[] {
+  const out: string[] = []
+  for (const ch of run) if (HAN_CHAR.test(ch) && !CHAR_STOP.has(ch)) out.push(ch)
+  return out
+}
+
+/**
+ * The token streams of a text: `words` (plain words, identifier parts, CJK bigrams), `wholes` (joined identifiers) and
+ * `chars` (the single Han characters, see {@link cjkChars}). The index keeps wholes and chars
+ * in columns of their own so they can weigh more, or less, than words.
+ */
+export function indexStreams(input: string): { words: string; wholes: string; chars: string } {
   const text = normalize(input)
   let words = ''
   let wholes = ''
+  let chars = ''
   SCAN.lastIndex = 0
   let m: RegExpExecArray | null
   while ((m = SCAN.exec(text)) !== null) {
     const run = m[1]
     if (run !== undefined) {
+      for (const ch of cjkChars(run)) chars += ' ' + ch
       if (run.length === 1) {
         words += ' ' + run
         continue
@@ -199,7 +221,7 @@ export function indexStreams(input: string): { words: string; wholes: string } {
     for (const t of parts.wholes) wholes += ' ' + t
     for (const t of parts.words) words += ' ' + t
   }
-  return { words, wholes }
+  return { words, wholes, chars }
 }
 
 /** One idea of a query: alternative tokens any of which counts as the idea being present. */
@@ -211,6 +233,8 @@ export interface QueryTerm {
   tokens: string[]
   /** For an identifier: its distinct words; the idea is present when the whole is, or every one of these is. */
   parts?: string[]
+  /** For a CJK run: its distinct single Han characters (ranked in a channel of their own, never counted as the term being present). */
+  chars?: string[]
 }
 
 /** Bounds that keep a pasted 10 KB query from turning into a pathological MATCH expression. */
@@ -242,7 +266,8 @@ export function queryTerms(query: string): QueryTerm[] {
       for (const run of runs) {
         // A lone character left between breaks is a fragment, not a word the user typed.
         if (!run || (runs.length > 1 && Array.from(run).length < 2)) continue
-        push({ source: run, kind: 'cjk', tokens: [...new Set(cjkBigrams(run))] }, false)
+        const chars = [...new Set(cjkChars(run))]
+        push({ source: run, kind: 'cjk', tokens: [...new Set(cjkBigrams(run))], ...(chars.length ? { chars } : {}) }, false)
       }
       continue
     }

@@ -145,11 +145,14 @@ export class WriteCycle {
     return this.checkpointer
   }
 
+  /** Resolves once the checkpoint worker, if one ran, has exited (after {@link close}). */
+  stopped: Promise<void> = Promise.resolve()
+
   /** Commits what is pending and stops: later writes and merge steps do nothing. */
   close(): void {
     if (this.closed) return
     this.flush()
-    void this.checkpointer?.stop()
+    if (this.checkpointer) this.stopped = this.checkpointer.stop()
     this.closed = true
     this.wake()
   }

@@ -60,7 +60,7 @@ describe('the Sources tab in dsh web', () => {
 
   it('lists every source, previews the diff without writing, then syncs now', async () => {
     await openSettingsSection(page, /^knowledge$/i)
-    await page.getByTestId('knowledge-page').getByRole('tab', { name: 'Sources' }).click()
+    await page.getByTestId('knowledge-page').getByRole('tab', { name: 'Upstream' }).click()
     const rows = page.getByTestId('knowledge-source')
     await poll(() => rows.count()).toBe(3)
     expect(await rows.nth(0).innerText()).toMatch(/limits[\s\S]*never synced[\s\S]*not cached/)

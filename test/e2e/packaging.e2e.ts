@@ -12,7 +12,7 @@ import { createDshHome, packedTarball, PROJECT_ROOT } from '../harness/dsh.ts'
 const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8'))
 const patch = parse(readFileSync(join(PROJECT_ROOT, 'cordis.patch.yml'), 'utf8')) as Array<{ insert: Array<{ id: string; name: string; config?: unknown }> }>
 const rows = patch.flatMap((entry) => entry.insert ?? [])
-const ROW_IDS = ['knowledge', 'knowledge-capture', 'knowledge-note', 'knowledge-recall', 'knowledge-http', 'knowledge-sync', 'knowledge-wiki', 'knowledge-client']
+const ROW_IDS = ['knowledge', 'knowledge-capture', 'knowledge-note', 'knowledge-recall', 'knowledge-http', 'knowledge-sync', 'knowledge-wiki', 'knowledge-originals', 'knowledge-client']
 
 /** `dsh-knowledge-sync/capture` → `./lib/capture/index.js` through the exports map. */
 function exportTarget(name: string): string {
@@ -48,7 +48,8 @@ describe('the packed bundle', () => {
         // Defaults apply: the schema fills a complete config from nothing.
         expect(() => mod.Config({})).not.toThrow()
       }
-      if (['knowledge-capture', 'knowledge-note', 'knowledge-recall', 'knowledge-http', 'knowledge-sync', 'knowledge-wiki'].includes(row.id)) expect(mod.inject).toContain('knowledge')
+      if (['knowledge-capture', 'knowledge-note', 'knowledge-recall', 'knowledge-http', 'knowledge-sync', 'knowledge-wiki', 'knowledge-originals'].includes(row.id))
+        expect(mod.inject).toContain('knowledge')
     }
   })
 

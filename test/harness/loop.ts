@@ -115,6 +115,8 @@ export interface Loop {
   dispose(): Promise<void>
   /** The agent of a session `ask` created (its `session` holds the event log and the surface). */
   agent(session?: string): any
+  /** Ends a session as dsh does when its tab closes: the agent stops and its session leaves the store. */
+  close(session: string): Promise<void>
 }
 
 /** Boots the real harness core with the scripted adapter, then the given rows in order. */
@@ -136,6 +138,7 @@ export async function createLoop(script: LoopScript, rows: Row[]): Promise<Loop>
   await load(AgentLoop, { agents: [] })
   for (const [plugin, config] of rows) await load(plugin, config ?? {})
   const agents = new Map<string, any>()
+  const handles = new Map<string, { dispose(): Promise<void> }>()
   return {
     ctx,
     adapter,
@@ -148,6 +151,7 @@ export async function createLoop(script: LoopScript, rows: Row[]): Promise<Loop>
         const created = await (ctx as any).agents.create({ sessionId: SessionId(session), meta, agentOptions: { provider: 'scripted', model: 'scripted-model' } })
         agent = created.agent
         agents.set(session, agent)
+        handles.set(session, created)
       }
       agent.followup(createUserMessage({ content: [{ type: 'text', text: prompt }], source: { kind: 'user' } }))
       await agent.whenIdle()
@@ -157,6 +161,12 @@ export async function createLoop(script: LoopScript, rows: Row[]): Promise<Loop>
     },
     agent(session = 'session-00000000-0000-4000-8000-000000000001') {
       return agents.get(session)
+    },
+    async close(session) {
+      const handle = handles.get(session)
+      handles.delete(session)
+      agents.delete(session)
+      await handle?.dispose()
     },
   }
 }

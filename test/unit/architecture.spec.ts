@@ -44,7 +44,8 @@ function floorOf(file: string): { floor: number; unit: string } {
   const rel = file.replace(/^src\//, '')
   const top = rel.includes('/') ? rel.slice(0, rel.indexOf('/')) : rel
   if (top === 'wire.ts' || top === 'types.ts') return { floor: 0, unit: top }
-  if (top === 'redact' || top === 'search') return { floor: 1, unit: top }
+  // net/: the guarded fetcher, shared by sync (upstream pages) and originals (downloads); it knows no store.
+  if (top === 'redact' || top === 'search' || top === 'net') return { floor: 1, unit: top }
   if (top === 'knowledge' || top === 'tool-output.ts') return { floor: 2, unit: top }
   if (top === 'cli') return { floor: 4, unit: top }
   return { floor: 3, unit: top }
@@ -115,6 +116,8 @@ const ROOMS: Record<string, number> = {
   settings: 1,
   disk: 2,
   relations: 2,
+  // The originals folder and its manifest: files the knowledge base is built from, beside the documents.
+  originals: 3,
   logs: 3,
   'index-cache': 4,
   ids: 5,

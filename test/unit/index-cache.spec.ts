@@ -370,16 +370,16 @@ describe('the persisted index', () => {
     expect(again.get('abcd1234-t1')?.session).toBe(X)
   })
 
-  it('rebuilds a cache of the previous format (kind in two rowid bits, no status, no relations)', async () => {
+  it('rebuilds a cache of the previous format (version 2: no session index, no CJK single characters)', async () => {
     const root = tmpRoot()
     await seed(root)
     const db = new DatabaseSync(cacheFile(root))
-    db.prepare("UPDATE meta SET value = replace(value, 'dsh-knowledge-index/2:', 'dsh-knowledge-index/1:') WHERE key = 'format'").run()
+    db.prepare("UPDATE meta SET value = replace(value, 'dsh-knowledge-index/3:', 'dsh-knowledge-index/2:') WHERE key = 'format'").run()
     db.close()
     const log = recorder()
     const store = open(root, log.logger)
     await store.start()
-    expect(log.info().join('\n')).toMatch(/rejected \(foreign: format "dsh-knowledge-index\/1:/)
+    expect(log.info().join('\n')).toMatch(/rejected \(foreign: format "dsh-knowledge-index\/2:/)
     expect(ids(store, 'giraffe')).toEqual(['d1'])
   })
 })

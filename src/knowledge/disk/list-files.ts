@@ -10,6 +10,7 @@
 import { readdirSync, rmSync, statSync } from 'node:fs'
 import { sep } from 'node:path'
 import { isGeneratedFile, toRelative } from '../documents/paths.js'
+import { MANIFEST_DIR } from './originals-marker.js'
 
 /** A temporary file older than this was left by a crashed writer. */
 const STALE_TMP_MS = 60 * 60 * 1000
@@ -38,6 +39,8 @@ export async function walkDocuments(root: string, invalid: Map<string, string>):
     } catch {
       return
     }
+    // The originals folder holds the person's files (Markdown too), never documents.
+    if (depth > 0 && entries.some((e) => e.name === MANIFEST_DIR && e.isDirectory())) return
     // Names never hold a separator, so a plain concatenation is the joined path (path.join costs ~0.8 µs a file).
     const base = dir.endsWith(sep) ? dir : dir + sep
     for (const entry of entries) {

@@ -42,6 +42,10 @@ const bump = (map: Record<string, number>, key: string, by = 1) => {
   map[key] = (map[key] ?? 0) + by
 }
 
+/** Failed appends kept as entries; older ones are only counted (a disk full for days must not fill the memory too). */
+export const UNWRITTEN_MAX = 1000
+const RECENT_CHUNK = 64 * 1024
+
 /** Append-only ledger with incremental folding (only new bytes are read on each `stats()`). */
 export class Ledger {
   readonly path: string
@@ -66,10 +70,11 @@ export class Ledger {
       await appendFile(this.path, JSON.stringify(line) + '\n', { flag: constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NOFOLLOW })
     } catch {
       this.unwritten.push(line)
+      if (this.unwritten.length > UNWRITTEN_MAX) this.fold(this.folded, this.reasons, this.unwritten.shift()!)
     }
   }
 
-  /** Every entry on disk (and any whose append failed), oldest first. A torn or hand-edited line is skipped. */
+  /** Every entry on disk (and the last {@link UNWRITTEN_MAX} whose append failed), oldest first. A torn or hand-edited line is skipped. */
   async entries(): Promise<Array<LedgerEntry & { t?: string }>> {
     let text = ''
     try {
@@ -87,6 +92,56 @@ export class Ledger {
       }
     }
     return [...out, ...this.unwritten]
+  }
+
+  /** Bytes read from the file by {@link recent} so far (tests: a poll must not read the whole history). */
+  recentBytes = 0
+
+  /**
+   * The last `limit` entries `accept` takes, oldest first, read backwards from the file's end in 64 KB steps: the
+   * page polls recent rounds, and after a year of rounds that must cost what it cost on the first day.
+   */
+  async recent(limit: number, accept: (entry: LedgerEntry & { t?: string }) => boolean): Promise<Array<LedgerEntry & { t?: string }>> {
+    const newestFirst: Array<LedgerEntry & { t?: string }> = []
+    const take = (line: string) => {
+      if (!line.trim()) return
+      try {
+        const entry = JSON.parse(line)
+        if (accept(entry)) newestFirst.push(entry)
+      } catch {
+        /* a torn or hand-edited line: skip it */
+      }
+    }
+    for (let k = this.unwritten.length - 1; k >= 0 && newestFirst.length < limit; k--) if (accept(this.unwritten[k])) newestFirst.push(this.unwritten[k])
+    let handle
+    try {
+      handle = await open(this.path, constants.O_RDONLY | NOFOLLOW)
+    } catch {
+      return newestFirst.reverse()
+    }
+    try {
+      let end = (await handle.stat()).size
+      let carry = Buffer.alloc(0)
+      while (end > 0 && newestFirst.length < limit) {
+        const start = Math.max(0, end - RECENT_CHUNK)
+        const chunk = Buffer.alloc(end - start)
+        await handle.read(chunk, 0, chunk.length, start)
+        this.recentBytes += chunk.length
+        end = start
+        let data = Buffer.concat([chunk, carry])
+        // Split on the newline byte, never inside a UTF-8 sequence; the piece before the first one may be partial.
+        const first = start > 0 ? data.indexOf(10) : -1
+        carry = first === -1 && start > 0 ? data : data.subarray(0, Math.max(first, 0))
+        if (first === -1 && start > 0) continue
+        data = start > 0 ? data.subarray(first + 1) : data
+        const lines = data.toString('utf8').split('\n')
+        for (let k = lines.length - 1; k >= 0 && newestFirst.length < limit; k--) take(lines[k])
+        if (start === 0) break
+      }
+    } finally {
+      await handle.close()
+    }
+    return newestFirst.slice(0, limit).reverse()
   }
 
   /** `session#turn` of every round the ledger has an outcome for (kept, dropped, unanswered, failed). */

@@ -113,6 +113,9 @@ export async function probeHealth(store: KnowledgeStore, options: ProbeOptions =
     return set
   }
   for (const meta of docs) {
+    // One event-loop turn per document: the searches are synchronous, and a probe of 500 long queries held the loop
+    // for 7-12 s at a time in one piece (the soak bench's lag max) while dsh web served nothing else.
+    await new Promise((resolve) => setImmediate(resolve))
     const doc = await store.read(meta.id)
     if (!doc) continue
     const query = probeQuery(meta.title, doc.body)

@@ -28,7 +28,7 @@ export async function collectStats(store: KnowledgeStore, scope?: string): Promi
 /** The last `limit` kept and dropped rounds from the ledger (no content beyond redacted titles), and the bar in force. */
 export async function recentRounds(store: KnowledgeStore, limit: number): Promise<RecentRounds> {
   const rounds: RecentRounds['rounds'] = []
-  const entries = await store.ledger.entries()
+  const entries = await store.ledger.recent(limit, (entry) => entry.type === 'kept' || entry.type === 'dropped')
   for (let k = entries.length - 1; k >= 0 && rounds.length < limit; k--) {
     const entry = entries[k]
     if (entry.type === 'kept') rounds.push({ at: entry.t ?? '', kept: true, score: entry.score, title: store.get(entry.id)?.title ?? entry.id, id: entry.id })

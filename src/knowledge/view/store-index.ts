@@ -274,11 +274,12 @@ export class StoreIndex {
     this.warming = setTimeout(turn, 0).unref()
   }
 
-  /** Stops watching, frees the index and releases the cache. */
-  close(): void {
+  /** Stops watching, frees the index and releases the cache; resolves once the index's checkpoint worker has exited. */
+  close(): Promise<void> {
     if (this.warming) clearTimeout(this.warming)
     this.files.close()
-    this.index_?.close()
+    const stopped = this.index_?.close() ?? Promise.resolve()
     this.releaseCache()
+    return stopped
   }
 }

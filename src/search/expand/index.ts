@@ -14,7 +14,7 @@
  * has Chinese or the corpus does, opencc-js on the first Chinese query. Numbers in docs/search.md.
  * @module dsh-knowledge-sync/search/expand
  */
-import { cjkBigrams, queryTerms, STOPWORDS, stem, type QueryTerm } from '../tokenize.js'
+import { cjkBigrams, cjkChars, queryTerms, STOPWORDS, stem, type QueryTerm } from '../tokenize.js'
 import { type Cedict, cedict, cedictLoaded, MAX_WORD, tablesBuilt } from './cedict.js'
 import { parseGlossary, type GlossaryMember } from './glossary.js'
 import { openccLoaded, toSimplified, toTraditional } from './script.js'
@@ -197,7 +197,8 @@ export function expandQuery(terms: QueryTerm[], corpus: CorpusHints, options: Ex
       const variants = useScript ? [simplified, toTraditional(simplified)] : []
       const tokens = [...t.tokens]
       for (const v of variants) for (const b of cjkBigrams(v)) if (!tokens.includes(b)) tokens.push(b)
-      out.push(tokens.length === t.tokens.length ? t : { ...t, tokens })
+      const chars = t.chars ? [...new Set([...t.chars, ...variants.flatMap(cjkChars)])] : undefined
+      out.push(tokens.length === t.tokens.length && chars?.length === t.chars?.length ? t : { ...t, tokens, ...(chars ? { chars } : {}) })
       instead = tokens
       if (useGlossary) {
         for (const c of glossary().chinese) if (simplified.includes(c.text) || t.source.includes(c.text)) emitGroups(c.groups, c.text)

@@ -1,0 +1,275 @@
+/**
+ * Soak benchmark (issue 24): one process with the rows as dsh composes them, run for many rounds, printing what a
+ * process that is never restarted accumulates, and the slope of each measure.
+ *
+ *   node --expose-gc bench/soak.bench.mjs                          # 3,000 rounds, a line every 150 (a few minutes)
+ *   node --expose-gc bench/soak.bench.mjs --rounds 100000 --every 2500 --fresh   # the long run (hours)
+ *
+ * Options: --rounds N; --every N (rounds per printed step); --per-minute N (rounds in one simulated minute, 10);
+ * --sync-minutes N (a sync every N simulated minutes, 5); --no-writers (no other process writing to the root);
+ * --fresh (at the end, a fresh process opens the same root: the memory the index itself holds, to compare with).
+ *
+ * Build first (`node scripts/build.mjs`): the rows are loaded from lib/ as shipped, into the real harness core
+ * (test/harness/loop.ts: AgentLoop, SessionStore, SystemPrompt, ToolRuntime, LLM runtime, a scripted model) with
+ * every row of cordis.patch.yml: knowledge (redaction and its secretlint backstop on), capture (from the real
+ * session events), note, recall, http (on a webServer service over a real loopback server), sync. Each round is one
+ * turn: most answer with a finding; every 10th searches first, every 25th reads a hit, every 50th records a note.
+ * A session is closed after 20 rounds and a new one begins (as tabs come and go). Meanwhile the page polls its
+ * routes (revision every round, the list every 5, stats and recent rounds every 20, a token every 200), asks for
+ * the health summary every 100 rounds and runs a sampled probe every 1,000; a sync against a loopback server whose
+ * page changes runs every few simulated minutes; another process writes 20 rounds into the same root every 10
+ * simulated minutes. Numbers are printed, not asserted.
+ * @module dsh-knowledge-sync/bench/soak
+ */
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
+import { pathToFileURL } from 'node:url'
+import { trackHandles } from '../test/harness/handles.ts'
+import * as hostWeb from '../test/harness/host-web.ts'
+import { createLoop } from '../test/harness/loop.ts'
+import { startWebServer } from '../test/harness/web-server.ts'
+
+const here = import.meta.dirname
+const project = join(here, '..')
+const lib = (p) => import(pathToFileURL(join(project, 'lib', p)).href)
+
+const argv = process.argv.slice(2)
+const opt = (name, fallback) => {
+  const at = argv.indexOf(`--${name}`)
+  return at === -1 ? fallback : Number(argv[at + 1])
+}
+const ROUNDS = opt('rounds', 3000)
+const EVERY = opt('every', Math.max(1, Math.round(ROUNDS / 20)))
+const PER_MINUTE = opt('per-minute', 10)
+const SYNC_MINUTES = opt('sync-minutes', 5)
+const WRITERS = !argv.includes('--no-writers')
+const FRESH = argv.includes('--fresh')
+if (!globalThis.gc) console.warn('(run with --expose-gc: heap and RSS are read after a full GC only then)')
+
+// ---------------------------------------------------------------- the setting
+const { ALLOW_HOSTS_ENV } = await lib('sync/fetcher.js')
+process.env[ALLOW_HOSTS_ENV] = '127.0.0.1'
+let upstreamEdition = 0
+const upstream = await startWebServer({
+  '/vendor': (_req, res) => {
+    const body = `# Vendor limits\n\nEdition ${upstreamEdition}: the limit is ${100 + upstreamEdition} requests per minute.\n`
+    res.writeHead(200, { 'content-type': 'text/markdown; charset=utf-8', 'content-length': Buffer.byteLength(body) })
+    res.end(body)
+  },
+})
+const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-soak-')), 'kb')
+mkdirSync(root, { recursive: true })
+writeFileSync(join(root, 'vendor.md'), '---\nid: vendor\ntitle: Vendor limits\n---\nOur summary.\n<!-- upstream:start name="limits" -->\n<!-- upstream:end -->\n')
+writeFileSync(join(root, 'sources.yml'), `sources:\n  - { name: vendor, type: http, url: "${upstream.url}/vendor", target: { file: vendor.md, section: limits } }\n`)
+
+const roundOf = (prompt) => Number(/^R(\d+):/.exec(prompt)?.[1] ?? -1)
+const code = (k) => `ERR_SOAK_${k % 97}`
+const finding = (k) =>
+  `The cause was a stale lockfile: build ${k} resolved esbuild 0.19 because pnpm-lock.yaml pinned it (${code(k)}). ` +
+  `Regenerated the lockfile with pnpm@10 and set BUILD_TOKEN=build_${k}_abcdefghijklmnopqrst in CI; the build passes now.`
+let readable = 'vendor'
+const script = (request) => {
+  const k = roundOf(request.prompt)
+  if (k < 0) return { text: 'ok' }
+  if (request.step === 0 && k % 10 === 0) return { toolCalls: [{ name: 'knowledge_search', arguments: { query: `${code(k)} lockfile` } }] }
+  if (request.step === 0 && k % 25 === 5) return { toolCalls: [{ name: 'knowledge_read', arguments: { id: readable } }] }
+  if (request.step === 0 && k % 50 === 7) return { toolCalls: [{ name: 'knowledge_note', arguments: { title: `Lockfile pin ${k}`, finding: finding(k), tags: ['pnpm'] } }] }
+  return { text: finding(k) }
+}
+
+const rows = [
+  [hostWeb],
+  [await lib('knowledge/index.js'), { root }],
+  [await lib('capture/index.js'), {}],
+  [await lib('note/index.js'), {}],
+  [await lib('recall/index.js'), { sameWorkspaceOnly: false }],
+  [await lib('http/index.js'), {}],
+  [await lib('sync/index.js'), {}],
+]
+const loop = await createLoop(script, rows)
+const ctx = loop.ctx
+const store = ctx.knowledge
+const web = ctx.get('webServer')
+
+// ---------------------------------------------------------------- the page, the health probe, other processes
+const page = {
+  token: '',
+  async get(path) {
+    const res = await fetch(`${web.url}/knowledge${path}`)
+    const body = await res.json()
+    if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${JSON.stringify(body).slice(0, 200)}`)
+    return body
+  },
+  async post(path, body = {}) {
+    const res = await fetch(`${web.url}/knowledge${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: web.url, 'x-knowledge-token': page.token },
+      body: JSON.stringify(body),
+    })
+    if (res.status !== 200) throw new Error(`POST ${path}: ${res.status} ${(await res.text()).slice(0, 200)}`)
+    return res.json()
+  },
+}
+const writers = new Set()
+let othersDone = 0
+/** Rounds the other processes have written (each records its outcome in the same ledger). */
+const writtenByOthers = () => othersDone * 20
+function otherProcess(n) {
+  const child = spawn(process.execPath, [join(project, 'test/harness/write-many.ts'), root, `session-${(0xe0000000 + n).toString(16)}-0000-4000-8000-000000000000`, '20'], { stdio: 'ignore' })
+  const done = new Promise((resolve) => child.on('exit', resolve))
+  writers.add(done)
+  done.then(() => {
+    othersDone++
+    writers.delete(done)
+  })
+}
+
+// ---------------------------------------------------------------- measures
+const handles = trackHandles()
+const lag = monitorEventLoopDelay({ resolution: 10 })
+lag.enable()
+const walFile = join(root, '.knowledge', 'cache', 'index.sqlite-wal')
+const size = (file) => {
+  try {
+    return statSync(file).size
+  } catch {
+    return 0
+  }
+}
+/** Waits until capture has an outcome for every round asked so far: a step measures a settled process, not a backlog. */
+async function settled(rounds) {
+  for (;;) {
+    const s = await store.ledger.stats()
+    const seen = s.kept + s.dropped + s.failed + Object.values(s.unanswered).reduce((a, b) => a + b, 0)
+    if (seen >= rounds) return
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+const steps = []
+function measure(rounds) {
+  globalThis.gc?.()
+  globalThis.gc?.()
+  const mem = process.memoryUsage()
+  const made = handles.counts()
+  const active = process.getActiveResourcesInfo()
+  const row = {
+    rounds,
+    docs: store.size,
+    rssKB: mem.rss / 1024,
+    heapKB: mem.heapUsed / 1024,
+    externalKB: (mem.external + mem.arrayBuffers) / 1024,
+    fds: readdirSync('/proc/self/fd').length,
+    active: active.length,
+    timers: made.Timeout ?? 0,
+    watchers: (made.FSEVENTWRAP ?? 0) + (made.STATWATCHER ?? 0),
+    workers: made.WORKER ?? 0,
+    walKB: size(walFile) / 1024,
+    lagP99ms: lag.percentile(99) / 1e6,
+    lagMaxMs: lag.max / 1e6,
+    perfEntries: performance.getEntries().length,
+  }
+  lag.reset()
+  steps.push(row)
+  const f = (v, d = 0) => v.toFixed(d).padStart(8)
+  if (steps.length === 1) console.log('  rounds     docs  rss MB heap MB  ext MB      fds  active  timers watchers workers  wal MB lag p99 lag max perf')
+  console.log(
+    `${f(rounds)} ${f(row.docs)} ${f(row.rssKB / 1024, 1)} ${f(row.heapKB / 1024, 1)} ${f(row.externalKB / 1024, 1)} ${f(row.fds)} ${f(row.active)} ${f(row.timers)} ${f(row.watchers)} ${f(row.workers)} ${f(row.walKB / 1024, 1)} ${f(row.lagP99ms, 1)} ${f(row.lagMaxMs, 1)} ${f(row.perfEntries)}`,
+  )
+}
+/** Least-squares slope of `key` against rounds, per 1,000 rounds, over the steps after the first (the warm-up). */
+function slope(key, from = 1) {
+  const pts = steps.slice(from)
+  if (pts.length < 2) return NaN
+  const mx = pts.reduce((s, p) => s + p.rounds, 0) / pts.length
+  const my = pts.reduce((s, p) => s + p[key], 0) / pts.length
+  const num = pts.reduce((s, p) => s + (p.rounds - mx) * (p[key] - my), 0)
+  const den = pts.reduce((s, p) => s + (p.rounds - mx) ** 2, 0)
+  return (num / den) * 1000
+}
+
+// ---------------------------------------------------------------- the run
+const sessionOf = (k) => `session-${(0xa0000000 + Math.floor(k / 20)).toString(16)}-0000-4000-8000-000000000000`
+const t0 = performance.now()
+page.token = (await page.get('/token')).token
+let syncs = 0
+let probes = 0
+let failures = 0
+measure(0)
+for (let k = 1; k <= ROUNDS; k++) {
+  const session = sessionOf(k)
+  if (k > 1 && sessionOf(k - 1) !== session) await loop.close(sessionOf(k - 1))
+  await loop.ask(`R${k}: why does build ${k} resolve the old esbuild (${code(k)})?`, { session, cwd: '/home/dev/shop-api' })
+  loop.adapter.requests.length = 0 // the scripted model's log is the harness's, not the product's
+  try {
+    await page.get('/revision')
+    if (k % 5 === 0) await page.get('/documents?limit=50')
+    if (k % 20 === 0) await Promise.all([page.get('/stats'), page.get('/rounds?limit=50')])
+    if (k % 200 === 0) page.token = (await page.get('/token')).token
+    if (k % 100 === 0) await page.get('/health')
+    if (k % 1000 === 0) probes += (await page.post('/health/run')) ? 1 : 0
+    if (k % 25 === 0) readable = store.search('lockfile', { limit: 1 })[0]?.id ?? readable
+  } catch (error) {
+    failures++
+    if (failures <= 5) console.warn(`round ${k}: ${error.message}`)
+  }
+  const minute = Math.floor(k / PER_MINUTE)
+  if (k % PER_MINUTE === 0 && minute % SYNC_MINUTES === 0) {
+    upstreamEdition++
+    await ctx.knowledgeSync.run()
+    syncs++
+  }
+  if (WRITERS && k % PER_MINUTE === 0 && minute % 10 === 0) otherProcess(minute)
+  if (k % EVERY === 0) {
+    await settled(k + writtenByOthers())
+    measure(k)
+  }
+}
+await Promise.all(writers)
+await store.flush()
+const seconds = (performance.now() - t0) / 1000
+
+console.log(
+  `\n${ROUNDS} rounds in ${seconds.toFixed(0)} s (${((seconds * 1000) / ROUNDS).toFixed(1)} ms a round); ${syncs} syncs, ${probes} health probes, ${failures} failed page calls; ${store.size} documents`,
+)
+console.log('slope per 1,000 rounds (least squares over the steps after the first):')
+for (const [key, unit] of [
+  ['rssKB', 'KB'],
+  ['heapKB', 'KB'],
+  ['externalKB', 'KB'],
+  ['walKB', 'KB'],
+  ['fds', 'fds'],
+  ['active', 'resources'],
+  ['timers', 'timers'],
+  ['watchers', 'watchers'],
+  ['workers', 'workers'],
+  ['lagP99ms', 'ms'],
+  ['perfEntries', 'entries'],
+  ['docs', 'documents'],
+])
+  console.log(`  ${key.padEnd(12)} ${slope(key).toFixed(2).padStart(10)} ${unit}   (second half: ${slope(key, Math.floor(steps.length / 2)).toFixed(2)})`)
+
+if (FRESH) {
+  // What the index of this root holds in a process that only opens it: the growth a soak may show beyond it.
+  const probe = `
+    const { KnowledgeStore } = await import(${JSON.stringify(pathToFileURL(join(project, 'lib/knowledge/store.js')).href)})
+    const { createRedactor } = await import(${JSON.stringify(pathToFileURL(join(project, 'lib/redact/redactor.js')).href)})
+    gc(); gc(); const before = process.memoryUsage()
+    const store = new KnowledgeStore({ root: ${JSON.stringify(root)}, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: true })
+    await store.start(); for (const q of ['lockfile', 'ERR_SOAK_3', 'esbuild pnpm']) store.search(q, { limit: 10 })
+    gc(); gc(); const after = process.memoryUsage()
+    console.log(JSON.stringify({ rssKB: (after.rss - before.rss) / 1024, heapKB: (after.heapUsed - before.heapUsed) / 1024, docs: store.size }))
+    await store.close()`
+  const out = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', probe], { encoding: 'utf8' })
+  const fresh = JSON.parse(out.stdout.trim().split('\n').at(-1) ?? '{}')
+  const grown = { rssKB: steps.at(-1).rssKB - steps[1].rssKB, heapKB: steps.at(-1).heapKB - steps[1].heapKB }
+  console.log(`fresh process on the same ${fresh.docs} documents: +${(fresh.rssKB / 1024).toFixed(1)} MB RSS, +${(fresh.heapKB / 1024).toFixed(1)} MB heap for the opened store`)
+  console.log(`this process grew ${(grown.rssKB / 1024).toFixed(1)} MB RSS, ${(grown.heapKB / 1024).toFixed(1)} MB heap after its first step: ratio ${(grown.rssKB / fresh.rssKB).toFixed(2)} (RSS)`)
+}
+
+handles.stop()
+lag.disable()
+await loop.dispose()
+await upstream.close()

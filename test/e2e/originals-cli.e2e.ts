@@ -1,0 +1,82 @@
+/**
+ * `dsh-knowledge originals …` of the built CLI (`lib/cli/bin.js`) in a subprocess against real files: add, list
+ * (text and the JSON shape), extract with --from/--to, a name that is taken, download from a local server (only with
+ * the tests' exemption), retire and the list afterwards. Build first.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { PROJECT_ROOT } from '../harness/dsh.ts'
+import { spawnCollect } from '../harness/spawn.ts'
+import { startWebServer, text, type WebServer } from '../harness/web-server.ts'
+import { makeDocx, makePptx } from '../harness/office-files.ts'
+
+const BIN = join(PROJECT_ROOT, 'lib/cli/bin.js')
+let base = ''
+let root = ''
+let server: WebServer
+
+function cli(args: string[], env: Record<string, string> = {}) {
+  const full: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', DSH_KNOWLEDGE_ROOT: root, ...env }
+  if (!env.DSH_KNOWLEDGE_SYNC_ALLOW_HOSTS) delete full.DSH_KNOWLEDGE_SYNC_ALLOW_HOSTS
+  return spawnCollect(process.execPath, [BIN, ...args], { cwd: base, env: full })
+}
+
+beforeAll(async () => {
+  expect(existsSync(BIN), 'build first: node scripts/build.mjs').toBe(true)
+  base = mkdtempSync(join(tmpdir(), 'originals-cli-'))
+  root = join(base, 'kb')
+  mkdirSync(root)
+  writeFileSync(join(base, 'syllabus.docx'), await makeDocx())
+  writeFileSync(join(base, 'slides.pptx'), await makePptx(6))
+  server = await startWebServer({
+    '/menu': text(
+      `<html><head><title>Menu</title></head><body><article><h1>Menu</h1>${'<p>Soup of the day with bread and a glass of water, served from noon until late.</p>'.repeat(6)}</article></body></html>`,
+      'text/html',
+    ),
+  })
+})
+afterAll(() => server?.close())
+
+describe('dsh-knowledge originals', () => {
+  it('add, list (JSON shape), extract with --from/--to, and a taken name', async () => {
+    expect((await cli(['originals', 'add', 'syllabus.docx', '--as', 'course/syllabus.docx'])).stdout).toContain('added originals/course/syllabus.docx')
+    expect((await cli(['originals', 'add', 'slides.pptx', '--as', 'course/slides.pptx'])).code).toBe(0)
+    const taken = await cli(['originals', 'add', 'slides.pptx', '--as', 'course/syllabus.docx'])
+    expect(taken.code).toBe(1)
+    expect(taken.stderr).toContain('originals/course/syllabus.docx already exists')
+    const list = JSON.parse((await cli(['originals', 'list', '--json'])).stdout)
+    expect(list).toEqual([
+      expect.objectContaining({ path: 'course/slides.pptx', status: 'present', type: 'pptx', slides: 6, provenance: { kind: 'person' }, staleSummaries: [] }),
+      expect.objectContaining({ path: 'course/syllabus.docx', status: 'present', type: 'docx', provenance: { kind: 'person' }, staleSummaries: [] }),
+    ])
+    expect(typeof list[0].changedAt).toBe('string')
+    expect(typeof list[0].size).toBe('number')
+    const slides = await cli(['originals', 'extract', 'course/slides.pptx', '--from', '2', '--to', '3'])
+    expect(slides.stdout).toContain('## Slide 2: Topic 2')
+    expect(slides.stdout).toContain('## Slide 3: Topic 3')
+    expect(slides.stdout).not.toContain('Topic 4')
+    const doc = JSON.parse((await cli(['originals', 'extract', 'originals/course/syllabus.docx', '--json'])).stdout)
+    expect(doc.text).toContain('# Course syllabus')
+  })
+
+  it('download needs the exemption to reach 127.0.0.1; with it, the page and its Markdown are saved', async () => {
+    const refused = await cli(['originals', 'download', `${server.url}/menu`, '--as', 'web/menu.html'])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/refused: 127\.0\.0\.1/)
+    const got = await cli(['originals', 'download', `${server.url}/menu`, '--as', 'web/menu.html'], { DSH_KNOWLEDGE_SYNC_ALLOW_HOSTS: '127.0.0.1' })
+    expect(got.stdout).toContain('downloaded originals/web/menu.html')
+    expect(readFileSync(join(root, 'originals/web/menu.md'), 'utf8')).toContain('# Menu')
+  })
+
+  it('retire moves the file to the hidden retired folder; list shows it retired', async () => {
+    const bad = await cli(['originals', 'retire', 'course/slides.pptx', '--why', 'outdated', '--reason', 'x'])
+    expect(bad.stderr).toContain('why must be "wrong" or "replaced"')
+    const done = await cli(['originals', 'retire', 'course/slides.pptx', '--why', 'wrong', '--reason', 'last year deck'])
+    expect(done.stdout).toContain('originals/course/slides.pptx is retired')
+    expect(existsSync(join(root, 'originals/.retired/course/slides.pptx'))).toBe(true)
+    const list = JSON.parse((await cli(['originals', 'list', '--json'])).stdout)
+    expect(list.find((l: { path: string }) => l.path === 'course/slides.pptx')).toMatchObject({ status: 'retired', retired: { why: 'wrong', reason: 'last year deck' } })
+  })
+})

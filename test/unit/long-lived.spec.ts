@@ -1,0 +1,86 @@
+/**
+ * A store that runs for days (issue 24): what a write leaves behind in the process must not grow with the number of
+ * writes. Counted, not timed: performance-timeline entries and secretlint's profiler entries after N backstop writes.
+ */
+import { describe, expect, it } from 'vitest'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { secretLintProfiler } from '@secretlint/profiler'
+import { createRedactor } from '../../src/redact/redactor.js'
+import { Ledger, UNWRITTEN_MAX } from '../../src/knowledge/logs/ledger.js'
+import { SearchIndex } from '../../src/search/search-index.js'
+import { PLANNING_CACHE_MAX } from '../../src/search/planner.js'
+import { roundDraft, storeFixture } from '../harness/stores.js'
+
+const { open, tmpRoot } = storeFixture('long-lived')
+
+// A run of 12+ non-space characters sends the text through the secretlint backstop (the path dsh takes).
+const answer = (k: number) => `Set the header X-Build-Token to build_${k}_abcdefghijklmnop and retry the deploy step ${k}.`
+
+describe('a long-lived process', () => {
+  it('keeps no performance entries per backstop redaction (secretlint profiler off)', async () => {
+    const redactor = createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] })
+    let runs = 0
+    const counted = createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }, { onBackstop: () => runs++ })
+    await counted.redact(answer(0))
+    expect(runs).toBe(1)
+    const before = performance.getEntries().length
+    for (let k = 1; k <= 200; k++) await redactor.redact(answer(k))
+    expect(performance.getEntries().length - before).toBe(0)
+    expect(await secretLintProfiler.getEntries()).toHaveLength(0)
+    expect(secretLintProfiler.isEnabled).toBe(false)
+  })
+
+  it('writes N rounds through the store without timeline entries growing with N', async () => {
+    const store = open(tmpRoot())
+    const sizeAfter = async (from: number, to: number) => {
+      for (let k = from; k < to; k++) await store.write(roundDraft(answer(k), { turn: k + 1, title: `Deploy step ${k}` }))
+      return performance.getEntries().length + (await secretLintProfiler.getEntries()).length
+    }
+    const after10 = await sizeAfter(0, 10)
+    const after110 = await sizeAfter(10, 110)
+    expect(after110).toBe(after10)
+  })
+
+  it("bounds the query planner's caches in a process that searches for days without writing", () => {
+    const index = new SearchIndex()
+    const words = Array.from({ length: PLANNING_CACHE_MAX + 2000 }, (_, k) => `zq${k.toString(36)}x`)
+    const meta = { id: 'big', title: 'Many words', kind: 'raw' as const, created: '2025-01-01T00:00:00.000Z', cwd: '/ws', tools: [], tags: [], session: 'session-1', turn: 1 }
+    index.upsert({ id: 'big', path: 's/big.md', meta, body: words.join(' '), mtimeMs: 0 })
+    const planner = (index as unknown as { planner: { df(t: string): number; noteAbsent(p: string): void; cached: { df: number; absent: number } } }).planner
+    for (const w of words) expect(planner.df(w)).toBe(1)
+    for (const w of words) planner.noteAbsent(`${w} missing`)
+    expect(planner.cached.df).toBeLessThanOrEqual(PLANNING_CACHE_MAX)
+    expect(planner.cached.absent).toBeLessThanOrEqual(PLANNING_CACHE_MAX)
+    index.close()
+  })
+
+  it('counts every ledger entry a full disk refused, but keeps only the last ones in memory', async () => {
+    const root = tmpRoot()
+    mkdirSync(root, { recursive: true })
+    writeFileSync(join(root, '.knowledge'), 'not a folder') // every append fails, as on a full or read-only disk
+    const ledger = new Ledger(root)
+    const n = UNWRITTEN_MAX + 500
+    for (let k = 0; k < n; k++) await ledger.record({ type: 'kept', session: 's', turn: k, id: `s-t${k}`, score: 3, redacted: 0 })
+    expect((await ledger.stats()).kept).toBe(n)
+    expect(await ledger.entries()).toHaveLength(UNWRITTEN_MAX)
+  })
+
+  it("answers the page's recent rounds from the ledger's end, whatever its length", async () => {
+    const root = tmpRoot()
+    mkdirSync(join(root, '.knowledge'), { recursive: true })
+    const lines: string[] = []
+    for (let k = 0; k < 20_000; k++) {
+      const entry = k % 3 ? { type: 'dropped', session: 's', turn: k, score: -1, reasons: ['-ack'], title: `第${k}轮 确认一下` } : { type: 'note', id: `s-n${k}`, redacted: 0 }
+      lines.push(JSON.stringify({ t: '2026-01-01T00:00:00.000Z', ...entry }))
+    }
+    writeFileSync(join(root, '.knowledge', 'ledger.jsonl'), `${lines.join('\n')}\n{"t":"torn`)
+    const ledger = new Ledger(root)
+    const dropped = (e: { type: string }) => e.type === 'dropped'
+    const all = (await ledger.entries()).filter(dropped)
+    expect(await ledger.recent(200, dropped)).toEqual(all.slice(-200))
+    expect(ledger.recentBytes).toBeLessThan(256 * 1024)
+    expect(await ledger.recent(50_000, dropped)).toEqual(all)
+  })
+})
