@@ -87,7 +87,7 @@ export function DocumentRow({ item, t, lang, onOpen, onTag }: { item: DocumentIt
       </div>
       <div style={{ ...s.row, gap: 5 }}>
         <span data-testid="knowledge-kind" style={s.badge('kind')} title={t(`kindHint_${item.kind}`)}>
-          {kindLabel(item.kind, t)}
+          {kindLabel(item.kind, t, item.id)}
         </span>
         {item.version ? <span data-testid="knowledge-version" style={{ ...s.muted, ...s.mono }}>{`v:${item.version}`}</span> : null}
         {item.status && <StatusBadge status={item.status} t={t} />}

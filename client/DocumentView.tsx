@@ -158,7 +158,7 @@ function FrontMatterHeader({ doc, t, lang, onTag }: { doc: DocumentFile; t: Tran
       'metaKind',
       <span style={{ display: 'inline-flex', gap: 4 }}>
         <span style={s.badge('kind')} title={t(`kindHint_${kind}`)}>
-          {kindLabel(kind, t)}
+          {kindLabel(kind, t, typeof meta.id === 'string' ? meta.id : undefined)}
         </span>
         {status && <StatusBadge status={status} t={t} />}
       </span>,
@@ -275,8 +275,12 @@ function Relations({ doc, t, onOpen }: { doc: DocumentFile; t: Translate; onOpen
   )
 }
 
-/** A document kind in the page's language: the kind as files and the CLI write it in English, translated in Chinese. */
-export function kindLabel(kind: string, t?: Translate): string {
+/**
+ * A document kind in the page's language: the kind as files and the CLI write it in English, translated in Chinese. A
+ * wiki page shows its page type (the first part of its id: `concept/…` → concept), the word its `kind` filter takes.
+ */
+export function kindLabel(kind: string, t?: Translate, id?: string): string {
+  if (kind === 'page' && id?.includes('/')) return id.slice(0, id.indexOf('/'))
   const label = t?.(`kindBadge_${kind}` as MessageKey)
   return label && !label.startsWith('kindBadge_') ? label : kind
 }

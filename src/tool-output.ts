@@ -17,6 +17,8 @@ export const OUTPUT_BUDGET = {
   knowledge_search: 12_000,
   knowledge_read: 24_000,
   knowledge_note: 600,
+  /** The wiki catalogue stays within the search budget: a larger wiki is summarised by section and paged. */
+  knowledge_index: 12_000,
 } as const
 
 /** `text` within `max` characters: cut at a line end when one is near, never inside a surrogate pair, with `note`. */

@@ -128,6 +128,8 @@ export interface Redaction {
 /** Filters shared by `knowledge_search`, the CLI and the HTTP routes. */
 export interface SearchFilter {
   kind?: DocKind
+  /** Only ids that start with this (a wiki page type: `concept/`). */
+  idPrefix?: string
   tag?: string
   /** A glob over tool names, e.g. `bash*`. */
   tool?: string

@@ -5,12 +5,19 @@
  * @module dsh-knowledge-sync/wire
  */
 
-/** What a document is: a captured round, a deliberate note, a distilled round, a hand-written file, or a person's preference. */
-export const DOC_KINDS = ['raw', 'note', 'distilled', 'manual', 'preference'] as const
+/**
+ * What a document is: a captured round, a deliberate note, a distilled round, a hand-written file, a person's
+ * preference, or a wiki page (its page type is front matter `type` and the first part of its id, `concept/…`).
+ * At most eight: the search index keeps the kind in three bits of a rowid.
+ */
+export const DOC_KINDS = ['raw', 'note', 'distilled', 'manual', 'preference', 'page'] as const
 export type DocKind = (typeof DOC_KINDS)[number]
 
-/** Ids are file-name safe: no separators, no dot segments, bounded. */
-export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*$/
+/**
+ * Ids are file-name safe: no dot segments, bounded; at most one `/`, after a lowercase page type (`concept/spring-tides`,
+ * a wiki page's id). An id never names a file by itself: the store maps it to a path it checked.
+ */
+export const ID_PATTERN = /^(?:[a-z][a-z0-9-]{0,31}\/)?[A-Za-z0-9][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*$/
 export const MAX_ID_LENGTH = 128
 
 /** True when `id` can name a document: refuses `../`, absolute paths, NUL and anything else outside the pattern. */

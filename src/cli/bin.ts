@@ -48,6 +48,11 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   'regenerate-md': async () => (await import('./sync.js')).regenerateMd,
   originals: async () => (await import('./originals.js')).originals,
   mcp: async () => (await import('./mcp.js')).mcp,
+  index: async () => (await import('./wiki.js')).index,
+  create: async () => (await import('./wiki.js')).create,
+  edit: async () => (await import('./wiki.js')).edit,
+  rewrite: async () => (await import('./wiki.js')).rewrite,
+  log: async () => (await import('./wiki.js')).log,
 }
 
 const USAGE = `dsh-knowledge — the dsh-knowledge-sync knowledge base from the command line
@@ -73,6 +78,13 @@ Usage:
   dsh-knowledge status|discover|audit|regenerate-md [--root DIR] [--json]
   dsh-knowledge promote --url U --file F --section S [--reason TEXT] [--force] [--root DIR] [--json]   (--force: replace a locked decision)
   dsh-knowledge mcp [--root DIR] [--cwd DIR]      (a stdio MCP server: the same tools for any MCP client)
+  dsh-knowledge index [--root DIR] [--cwd DIR] [--json]                  (the wiki's catalogue)
+  dsh-knowledge create <type> <slug> --title T [--content-file F|-] [--field name=value]... [--json]
+                                                   (no --content-file: print the type's template)
+  dsh-knowledge edit <id> --old TEXT --new TEXT [--field name=value]... [--json]
+  dsh-knowledge rewrite <id> --content-file F|- [--field name=value]... [--json]   (<id> overview: the overview)
+  dsh-knowledge log [--operation OP --what TEXT [--page ID]...] [--json]  (no flags: the last ten, newest first)
+  dsh-knowledge read overview|log [--root DIR] [--json]
   dsh-knowledge originals list [--json]                  the files the knowledge base is built from (originals/)
   dsh-knowledge originals extract <path> [--from N] [--to N] [--json]
   dsh-knowledge originals add <file> --as <destination> [--replaces PATH]
@@ -142,6 +154,13 @@ async function main(argv: string[]): Promise<number> {
       replaces: { type: 'string' },
       folder: { type: 'string' },
       transcripts: { type: 'string' },
+      'content-file': { type: 'string' },
+      field: { type: 'string', multiple: true },
+      old: { type: 'string' },
+      new: { type: 'string' },
+      operation: { type: 'string' },
+      what: { type: 'string' },
+      page: { type: 'string', multiple: true },
     },
   })
   if (values.help) {

@@ -52,6 +52,13 @@ export interface Invocation {
     replaces?: string
     folder?: string
     transcripts?: string
+    'content-file'?: string
+    field?: string[]
+    old?: string
+    new?: string
+    operation?: string
+    what?: string
+    page?: string[]
   }
   positionals: string[]
 }

@@ -1,12 +1,15 @@
 /**
  * `dsh-knowledge read`: one document as it is on disk, with the same checks as `knowledge_read`; `--section NAME`
  * picks one `## ` section the way the tool does (exact name or a unique prefix), under the file's front matter.
+ * `read overview` is the wiki's overview (a document), `read log` its operation log (generated, not a document).
  * @module dsh-knowledge-sync/cli/read
  */
 import { bodyWithIds, relationsView } from '../knowledge/corrections/correct.js'
 import { parseDocumentId } from '../knowledge/query.js'
 import { findSection, splitSections } from '../recall/sections.js'
 import { isVisible } from '../search/scope.js'
+import { readLogTail, renderLog } from '../knowledge/wiki/op-log.js'
+import { LOG_ID } from '../recall/read-tool.js'
 import { type Command, openStore, print, printJson, scopeOf, UsageError } from './common.js'
 import { styled, terminalMarkdown } from './terminal.js'
 
@@ -22,6 +25,13 @@ export const read: Command = async (invocation) => {
   const store = await openStore(invocation, { write: false })
   try {
     const scope = scopeOf(store, invocation)
+    // `read log`: the wiki's last ten operations, newest first.
+    if (id === LOG_ID && !store.get(LOG_ID)) {
+      const entries = readLogTail(store.root)
+      if (invocation.values.json) printJson(entries)
+      else print(renderLog(entries))
+      return 0
+    }
     const meta = store.get(id)
     // Said here rather than by the store, whose message is written for the model's tools.
     if (!meta || !isVisible(meta.cwd, scope)) throw new Error(`no document ${id}${scope ? ` is visible in ${scope}` : ''}; find ids with \`dsh-knowledge search <words>\` or \`dsh-knowledge list\``)

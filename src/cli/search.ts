@@ -15,7 +15,7 @@ export const search: Command = async (invocation) => {
   const store = await openStore(invocation, { write: false })
   try {
     const scope = scopeOf(store, invocation)
-    const hits = store.search(args.query, { kind: args.kind, tag: args.tag, tool: args.tool, limit: args.limit, scope, status: args.status })
+    const hits = store.search(args.query, { kind: args.kind, idPrefix: args.idPrefix, tag: args.tag, tool: args.tool, limit: args.limit, scope, status: args.status })
     if (values.json)
       printJson(
         hits.map((h) => ({

@@ -106,7 +106,7 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Pag
           { query: q.get('q') ?? '', kind: q.get('kind') || undefined, tag: q.get('tag') || undefined, tool: q.get('tool') || undefined, status: q.get('status') || undefined },
           limit,
         )
-        const filter = { kind: args.kind, tag: args.tag, tool: args.tool, scope, status: args.status }
+        const filter = { kind: args.kind, idPrefix: args.idPrefix, tag: args.tag, tool: args.tool, scope, status: args.status }
         if (args.query.trim()) {
           // Ranked hits cost a score each, so the page reads ahead one page: the total is exact when the ranking ends
           // within that window, else a lower bound (`more`), and paging goes on to the ranking's end (MAX_SEARCH_WINDOW).

@@ -9,10 +9,14 @@ import { isValidId } from './documents/document.js'
 
 export const MAX_QUERY_LENGTH = 10_000
 export const MAX_LIMIT = 50
+/** A wiki page type's name (the first part of a page id). */
+const PAGE_TYPE = /^[a-z][a-z0-9-]{0,31}$/
 
 export interface SearchArgs {
   query: string
   kind?: DocKind
+  /** With `kind: page`: the page type asked for (`concept/`). */
+  idPrefix?: string
   tag?: string
   tool?: string
   limit?: number
@@ -29,8 +33,12 @@ export function parseSearchArgs(raw: unknown, defaultLimit: number): SearchArgs 
   if (typeof args.query !== 'string') throw new Error('"query" must be a string of keywords')
   const out: SearchArgs = { query: args.query.slice(0, MAX_QUERY_LENGTH), limit: defaultLimit }
   if (args.kind !== undefined && args.kind !== null && args.kind !== '') {
-    if (!DOC_KINDS.includes(args.kind as DocKind)) throw new Error(`"kind" must be one of ${DOC_KINDS.join(', ')}`)
-    out.kind = args.kind as DocKind
+    // A page type (`concept`, a profile's own) selects the pages of that type: their ids start with it.
+    if (typeof args.kind === 'string' && !DOC_KINDS.includes(args.kind as DocKind) && PAGE_TYPE.test(args.kind)) {
+      out.kind = 'page'
+      out.idPrefix = `${args.kind}/`
+    } else if (!DOC_KINDS.includes(args.kind as DocKind)) throw new Error(`"kind" must be one of ${DOC_KINDS.join(', ')} or a wiki page type (summary, concept, entity, synthesis, …)`)
+    else out.kind = args.kind as DocKind
   }
   if (args.status !== undefined && args.status !== null && args.status !== '') {
     if (!(STATUS_FILTERS as readonly unknown[]).includes(args.status)) throw new Error(`"status" must be one of ${STATUS_FILTERS.join(', ')}`)

@@ -38,7 +38,6 @@ export type { Facets, IndexedMeta, ListSort } from '../search/search-index.js'
 
 /** The longest `close` waits for {@link KnowledgeStore.hold}s: about the harness's process shutdown window. */
 export const CLOSE_HOLD_MS = 5000
-
 export type { KnowledgeStoreOptions, PreparedDocument, StoreChange, StoreLogger, WrittenDocument } from './store-types.js'
 
 export class KnowledgeStore {
@@ -365,6 +364,11 @@ export class KnowledgeStore {
   /** Adds `oldIds` to a document's `supersedes` list (front matter only; the body stays as it is). */
   addSupersedes(id: string, oldIds: string[]): Promise<void> {
     return this.queued(() => addSupersedes(this.editHost(), id, oldIds))
+  }
+
+  /** Runs a write of existing or new files (the wiki's pages) with the edit host, serialized with every other write. */
+  edit<T>(fn: (host: EditHost) => Promise<T>): Promise<T> {
+    return this.queued(() => fn(this.editHost()))
   }
 
   /** Runs `fn` after every write queued so far (writes are serialized within this process). */

@@ -52,8 +52,8 @@ export const SUPERSEDE_PARAMETERS: Record<string, unknown> = {
 
 export const CHECK_DESCRIPTION =
   'Check the knowledge base of this workspace for mechanical problems: broken links, links to retired ' +
-  'documents, supersede cycles or chains ending in a retired document, unreadable files, and near-duplicate ' +
-  'findings (candidates to supersede). Returns each problem with the ids involved.'
+  'documents, supersede cycles or chains ending in a retired document, unreadable files, near-duplicate ' +
+  'findings (candidates to supersede) and orphan wiki pages (nothing links to them). Returns each problem with the ids involved.'
 
 export const CHECK_PARAMETERS: Record<string, unknown> = { type: 'object', properties: {}, additionalProperties: false }
 

@@ -78,7 +78,7 @@ export function apply(ctx: Context, config: Config): void {
       // One ranking read a little past the limit, so the chat row can say "8 of 85" (the model sees the first `limit`).
       const limit = parsed.limit ?? current.searchLimit
       const window = Math.max(limit, SEARCH_COUNT_WINDOW)
-      const ranked = store.search(parsed.query, { kind: parsed.kind, tag: parsed.tag, tool: parsed.tool, limit: window, scope, status: parsed.status })
+      const ranked = store.search(parsed.query, { kind: parsed.kind, idPrefix: parsed.idPrefix, tag: parsed.tag, tool: parsed.tool, limit: window, scope, status: parsed.status })
       const hits = ranked.slice(0, limit)
       const session = readerOf(exec.agent)
       const text = renderHits(parsed.query, hits, scope, (hit) => reads.changed(session, hit.id, hit.version))

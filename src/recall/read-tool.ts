@@ -14,6 +14,11 @@ import type { ReadState } from './read-state.js'
 import type { KnowledgeDoc } from '../types.js'
 import { findSection, splitSections } from './sections.js'
 import { OUTPUT_BUDGET, withinBudget } from '../tool-output.js'
+import { LOG_FILE, readLogTail, renderLog } from '../knowledge/wiki/op-log.js'
+import { OVERVIEW_ID } from '../knowledge/wiki/page-types.js'
+
+/** `knowledge_read({"id": "log"})`: the wiki's operation log, newest first (not a document: log.md is generated). */
+export const LOG_ID = 'log'
 
 export const READ_TOOL = 'knowledge_read'
 
@@ -24,7 +29,7 @@ export const SYNCED_NOTICE = 'Parts of this document are synced from upstream so
 export const READ_PARAMETERS = {
   type: 'object',
   properties: {
-    id: { type: 'string', description: 'A document id, e.g. "abc12345-t3".' },
+    id: { type: 'string', description: 'A document id, e.g. "abc12345-t3" or a wiki page "concept/spring-tides"; "overview" for the wiki\'s overview, "log" for its last ten operations.' },
     section: { type: 'string', description: 'Only this section (a "## " heading, e.g. "Finding", "Answer", "Tools", "Appendix"); omit for the whole document.' },
     offset: { type: 'integer', minimum: 0, description: 'Continue a cut answer from this character (the offset its last line names).' },
   },
@@ -39,6 +44,9 @@ export const READ_PARAMETERS = {
 export async function readForSession(store: KnowledgeStore, args: unknown, scope: string | undefined, session: string | undefined, reads: ReadState): Promise<ReadResult> {
   const a = (args ?? {}) as { id?: unknown; section?: unknown; offset?: unknown }
   const offset = parseOffset(a.offset)
+  if (a.id === LOG_ID && !store.get(LOG_ID))
+    return { text: boundRead(renderLog(readLogTail(store.root)), LOG_ID, offset), id: LOG_ID, path: LOG_FILE, version: 1, title: 'Operation log', sections: [] }
+  if (a.id === OVERVIEW_ID && !store.get(OVERVIEW_ID)) throw new Error('the wiki has no overview yet; write it with knowledge_rewrite({"page": "overview", "content": …})')
   if (a.section !== undefined && (typeof a.section !== 'string' || a.section.length > 200)) throw new Error('"section" must be a section name (a string of at most 200 characters), e.g. "Finding"')
   const doc = await store.readVisible(a.id, scope)
   const version = doc.version ?? store.versionOf(doc.id) ?? 1

@@ -21,7 +21,8 @@ export const SEARCH_PARAMETERS: Record<string, unknown> = {
   type: 'object',
   properties: {
     query: { type: 'string', description: 'Keywords, an error message, an identifier or a question.' },
-    kind: { type: 'string', enum: [...DOC_KINDS], description: 'Only documents of this kind.' },
+    // No enum: a wiki page type (a profile may declare its own) is a kind too.
+    kind: { type: 'string', description: `Only documents of this kind (${DOC_KINDS.join(', ')}) or wiki pages of this type (summary, concept, entity, synthesis, …).` },
     tag: { type: 'string', description: 'Only documents with this tag.' },
     tool: { type: 'string', description: 'Only rounds that used a tool matching this glob, e.g. "bash*".' },
     limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: 'How many hits (default: the configured search limit).' },

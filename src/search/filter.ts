@@ -149,6 +149,12 @@ export function whereOf(filter: SearchFilter | undefined, alias: 'doc' | 'fts', 
       params.push(JSON.stringify(ids))
     }
   }
+  if (typeof f.idPrefix === 'string' && f.idPrefix) {
+    // A range, not LIKE: the prefix may hold `_`, and the id index answers a range.
+    needsDoc = true
+    clauses.push('(doc.id >= ? AND doc.id < ?)')
+    params.push(f.idPrefix, f.idPrefix + '\u{10FFFF}')
+  }
   if (typeof f.scope === 'string' && f.scope.trim()) {
     const { exact, lo, hi } = scopeRange(f.scope.trim())
     needsDoc = true

@@ -10,7 +10,7 @@ import { DEFAULT_BOOST, finite, KINDS } from './schema.js'
 
 /** Options of {@link SearchIndex}. */
 export interface SearchIndexOptions {
-  /** Multiplicative rank boost per kind; defaults note 1.5, preference 1.5, distilled 1.3, manual 1.2, raw 1. */
+  /** Multiplicative rank boost per kind; defaults page 2, note 1.5, preference 1.5, distilled 1.3, manual 1.2, raw 1. */
   boost?: Partial<Record<DocKind, number>>
   /** BM25 column weights; defaults title 4, tags 2, body 1. */
   weights?: Partial<Record<'title' | 'tags' | 'body', number>>

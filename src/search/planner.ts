@@ -15,7 +15,7 @@
 import type { StatementSync } from 'node:sqlite'
 import type { DocKind } from '../types.js'
 import type { Where } from './filter.js'
-import { quote, STATUS_INDEX } from './schema.js'
+import { KINDS, quote, STATUS_INDEX } from './schema.js'
 import type { QueryTerm } from './tokenize.js'
 
 /** At most this many common (non-driver) terms are scored per query; see {@link QueryPlanner.candidates}. */
@@ -307,8 +307,10 @@ export class QueryPlanner {
   /** Top `n` rows of one MATCH expression under the filters, best first (`s` is the boosted bm25, lower is better). */
   rank(expr: string, where: Where, n: number, fromRowid = 0): Row[] {
     const b = this.boost
+    // Every kind's boost from the kinds' own order (the rowid's low bits), so a new kind is never ranked as another.
+    const boost = KINDS.map((kind, k) => `WHEN ${k} THEN ${b[kind]}`).join(' ')
     const sql =
-      `SELECT fts.rowid AS r, ${this.bm25} * (CASE fts.rowid & 7 WHEN 0 THEN ${b.raw} WHEN 1 THEN ${b.note} WHEN 2 THEN ${b.distilled} WHEN 4 THEN ${b.preference} ELSE ${b.manual} END)` +
+      `SELECT fts.rowid AS r, ${this.bm25} * (CASE fts.rowid & 7 ${boost} ELSE ${b.manual} END)` +
       ` * (CASE (fts.rowid >> 3) & 3 WHEN ${STATUS_INDEX.superseded} THEN ${this.superseded} ELSE 1 END) AS s ` +
       `FROM fts${where.needsDoc ? ' JOIN doc ON doc.rowid = fts.rowid' : ''} WHERE fts MATCH ?${fromRowid ? ' AND fts.rowid >= ?' : ''}${where.sql} ORDER BY s, fts.rowid DESC LIMIT ?`
     try {

@@ -90,7 +90,8 @@ export const KIND_INDEX: Record<string, number> = Object.fromEntries(DOC_KINDS.m
 export const STATUS_INDEX: Record<string, number> = Object.fromEntries(DOC_STATUSES.map((status, k) => [status, k]))
 /** Rowids advance by this step per document; the bits below it hold `status * 8 + kind`. */
 export const ROWID_STEP = 32
-export const DEFAULT_BOOST: Record<DocKind, number> = { raw: 1, note: 1.5, distilled: 1.3, manual: 1.2, preference: 1.5 }
+/** Curated above captured: wiki pages, then notes and preferences, then distilled, hand-written and raw rounds. */
+export const DEFAULT_BOOST: Record<DocKind, number> = { raw: 1, note: 1.5, distilled: 1.3, manual: 1.2, preference: 1.5, page: 2 }
 export const DEFAULT_SEARCH_LIMIT = 10
 export const DEFAULT_LIST_LIMIT = 50
 /** Paging never reaches further than this into a ranking (a model or a page never needs more). */

@@ -12,7 +12,7 @@ import { createDshHome, packedTarball, PROJECT_ROOT } from '../harness/dsh.ts'
 const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8'))
 const patch = parse(readFileSync(join(PROJECT_ROOT, 'cordis.patch.yml'), 'utf8')) as Array<{ insert: Array<{ id: string; name: string; config?: unknown }> }>
 const rows = patch.flatMap((entry) => entry.insert ?? [])
-const ROW_IDS = ['knowledge', 'knowledge-capture', 'knowledge-note', 'knowledge-recall', 'knowledge-http', 'knowledge-sync', 'knowledge-originals', 'knowledge-client']
+const ROW_IDS = ['knowledge', 'knowledge-capture', 'knowledge-note', 'knowledge-recall', 'knowledge-http', 'knowledge-sync', 'knowledge-wiki', 'knowledge-originals', 'knowledge-client']
 
 /** `dsh-knowledge-sync/capture` → `./lib/capture/index.js` through the exports map. */
 function exportTarget(name: string): string {
@@ -48,7 +48,8 @@ describe('the packed bundle', () => {
         // Defaults apply: the schema fills a complete config from nothing.
         expect(() => mod.Config({})).not.toThrow()
       }
-      if (['knowledge-capture', 'knowledge-note', 'knowledge-recall', 'knowledge-http', 'knowledge-sync', 'knowledge-originals'].includes(row.id)) expect(mod.inject).toContain('knowledge')
+      if (['knowledge-capture', 'knowledge-note', 'knowledge-recall', 'knowledge-http', 'knowledge-sync', 'knowledge-wiki', 'knowledge-originals'].includes(row.id))
+        expect(mod.inject).toContain('knowledge')
     }
   })
 
@@ -58,6 +59,8 @@ describe('the packed bundle', () => {
     expect(list).toContain('package/cordis.patch.yml')
     expect(list).toContain('package/lib/client.js')
     expect(list).toContain('package/lib/cli/bin.js')
+    // The wiki's skills are read from the package at run time.
+    for (const skill of ['knowledge-ingest', 'knowledge-query', 'knowledge-lint']) expect(list).toContain(`package/skills/${skill}/SKILL.md`)
     expect(list).toContain('package/README.md')
     // The "Elsewhere" set-up copies the rc.8 patch out of the installed bundle; the README's map links docs/.
     expect(list).toContain('package/patches/dsh-rc8.patch.yml')

@@ -119,7 +119,8 @@ const meta0 = (): FrontMatter => ({ ...meta })
 
 describe('ids', () => {
   it('refuses path tricks, NUL and oversize ids', () => {
-    for (const bad of ['../x', '/etc/passwd', 'a/b', 'a\\b', '.hidden', 'x\0y', '', 'a..b', 'x'.repeat(200), 'a b']) expect(isValidId(bad)).toBe(false)
-    for (const good of ['abc12345-t1', 'deploy', 'v1.2.3-notes', 'a_b']) expect(isValidId(good)).toBe(true)
+    // One `/` only after a lowercase page type (a wiki page: concept/spring-tides); never a path of several parts.
+    for (const bad of ['../x', '/etc/passwd', 'a/b/c', 'A/b', 'a/../b', 'a/.b', 'concept/', 'a\\b', '.hidden', 'x\0y', '', 'a..b', 'x'.repeat(200), 'a b']) expect(isValidId(bad), bad).toBe(false)
+    for (const good of ['abc12345-t1', 'deploy', 'v1.2.3-notes', 'a_b', 'concept/spring-tides', 'entity/payments-service']) expect(isValidId(good), good).toBe(true)
   })
 })

@@ -23,9 +23,10 @@ const BODY = '# Title\n\n## Finding\n\nSomething true.\n'
 describe('links', () => {
   it('tells ids, document paths and everything else apart', () => {
     expect(linkTarget('abc12345-t3', 's/x.md')).toEqual({ kind: 'id', id: 'abc12345-t3' })
+    expect(linkTarget('concept/spring-tides', 's/x.md')).toEqual({ kind: 'id', id: 'concept/spring-tides' })
     expect(linkTarget('../other/y.md#part', 's/x.md')).toEqual({ kind: 'path', path: 'other/y.md', outside: false })
     expect(linkTarget('../../../etc/passwd.md', 's/x.md')).toMatchObject({ outside: true })
-    for (const other of ['https://example.com/a.md', 'javascript:alert(1)', '/etc/passwd.md', '#anchor', 'a/b', 'x.txt', 'mailto:a@b.c', '..']) {
+    for (const other of ['https://example.com/a.md', 'javascript:alert(1)', '/etc/passwd.md', '#anchor', 'a/b/c', 'Docs/guide', 'x.txt', 'mailto:a@b.c', '..']) {
       expect(linkTarget(other, 's/x.md'), other).toBeUndefined()
     }
     // A bare word is an id link (hand-written documents get it reported as broken by the check when it names nothing).

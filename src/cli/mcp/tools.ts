@@ -65,7 +65,7 @@ export function mcpTools({ canAsk }: { canAsk: boolean }): McpTool[] {
         call.withStore(false, async (store) => {
           const parsed = parseSearchArgs(args, MCP_SEARCH_LIMIT)
           const scope = await scopeFor(store, call)
-          const hits = store.search(parsed.query, { kind: parsed.kind, tag: parsed.tag, tool: parsed.tool, limit: parsed.limit, scope, status: parsed.status })
+          const hits = store.search(parsed.query, { kind: parsed.kind, idPrefix: parsed.idPrefix, tag: parsed.tag, tool: parsed.tool, limit: parsed.limit, scope, status: parsed.status })
           return renderHits(parsed.query, hits, scope, (hit) => call.reads.changed(call.session, hit.id, hit.version))
         }),
     },

@@ -8,8 +8,9 @@
 import { isVisible } from '../../search/scope.js'
 import { stripNotice } from '../relations/relations.js'
 import type { KnowledgeStore } from '../store.js'
+import { orphanPages } from './orphans.js'
 
-export type ProblemType = 'broken-link' | 'retired-link' | 'supersede-cycle' | 'retired-successor' | 'missing-successor' | 'unreadable' | 'near-duplicate'
+export type ProblemType = 'broken-link' | 'retired-link' | 'supersede-cycle' | 'retired-successor' | 'missing-successor' | 'unreadable' | 'near-duplicate' | 'orphan'
 
 /** One problem, with the ids involved (a path for an unreadable file) and what is wrong. */
 export interface Problem {
@@ -20,7 +21,7 @@ export interface Problem {
 }
 
 /** Kinds whose documents are findings (near-duplicates among them are candidates to supersede). */
-const FINDING_KINDS = new Set(['note', 'distilled', 'preference'])
+const FINDING_KINDS = new Set(['note', 'distilled', 'preference', 'page'])
 /** Two findings are near-duplicates from this Jaccard similarity of their word pairs on. */
 export const DUPLICATE_THRESHOLD = 0.6
 /** Per workspace, at most this many findings are compared (newest first), so the check stays bounded. */
@@ -28,8 +29,11 @@ const MAX_FINDINGS = 5000
 /** A word pair in more findings than this says nothing about duplication (and would make the check quadratic). */
 const MAX_POSTING = 50
 
-/** Runs every check over the documents visible from `scope` (undefined: the whole root). */
-export function checkKnowledge(store: KnowledgeStore, scope: string | undefined): Problem[] {
+/**
+ * Runs every check over the documents visible from `scope` (undefined: the whole root). `orphanOk`: the wiki page
+ * types that are never orphans (default: the built-ins summary, synthesis, preference).
+ */
+export function checkKnowledge(store: KnowledgeStore, scope: string | undefined, orphanOk?: ReadonlySet<string>): Problem[] {
   const problems: Problem[] = []
   const visible = (id: string): boolean => {
     const m = store.get(id)
@@ -63,6 +67,7 @@ export function checkKnowledge(store: KnowledgeStore, scope: string | undefined)
   }
   for (const [path, error] of store.invalid) problems.push({ type: 'unreadable', ids: [], path, detail: error })
   problems.push(...nearDuplicates(store, scope))
+  for (const id of orphanPages(store, scope, orphanOk)) problems.push({ type: 'orphan', ids: [id], detail: `${id} is a wiki page nothing links to; link it from a related page or the overview` })
   return problems
 }
 

@@ -9,7 +9,7 @@
  */
 import { readdirSync, rmSync, statSync } from 'node:fs'
 import { sep } from 'node:path'
-import { toRelative } from '../documents/paths.js'
+import { isGeneratedFile, toRelative } from '../documents/paths.js'
 import { MANIFEST_DIR } from './originals-marker.js'
 
 /** A temporary file older than this was left by a crashed writer. */
@@ -56,7 +56,7 @@ export async function walkDocuments(root: string, invalid: Map<string, string>):
         }
         continue
       }
-      if (name === 'node_modules') continue
+      if (name === 'node_modules' || (depth === 0 && isGeneratedFile(name))) continue
       const full = base + name
       if (entry.isSymbolicLink()) {
         if (name.endsWith('.md')) invalid.set(toRelative(root, full), `${toRelative(root, full)}: is a symbolic link; links are never followed`)

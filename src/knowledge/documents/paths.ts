@@ -96,6 +96,15 @@ export function documentPath(sessionDir: string, id: string, slug: string): stri
   return `${sessionDir}/${id}-${slug}.md`
 }
 
+/**
+ * Files the wiki generates at the root (the catalogue and the operation log): never documents, never indexed. Their
+ * first line says they are generated; `overview.md` is a document (the model writes it).
+ */
+export const GENERATED_FILES: readonly string[] = ['index.md', 'log.md']
+
+/** True for a root-relative path the wiki generates (see {@link GENERATED_FILES}). */
+export const isGeneratedFile = (rel: string): boolean => GENERATED_FILES.includes(rel)
+
 /** Resolves a root-relative path and proves it stays inside the root; throws otherwise. */
 export function insideRoot(root: string, relativePath: string): string {
   if (relativePath.includes('\0')) throw new Error('path contains NUL')

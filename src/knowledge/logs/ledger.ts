@@ -24,6 +24,8 @@ export type LedgerEntry =
   /** A status change (supersede, retire, restore) and who asked: `tool`, `cli` or `page`. */
   | { type: 'status'; id: string; status: string; by?: string; reason?: string; actor: string }
   | { type: 'synced'; id: string; path: string; source: string; redacted: number }
+  /** A wiki page created, edited or rewritten, and who asked: `tool`, `cli` or `page`. */
+  | { type: 'page'; id: string; op: 'create' | 'edit' | 'rewrite'; version: number; redacted: number; actor: string }
 
 /** Aggregates shown by `stats` (CLI, routes, page). */
 /** What the ledger folds to (the wire shape of `rounds` in stats). */
@@ -249,6 +251,7 @@ export class Ledger {
         bump(stats.distill.skipped, entry.reason)
         break
       case 'synced':
+      case 'page':
         stats.redacted += entry.redacted ?? 0
         break
     }

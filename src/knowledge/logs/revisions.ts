@@ -29,7 +29,8 @@ const LOCK_FILE = 'revisions.lock'
 const STALE_LOCK_MS = 10_000
 /** How long a writer waits for the lock before appending anyway (a duplicate line is harmless; a lost one is not). */
 const LOCK_WAIT_MS = 2_000
-const LINE = /^([A-Za-z0-9][A-Za-z0-9_.-]{0,127}) ([0-9a-f]{16})(?: \S+)?$/
+// An id (a wiki page's holds one `/` after its type, see ID_PATTERN), its text's hash, when.
+const LINE = /^((?:[a-z][a-z0-9-]{0,31}\/)?[A-Za-z0-9][A-Za-z0-9_.-]{0,127}) ([0-9a-f]{16})(?: \S+)?$/
 const sleeper = new Int32Array(new SharedArrayBuffer(4))
 /** Longer than any line the store writes (an id of at most 128 characters, a hash, a time): a longer one is noise. */
 export const MAX_LINE_BYTES = 4096

@@ -40,8 +40,8 @@ export function linkTarget(raw: string, fromPath: string): LinkTarget | undefine
     const joined = posix.normalize(posix.join(posix.dirname(fromPath), decoded))
     return { kind: 'path', path: joined, outside: joined === '..' || joined.startsWith('../') }
   }
-  // A bare id (no dot, no slash): the form the model writes.
-  return !target.includes('.') && !target.includes('/') && isValidId(target) ? { kind: 'id', id: target } : undefined
+  // A bare id (no dot; a slash only after a page type, `concept/spring-tides`): the form the model writes.
+  return !target.includes('.') && isValidId(target) ? { kind: 'id', id: target } : undefined
 }
 
 /** Every link of a body that names a document (by id or by `.md` path), in order. */

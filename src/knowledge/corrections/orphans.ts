@@ -1,0 +1,30 @@
+/**
+ * Orphans: active wiki pages nothing links to (no page, note or round, retired ones not counted). Summaries,
+ * syntheses and preferences are reached through the index, so they are not orphans; a profile's type is one unless
+ * it replaces such a built-in. Read-only, over the index and the relation graph.
+ * @module dsh-knowledge-sync/knowledge/corrections/orphans
+ */
+import { isVisible } from '../../search/scope.js'
+import { INDEX_REACHED_TYPES, OVERVIEW_ID, splitPageId } from '../documents/page-ids.js'
+import type { KnowledgeStore } from '../store.js'
+
+/** The orphan pages visible from `scope`, sorted by id. */
+export function orphanPages(store: KnowledgeStore, scope: string | undefined, exempt: ReadonlySet<string> = INDEX_REACHED_TYPES): string[] {
+  const out: string[] = []
+  for (const kind of ['page', 'preference'] as const) {
+    for (let offset = 0; ; offset += 1000) {
+      const { items } = store.list({ kind, status: 'active', scope, limit: 1000, offset })
+      for (const meta of items) {
+        const page = splitPageId(meta.id)
+        if (!page || meta.id === OVERVIEW_ID || exempt.has(page.type)) continue
+        const inbound = store.linkedFrom(meta.id).filter((from) => {
+          const m = store.get(from)
+          return !!m && m.status !== 'retired' && isVisible(m.cwd, scope)
+        })
+        if (!inbound.length) out.push(meta.id)
+      }
+      if (items.length < 1000) break
+    }
+  }
+  return out.sort()
+}
