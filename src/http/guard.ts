@@ -52,6 +52,19 @@ export function refusal(req: IncomingMessage, trustedHosts: readonly string[]): 
   return undefined
 }
 
+/** RFC 9110 `type "/" subtype` (tokens), then nothing or `;` parameters. */
+const MEDIA_TYPE = /^[ \t]*([!#$%&'*+.^_`|~0-9a-z-]+)\/([!#$%&'*+.^_`|~0-9a-z-]+)[ \t]*(?:;|$)/i
+
+/**
+ * The media type of a Content-Type value (`type/subtype`, lowercase), or undefined when it is not one. Why parsed:
+ * a prefix test lets `application/jsonx` or `application/json-seq` pass as JSON.
+ */
+export function mediaTypeOf(header: string | string[] | undefined): string | undefined {
+  if (typeof header !== 'string') return undefined
+  const match = MEDIA_TYPE.exec(header)
+  return match ? `${match[1]}/${match[2]}`.toLowerCase() : undefined
+}
+
 /** Tokens handed to pages: a bounded set, each valid for a day. */
 export class PageTokens {
   private readonly tokens = new Map<string, number>()
@@ -96,12 +109,7 @@ export function mutationRefusal(req: IncomingMessage, trustedHosts: readonly str
   if (origin.toLowerCase() !== `http://${host}`) return `origin ${JSON.stringify(origin.slice(0, 100))} is not this page's origin`
   const fetchSite = req.headers['sec-fetch-site']
   if (fetchSite !== undefined && fetchSite !== 'same-origin') return `a ${fetchSite} request cannot change state`
-  if (
-    !String(req.headers['content-type'] ?? '')
-      .toLowerCase()
-      .startsWith('application/json')
-  )
-    return 'a state change must send application/json'
+  if (mediaTypeOf(req.headers['content-type']) !== 'application/json') return 'a state change must send application/json'
   if (!tokens.valid(req.headers[TOKEN_HEADER])) return 'missing or expired page token; reload the page'
   return undefined
 }

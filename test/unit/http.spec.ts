@@ -181,6 +181,8 @@ describe('state-changing routes', () => {
     expect((await post({ origin: origin(), 'content-type': 'application/json' })).body.error).toMatch(/token/)
     expect((await post({ origin: origin(), 'content-type': 'application/json', 'x-knowledge-token': 'x'.repeat(32) })).body.error).toMatch(/token/)
     expect((await post({ origin: origin(), 'content-type': 'text/plain', 'x-knowledge-token': t })).body.error).toMatch(/json/)
+    for (const type of ['application/jsonx', 'application/json-seq', 'application/json/x', 'application/json x', 'application/jsonp; charset=utf-8'])
+      expect((await post({ origin: origin(), 'content-type': type, 'x-knowledge-token': t })).body.error, type).toMatch(/json/)
     expect((await get('/knowledge/echo')).status).toBe(404)
     expect(echoed.length).toBe(before)
   })
