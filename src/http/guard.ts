@@ -65,6 +65,9 @@ export function mediaTypeOf(header: string | string[] | undefined): string | und
   return match ? `${match[1]}/${match[2]}`.toLowerCase() : undefined
 }
 
+/** A token's length in bytes: 24 random bytes in base64url. */
+const TOKEN_BYTES = 32
+
 /** Tokens handed to pages: a bounded set, each valid for a day. */
 export class PageTokens {
   private readonly tokens = new Map<string, number>()
@@ -82,13 +85,18 @@ export class PageTokens {
   }
 
   valid(token: unknown, now = Date.now()): boolean {
-    if (typeof token !== 'string' || token.length !== 32) return false
+    if (typeof token !== 'string') return false
+    // Byte lengths, not string lengths: 32 latin-1 characters encode to more than 32 bytes, and timingSafeEqual
+    // throws on buffers of different lengths.
+    const given = Buffer.from(token, 'utf8')
+    if (given.length !== TOKEN_BYTES) return false
     for (const [known, expires] of this.tokens) {
       if (expires < now) {
         this.tokens.delete(known)
         continue
       }
-      if (timingSafeEqual(Buffer.from(known), Buffer.from(token))) return true
+      const expected = Buffer.from(known, 'utf8')
+      if (expected.length === given.length && timingSafeEqual(expected, given)) return true
     }
     return false
   }

@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { KnowledgeStore } from '../../src/knowledge/store.js'
 import { createRedactor } from '../../src/redact/redactor.js'
 import { createHandler } from '../../src/http/routes.js'
-import { parseHost, refusal } from '../../src/http/guard.js'
+import { PageTokens, parseHost, refusal } from '../../src/http/guard.js'
 
 let server: Server
 let port = 0
@@ -180,10 +180,21 @@ describe('state-changing routes', () => {
     expect((await post({ origin: 'http://evil.example:80', 'content-type': 'application/json', 'x-knowledge-token': t }, 'evil.example:80')).status).toBe(403)
     expect((await post({ origin: origin(), 'content-type': 'application/json' })).body.error).toMatch(/token/)
     expect((await post({ origin: origin(), 'content-type': 'application/json', 'x-knowledge-token': 'x'.repeat(32) })).body.error).toMatch(/token/)
+    // 32 latin-1 characters: 32 characters, 64 bytes once encoded; refused, not thrown.
+    expect((await post({ origin: origin(), 'content-type': 'application/json', 'x-knowledge-token': '\u00e9'.repeat(32) })).body.error).toMatch(/token/)
     expect((await post({ origin: origin(), 'content-type': 'text/plain', 'x-knowledge-token': t })).body.error).toMatch(/json/)
     for (const type of ['application/jsonx', 'application/json-seq', 'application/json/x', 'application/json x', 'application/jsonp; charset=utf-8'])
       expect((await post({ origin: origin(), 'content-type': type, 'x-knowledge-token': t })).body.error, type).toMatch(/json/)
     expect((await get('/knowledge/echo')).status).toBe(404)
     expect(echoed.length).toBe(before)
+  })
+})
+
+describe('page tokens', () => {
+  it('refuses a token whose characters number 32 but whose bytes do not, without throwing', () => {
+    const tokens = new PageTokens()
+    const issued = tokens.issue()
+    expect(tokens.valid(issued)).toBe(true)
+    for (const forged of ['\u00e9'.repeat(32), '\u00ff'.repeat(16), '\u{1F600}'.repeat(8), `${issued.slice(0, 31)}\u00e9`]) expect(tokens.valid(forged)).toBe(false)
   })
 })
