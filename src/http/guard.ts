@@ -68,7 +68,12 @@ export function mediaTypeOf(header: string | string[] | undefined): string | und
 /** A token's length in bytes: 24 random bytes in base64url. */
 const TOKEN_BYTES = 32
 
-/** Tokens handed to pages: a bounded set, each valid for a day. */
+/**
+ * Tokens handed to pages: a bounded set, each valid for a day. Minting one is a state change (it may evict the
+ * oldest), so it is a same-origin POST ({@link sameOriginRefusal}): a page on another origin can fire GETs at will
+ * but cannot mint. A token that is used moves to the back, so the least recently used one is evicted, never the
+ * live page's before the tokens minted after it.
+ */
 export class PageTokens {
   private readonly tokens = new Map<string, number>()
   constructor(
@@ -96,18 +101,22 @@ export class PageTokens {
         continue
       }
       const expected = Buffer.from(known, 'utf8')
-      if (expected.length === given.length && timingSafeEqual(expected, given)) return true
+      if (expected.length === given.length && timingSafeEqual(expected, given)) {
+        this.tokens.delete(known)
+        this.tokens.set(known, expires)
+        return true
+      }
     }
     return false
   }
 }
 
 /**
- * Why a state-changing request is refused, or undefined when it may proceed: POST only, the read checks, an `Origin`
- * naming exactly this host (a cross-origin form post or a page on another origin fails here), a JSON body (which a
- * cross-origin page cannot send without a preflight this server never answers), and a valid per-page token.
+ * Why a same-origin POST is refused, or undefined when it may proceed: POST only, the read checks, an `Origin` naming
+ * exactly this host (a cross-origin form post or a page on another origin fails here; browsers send Origin on every
+ * POST), and a JSON body (which a cross-origin page cannot send without a preflight this server never answers).
  */
-export function mutationRefusal(req: IncomingMessage, trustedHosts: readonly string[], tokens: PageTokens): string | undefined {
+export function sameOriginRefusal(req: IncomingMessage, trustedHosts: readonly string[]): string | undefined {
   if (req.method !== 'POST') return 'state changes are POST only'
   const basic = refusal(req, trustedHosts)
   if (basic) return basic
@@ -118,6 +127,13 @@ export function mutationRefusal(req: IncomingMessage, trustedHosts: readonly str
   const fetchSite = req.headers['sec-fetch-site']
   if (fetchSite !== undefined && fetchSite !== 'same-origin') return `a ${fetchSite} request cannot change state`
   if (mediaTypeOf(req.headers['content-type']) !== 'application/json') return 'a state change must send application/json'
+  return undefined
+}
+
+/** Why a state-changing request is refused, or undefined when it may proceed: {@link sameOriginRefusal} and a valid per-page token. */
+export function mutationRefusal(req: IncomingMessage, trustedHosts: readonly string[], tokens: PageTokens): string | undefined {
+  const refused = sameOriginRefusal(req, trustedHosts)
+  if (refused) return refused
   if (!tokens.valid(req.headers[TOKEN_HEADER])) return 'missing or expired page token; reload the page'
   return undefined
 }

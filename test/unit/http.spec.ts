@@ -161,7 +161,8 @@ describe('strict Host and request target', () => {
 
 describe('state-changing routes', () => {
   const origin = () => `http://127.0.0.1:${port}`
-  const token = async () => (await get('/knowledge/token')).body.token as string
+  const mint = (headers: Record<string, string> = { origin: origin(), 'content-type': 'application/json' }) => get('/knowledge/token', `127.0.0.1:${port}`, 'POST', headers, '{}')
+  const token = async () => (await mint()).body.token as string
   const post = (headers: Record<string, string>, host = `127.0.0.1:${port}`) => get('/knowledge/echo', host, 'POST', headers, JSON.stringify({ n: 1 }))
 
   it('runs for a same-origin JSON POST carrying a page token', async () => {
@@ -187,6 +188,36 @@ describe('state-changing routes', () => {
       expect((await post({ origin: origin(), 'content-type': type, 'x-knowledge-token': t })).body.error, type).toMatch(/json/)
     expect((await get('/knowledge/echo')).status).toBe(404)
     expect(echoed.length).toBe(before)
+  })
+})
+
+describe('minting page tokens', () => {
+  const origin = () => `http://127.0.0.1:${port}`
+  const mint = (headers: Record<string, string>) => get('/knowledge/token', `127.0.0.1:${port}`, 'POST', headers, '{}')
+  const retire = (token: string) => get('/knowledge/echo', `127.0.0.1:${port}`, 'POST', { origin: origin(), 'content-type': 'application/json', 'x-knowledge-token': token }, '{}')
+
+  it('refuses GET and cross-origin mints, so another site cannot flush the live page token', async () => {
+    const live = (await mint({ origin: origin(), 'content-type': 'application/json' })).body.token as string
+    expect((await retire(live)).status).toBe(200)
+    for (let i = 0; i < 200; i++) {
+      const answer = i % 2 ? await get('/knowledge/token') : await mint({ origin: 'http://evil.example', 'content-type': 'application/json' })
+      expect(answer.status).toBeGreaterThanOrEqual(403)
+      expect(answer.body.token).toBeUndefined()
+    }
+    expect((await mint({ 'content-type': 'application/json' })).status).toBe(403)
+    expect((await retire(live)).status).toBe(200)
+  })
+
+  it('keeps a token in use when the page itself mints past the bound (least recently used goes first)', () => {
+    const tokens = new PageTokens(4)
+    const live = tokens.issue()
+    for (let i = 0; i < 10; i++) {
+      tokens.issue()
+      expect(tokens.valid(live)).toBe(true)
+    }
+    const idle = tokens.issue()
+    for (let i = 0; i < 4; i++) tokens.issue()
+    expect(tokens.valid(idle)).toBe(false)
   })
 })
 
