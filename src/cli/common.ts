@@ -2,6 +2,7 @@
  * What every command shares: the parsed flags, the store opened the way the plugin opens it, stdin, output.
  * @module dsh-knowledge-sync/cli/common
  */
+import { format } from 'node:util'
 import type { KnowledgeStore } from '../knowledge/store.js'
 import { createRedactor, DEFAULT_MASK } from '../redact/redactor.js'
 import { resolveRoot } from '../knowledge/paths.js'
@@ -51,11 +52,23 @@ export type Command = (invocation: Invocation) => Promise<number>
  * Opens the store at the resolved root, without watching; indexed unless `index` is false (a dry run needs no index).
  * `write: false` (search, list, read, stats): the command may then read the index cache of a running dsh as it is.
  */
+/**
+ * The store's logger in a command: warnings (a state file the store had to ignore, a cache it could not use) go to
+ * standard error as one line each, so the command still runs and says what it set aside; the rest is quiet.
+ */
+const CLI_LOGGER = {
+  info() {},
+  debug() {},
+  warn(message: string, ...args: unknown[]) {
+    process.stderr.write(`dsh-knowledge: warning: ${format(message, ...args)}\n`)
+  },
+}
+
 export async function openStore(invocation: Invocation, { index = true, write = true } = {}): Promise<KnowledgeStore> {
   const redactor = createRedactor({ enabled: true, mask: invocation.values.mask ?? DEFAULT_MASK, patterns: invocation.values.pattern ?? [] })
   // Loaded here, not at import: commands that never open the store start without it (and without SQLite).
   const { KnowledgeStore } = await import('../knowledge/store.js')
-  const store = new KnowledgeStore({ root: resolveRoot(invocation.values.root), redactor, watch: false, readOnly: !write })
+  const store = new KnowledgeStore({ root: resolveRoot(invocation.values.root), redactor, watch: false, readOnly: !write, logger: CLI_LOGGER })
   if (index) await store.start()
   return store
 }

@@ -119,7 +119,14 @@ export class Revisions {
       return true
     }
     try {
-      const size = fstatSync(fd).size
+      const info = fstatSync(fd)
+      // Not a file (a directory put there): no revisions to read, and none to append (one warning, memory only).
+      if (!info.isFile()) {
+        if (!this.readOnly) this.logger?.warn('%s is not a file; revisions are kept in memory only', this.file)
+        this.readOnly = true
+        return true
+      }
+      const size = info.size
       if (size < this.offset) {
         this.entries.clear()
         this.offset = 0
