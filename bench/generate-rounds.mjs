@@ -589,7 +589,7 @@ function kindOf(r) {
   return x < 0.85 ? 'raw' : x < 0.93 ? 'note' : x < 0.98 ? 'distilled' : 'manual'
 }
 
-// The front-matter format of src/knowledge/document.ts's formatDocument (one `key: value` line each; plain scalars
+// The front-matter format of src/knowledge/documents/document.ts's formatDocument (one `key: value` line each; plain scalars
 // when unambiguous, JSON otherwise), written here by hand so the generator needs no build. Kept in step by the
 // bench itself: it checks that parseDocument's fast path reads every generated file (see `FORMAT`).
 export const FORMAT = 'line-json-2'

@@ -4,14 +4,14 @@
  * (b) as the start-up scan now reads them, `readRootFile` with the per-scan folder cache (open O_NOFOLLOW, fstat,
  * read, close); (c) as the watcher and `read` do, `readRootFile` with a folder `realpath` per call.
  * Prints the median of 7 passes, the ratio to (a), and the per-file p99/max of (c).
- * Run: `node bench/read-path.bench.mjs` after `node scripts/build.mjs` (it loads lib/knowledge/files.js).
+ * Run: `node bench/read-path.bench.mjs` after `node scripts/build.mjs` (it loads lib/knowledge/view/files.js).
  */
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 
-const { readRootFile } = await import(pathToFileURL(join(import.meta.dirname, '..', 'lib/knowledge/files.js')).href)
+const { readRootFile } = await import(pathToFileURL(join(import.meta.dirname, '..', 'lib/knowledge/view/files.js')).href)
 const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-readbench-')), 'kb')
 const files = []
 for (let s = 0; s < 100; s++) {

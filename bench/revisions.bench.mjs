@@ -20,7 +20,7 @@ import { writeRounds } from './generate-rounds.mjs'
 const here = dirname(fileURLToPath(import.meta.url))
 const { KnowledgeStore } = await import(pathToFileURL(join(here, '../lib/knowledge/store.js')).href)
 const { createRedactor } = await import(pathToFileURL(join(here, '../lib/redact/redactor.js')).href)
-const { contentHash, Revisions } = await import(pathToFileURL(join(here, '../lib/knowledge/revisions.js')).href)
+const { contentHash, Revisions } = await import(pathToFileURL(join(here, '../lib/knowledge/logs/revisions.js')).href)
 const redactor = createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] })
 
 const pct = (s, p) => s[Math.min(s.length - 1, Math.floor((s.length - 1) * p))]

@@ -45,7 +45,7 @@ async function bundle() {
   mkdirSync(dirname(libFile), { recursive: true })
   writeFileSync(
     join(data, 'lib', 'entry.ts'),
-    `export { SearchIndex } from '../../../src/search/search-index.js'\nexport { createIndexFile } from '../../../src/search/index-file.js'\nexport { deriveTables, packageDataFile, TABLES_FILE, writeTables } from '../../../src/search/expand/cedict.js'\nexport { parseDocument, readSimpleFrontMatter, splitFrontMatter } from '../../../src/knowledge/document.js'\nexport { KnowledgeStore } from '../../../src/knowledge/store.js'\nexport { createRedactor } from '../../../src/redact/redactor.js'\n`,
+    `export { SearchIndex } from '../../../src/search/search-index.js'\nexport { createIndexFile } from '../../../src/search/index-file.js'\nexport { deriveTables, packageDataFile, TABLES_FILE, writeTables } from '../../../src/search/expand/cedict.js'\nexport { parseDocument, readSimpleFrontMatter, splitFrontMatter } from '../../../src/knowledge/documents/document.js'\nexport { KnowledgeStore } from '../../../src/knowledge/store.js'\nexport { createRedactor } from '../../../src/redact/redactor.js'\n`,
   )
   buildSync({ entryPoints: [join(data, 'lib', 'entry.ts')], bundle: true, platform: 'node', format: 'esm', outfile: libFile, packages: 'external', logLevel: 'warning' })
   // Query expansion loads CC-CEDICT tables from a file beside its module (the build writes lib/'s); the bundle gets its own.

@@ -7,7 +7,7 @@
  */
 import type { SectionName } from './api.js'
 import { stringList } from './format.js'
-import { type FieldType, fieldsOf, SECTION_DECLS } from '../src/knowledge/fields.js'
+import { type FieldType, fieldsOf, SECTION_DECLS } from '../src/knowledge/settings/fields.js'
 
 export type { FieldType }
 

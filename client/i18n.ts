@@ -6,7 +6,7 @@
  * @module dsh-knowledge-sync/client/i18n
  */
 
-import { LIVE_FIELDS, SECTION_DECLS } from '../src/knowledge/fields.js'
+import { LIVE_FIELDS, SECTION_DECLS } from '../src/knowledge/settings/fields.js'
 import { en } from './i18n/en.js'
 import { zh } from './i18n/zh.js'
 

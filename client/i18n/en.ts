@@ -1,6 +1,6 @@
 /**
  * The page's English messages: the source of the message keys (the Chinese dictionary must have every one).
- * Settings labels are not here: they come from the field declarations (`src/knowledge/fields.ts`).
+ * Settings labels are not here: they come from the field declarations (`src/knowledge/settings/fields.ts`).
  * @module dsh-knowledge-sync/client/i18n/en
  */
 

@@ -6,7 +6,7 @@
  * @module dsh-knowledge-sync/capture/backfill
  */
 import type { KnowledgeStore } from '../knowledge/store.js'
-import { roundKey } from '../knowledge/ledger.js'
+import { roundKey } from '../knowledge/logs/ledger.js'
 import { captureRound } from './keep-round.js'
 import { foldRound, type TurnEvent } from './round.js'
 import { dropReason } from './salience.js'

@@ -7,8 +7,8 @@
 import type { Round, Salience, ToolCall } from '../types.js'
 
 /** The default bar, measured on test/fixtures/salience-set.json (see docs/salience.md). */
-export { DEFAULT_MIN_SCORE } from '../knowledge/fields.js'
-import { DEFAULT_MIN_SCORE } from '../knowledge/fields.js'
+export { DEFAULT_MIN_SCORE } from '../knowledge/settings/fields.js'
+import { DEFAULT_MIN_SCORE } from '../knowledge/settings/fields.js'
 
 /** Only this many characters of an answer are scanned; signals live near the top and length is capped anyway. */
 export const SCAN_LIMIT = 32_768

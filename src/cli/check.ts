@@ -2,7 +2,7 @@
  * `dsh-knowledge check`: the same check as `knowledge_check`. Exit code 1 when a problem is found (for CI).
  * @module dsh-knowledge-sync/cli/check
  */
-import { checkKnowledge, renderProblems } from '../knowledge/check.js'
+import { checkKnowledge, renderProblems } from '../knowledge/corrections/check.js'
 import { type Command, openStore, print, printJson, scopeOf } from './common.js'
 
 export const check: Command = async (invocation) => {

@@ -5,7 +5,7 @@
 import { format } from 'node:util'
 import type { KnowledgeStore } from '../knowledge/store.js'
 import { createRedactor, DEFAULT_MASK } from '../redact/redactor.js'
-import { resolveRoot } from '../knowledge/paths.js'
+import { resolveRoot } from '../knowledge/documents/paths.js'
 
 export class UsageError extends Error {}
 

@@ -4,7 +4,7 @@
  * Each run is recorded, so the page's Health panel can draw recall over time.
  * @module dsh-knowledge-sync/cli/health
  */
-import { probeHealth } from '../knowledge/health.js'
+import { probeHealth } from '../knowledge/reports/health.js'
 import { type Command, openStore, print, printJson, scopeOf, UsageError } from './common.js'
 
 export const health: Command = async (invocation) => {

@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { resolveRoot } from '../knowledge/paths.js'
+import { resolveRoot } from '../knowledge/documents/paths.js'
 import { type Command, print, printJson, UsageError } from './common.js'
 
 /** What `.gitattributes` must say: the ledger (and any other append-only JSON-lines file) merges by union. */

@@ -2,7 +2,7 @@
  * `dsh-knowledge read`: one document, with the same checks as `knowledge_read`.
  * @module dsh-knowledge-sync/cli/read
  */
-import { relationsView } from '../knowledge/correct.js'
+import { relationsView } from '../knowledge/corrections/correct.js'
 import { type Command, openStore, print, printJson, scopeOf, UsageError } from './common.js'
 
 export const read: Command = async (invocation) => {

@@ -3,7 +3,7 @@
  * search, lists and counts; it stays on disk) or brings it back. The person runs the command, so no approval prompt.
  * @module dsh-knowledge-sync/cli/retire
  */
-import { restore as restoreDoc, retire as retireDoc } from '../knowledge/correct.js'
+import { restore as restoreDoc, retire as retireDoc } from '../knowledge/corrections/correct.js'
 import { type Command, openStore, print, printJson, scopeOf, UsageError } from './common.js'
 
 export const retire: Command = async (invocation) => {

@@ -3,7 +3,7 @@
  * redactions, distillation tokens.
  * @module dsh-knowledge-sync/cli/stats
  */
-import { collectStats } from '../knowledge/stats.js'
+import { collectStats } from '../knowledge/reports/stats.js'
 import { type Command, openStore, print, printJson, scopeOf } from './common.js'
 
 export const stats: Command = async (invocation) => {

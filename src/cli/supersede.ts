@@ -2,7 +2,7 @@
  * `dsh-knowledge supersede <id> --by <id> [--reason TEXT]`: the same change as `knowledge_supersede`.
  * @module dsh-knowledge-sync/cli/supersede
  */
-import { supersede as supersedeDoc } from '../knowledge/correct.js'
+import { supersede as supersedeDoc } from '../knowledge/corrections/correct.js'
 import { type Command, openStore, print, printJson, scopeOf, UsageError } from './common.js'
 
 export const supersede: Command = async (invocation) => {

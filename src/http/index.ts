@@ -6,7 +6,7 @@
 import type { Context } from '@deepseek-ai/cordis'
 import z from '@deepseek-ai/schemastery'
 import type {} from '../knowledge/index.js'
-import { probeHealth } from '../knowledge/health.js'
+import { probeHealth } from '../knowledge/reports/health.js'
 import type { KnowledgeSync } from '../sync/index.js'
 import { createHandler, type RouteHandler } from './routes.js'
 import { statusMutations } from './mutations.js'

@@ -5,7 +5,7 @@
  * @module dsh-knowledge-sync/http/mutations
  */
 import type { KnowledgeStore } from '../knowledge/store.js'
-import { restore, retire } from '../knowledge/correct.js'
+import { restore, retire } from '../knowledge/corrections/correct.js'
 import type { StatusResult } from '../wire.js'
 import type { Mutation } from './routes.js'
 

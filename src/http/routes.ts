@@ -7,11 +7,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { KnowledgeStore } from '../knowledge/store.js'
 import { parseSearchArgs } from '../knowledge/query.js'
-import { recentRounds } from '../knowledge/stats.js'
+import { recentRounds } from '../knowledge/reports/stats.js'
 import { mutationRefusal, PageTokens, refusal, sameOriginRefusal, TOKEN_HEADER } from './guard.js'
-import { collectStats } from '../knowledge/stats.js'
-import { healthSummary } from '../knowledge/health.js'
-import { bodyWithIds, relationsView } from '../knowledge/correct.js'
+import { collectStats } from '../knowledge/reports/stats.js'
+import { healthSummary } from '../knowledge/reports/health.js'
+import { bodyWithIds, relationsView } from '../knowledge/corrections/correct.js'
 
 export interface RouteOptions {
   /** The prefix, e.g. `/knowledge`. */

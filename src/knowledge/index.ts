@@ -1,15 +1,23 @@
 /**
  * Row `knowledge`: the one store every other row writes and reads through, with redaction applied to every write.
  * Provides `ctx.knowledge`. Imports no other row.
+ *
+ * The row's rooms, bottom to top (an import points to its own room or a lower one; test/unit/architecture.spec.ts):
+ * `documents/` (format, drafts, paths, upstream sections) and `settings/` (the field table, live settings);
+ * `disk/` (safe reads, atomic writes, listing, watchers) and `relations/` (links, status, the graph); `logs/` (the
+ * ledger and the revision log under `.knowledge/`); `index-cache/` (the persisted index, its manifest and path table);
+ * `ids/` (id claims); `view/` (the scan and watcher feeding the index); `writes/` (the one write, edits); then the
+ * store itself (`store.ts`, `query.ts`, `holds.ts`, this file); and over its API `corrections/` (supersede, retire,
+ * check) and `reports/` (health, stats).
  * @module dsh-knowledge-sync/knowledge
  */
 import type { Context } from '@deepseek-ai/cordis'
 import z from '@deepseek-ai/schemastery'
 import { createRedactor, RedactConfigError } from '../redact/redactor.js'
 import { KnowledgeStore } from './store.js'
-import { resolveRoot } from './paths.js'
+import { resolveRoot } from './documents/paths.js'
 import { installSettingsSection, settingsNamespace } from '@deepseek-ai/dsh-settings'
-import { KnowledgeSettings, SETTINGS_NAMESPACE, sectionSchema, validateSettings } from './settings.js'
+import { KnowledgeSettings, SETTINGS_NAMESPACE, sectionSchema, validateSettings } from './settings/settings.js'
 
 export { KnowledgeStore } from './store.js'
 export type { DocumentDraft, WrittenDocument, StoreChange } from './store.js'

@@ -5,7 +5,7 @@
  */
 import type { DocKind, DocStatus } from '../types.js'
 import { DOC_KINDS, DOC_STATUSES } from '../wire.js'
-import { isValidId } from './document.js'
+import { isValidId } from './documents/document.js'
 
 export const MAX_QUERY_LENGTH = 10_000
 export const MAX_LIMIT = 50

@@ -8,8 +8,8 @@
 import type { Context } from '@deepseek-ai/cordis'
 import type { PreToolDecision } from '@deepseek-ai/dsh-tools'
 import type { KnowledgeStore } from '../knowledge/store.js'
-import { retire, supersede } from '../knowledge/correct.js'
-import { checkKnowledge, renderProblems } from '../knowledge/check.js'
+import { retire, supersede } from '../knowledge/corrections/correct.js'
+import { checkKnowledge, renderProblems } from '../knowledge/corrections/check.js'
 import { TEXT_OUTPUT } from '../tool-output.js'
 
 export const SUPERSEDE_TOOL = 'knowledge_supersede'

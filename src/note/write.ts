@@ -6,8 +6,8 @@
  * @module dsh-knowledge-sync/note/write
  */
 import type { KnowledgeStore, WrittenDocument } from '../knowledge/store.js'
-import { type Actor, supersede, visibleIds } from '../knowledge/correct.js'
-import { unresolvedIds } from '../knowledge/relations.js'
+import { type Actor, supersede, visibleIds } from '../knowledge/corrections/correct.js'
+import { unresolvedIds } from '../knowledge/relations/relations.js'
 import { isVisible } from '../search/scope.js'
 import { type NoteArgs, noteDraft } from './note-args.js'
 

@@ -5,7 +5,7 @@
  * document (whole, or one section with its front matter).
  * @module dsh-knowledge-sync/recall/read-output
  */
-import { formatDocument } from '../knowledge/document.js'
+import { formatDocument } from '../knowledge/documents/document.js'
 import type { DocStatus, KnowledgeDoc } from '../types.js'
 import type { Change } from './read-state.js'
 import type { DocSection } from './sections.js'

@@ -6,8 +6,8 @@
  * @module dsh-knowledge-sync/recall/read-tool
  */
 import type { KnowledgeStore } from '../knowledge/store.js'
-import { bodyWithIds, relationsView } from '../knowledge/correct.js'
-import { frameSections } from '../knowledge/upstream.js'
+import { bodyWithIds, relationsView } from '../knowledge/corrections/correct.js'
+import { frameSections } from '../knowledge/documents/upstream.js'
 import { type ReadResult, renderRead } from './read-output.js'
 export type { ReadLink } from './read-output.js'
 import type { ReadState } from './read-state.js'

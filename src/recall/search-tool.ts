@@ -4,7 +4,7 @@
  * @module dsh-knowledge-sync/recall/search-tool
  */
 import type { SearchHit } from '../types.js'
-import { boundLine } from '../knowledge/document.js'
+import { boundLine } from '../knowledge/documents/document.js'
 import { OUTPUT_BUDGET } from '../tool-output.js'
 import type { Change } from './read-state.js'
 

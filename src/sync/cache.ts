@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { writeFileAtomic } from '../knowledge/atomic.js'
+import { writeFileAtomic } from '../knowledge/disk/atomic.js'
 
 export const CACHE_DIR = join('.knowledge', 'cache')
 

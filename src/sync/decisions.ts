@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { writeFileAtomic } from '../knowledge/atomic.js'
+import { writeFileAtomic } from '../knowledge/disk/atomic.js'
 import { checkTarget, type Target } from './sources.js'
 
 export const DECISIONS_FILE = join('.knowledge', 'decisions.json')

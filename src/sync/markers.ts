@@ -4,9 +4,9 @@
  * matter, CRLF line endings, a missing final newline, other sections) is kept as it is.
  * @module dsh-knowledge-sync/sync/markers
  */
-import { findSections, MarkerError, sectionBody } from '../knowledge/upstream.js'
+import { findSections, MarkerError, sectionBody } from '../knowledge/documents/upstream.js'
 
-export { findSections, MarkerError, neutralize, sectionBody } from '../knowledge/upstream.js'
+export { findSections, MarkerError, neutralize, sectionBody } from '../knowledge/documents/upstream.js'
 
 export type SectionPlan = { status: 'marker-error' | 'missing-section'; reason: string } | { status: 'planned'; start: number; end: number; before: string; body: string }
 

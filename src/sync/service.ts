@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { KnowledgeStore } from '../knowledge/store.js'
-import { findSections } from '../knowledge/upstream.js'
+import { findSections } from '../knowledge/documents/upstream.js'
 import type { SourceRow, SourcesView, SyncReport } from '../wire.js'
 import { isFresh, readCache } from './cache.js'
 import { Decisions, STALE_DAYS, type Decision } from './decisions.js'

@@ -3,7 +3,7 @@
  * scripted model server on 127.0.0.1.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { parseDocument } from '../../src/knowledge/document.js'
+import { parseDocument } from '../../src/knowledge/documents/document.js'
 import { createDshHome, type DshHome } from '../harness/dsh.ts'
 import { allDocuments, allFiles, ledgerEntries } from '../harness/files.ts'
 import { byPrompt, startModelServer, type ModelServer } from '../harness/model-server.ts'

@@ -9,7 +9,7 @@ import * as capture from '../../src/capture/index.js'
 import { byPrompt, createLoop, type Loop, type LoopScript } from '../harness/loop.ts'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { parseDocument } from '../../src/knowledge/document.js'
+import { parseDocument } from '../../src/knowledge/documents/document.js'
 import { allDocuments, ledgerEntries } from '../harness/files.ts'
 
 const SESSION = 'session-3f2a9c1e-1111-4222-8333-444455556666'

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as knowledge from '../../src/knowledge/index.js'
 import * as capture from '../../src/capture/index.js'
-import { parseDocument } from '../../src/knowledge/document.js'
+import { parseDocument } from '../../src/knowledge/documents/document.js'
 import { createLoop, byPrompt, type Loop, type LoopRequest, type Reply } from '../harness/loop.ts'
 import { allDocuments, allFiles, ledgerEntries } from '../harness/files.ts'
 

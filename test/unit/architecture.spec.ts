@@ -89,7 +89,7 @@ describe('floors', () => {
   })
 
   it('the browser module imports only the shared vocabulary from src/', () => {
-    const allowed = new Set(['src/wire.ts', 'src/types.ts', 'src/knowledge/fields.ts'])
+    const allowed = new Set(['src/wire.ts', 'src/types.ts', 'src/knowledge/settings/fields.ts'])
     const reach = files('client')
       .flatMap(importsOf)
       .filter((e) => e.to.startsWith('src/') && !allowed.has(e.to))
@@ -99,6 +99,54 @@ describe('floors', () => {
   it('the checker itself sees imports (a planted upward import would be found)', () => {
     expect(edges.some((e) => e.from === 'src/knowledge/store.ts' && e.to === 'src/search/search-index.ts')).toBe(true)
     expect(floorOf('src/cli/bin.ts').floor).toBeGreaterThan(floorOf('src/recall/index.ts').floor)
+  })
+})
+
+/**
+ * The rooms of the store row (`src/knowledge/<room>/`), bottom to top. A file may import (values or types) only from
+ * its own room or a lower one, so a newcomer can read the row from the bottom up: documents and settings, then the
+ * disk, the logs, the persisted index, ids, the indexed view, the write path, the store itself (`store.ts`, the row's
+ * `index.ts`, `query.ts`, `holds.ts`), and last the operations over the store's API. Files directly in
+ * `src/knowledge/` sit at the store's level, but `store-types.ts`, the row's shared shapes, sits at the bottom.
+ */
+const ROOMS: Record<string, number> = {
+  'store-types.ts': 0,
+  documents: 1,
+  settings: 1,
+  disk: 2,
+  relations: 2,
+  logs: 3,
+  'index-cache': 4,
+  ids: 5,
+  view: 6,
+  writes: 7,
+  '': 8,
+  corrections: 9,
+  reports: 9,
+}
+
+function roomOf(file: string): string | undefined {
+  const rel = file.slice('src/knowledge/'.length)
+  if (rel === 'store-types.ts') return rel
+  return rel.includes('/') ? rel.slice(0, rel.indexOf('/')) : ''
+}
+
+describe('rooms of the store row', () => {
+  const inRow = (f: string) => f.startsWith('src/knowledge/')
+  it('every folder of src/knowledge/ is a room with a place in the order', () => {
+    const unknown = [...new Set(sources.filter(inRow).map(roomOf))].filter((r) => r === undefined || !(r in ROOMS))
+    expect(unknown).toEqual([])
+  })
+
+  it('every import inside the row points to the same room or a lower one', () => {
+    const rank = (f: string) => ROOMS[roomOf(f) ?? ''] ?? Number.POSITIVE_INFINITY
+    const upward = edges.filter((e) => inRow(e.from) && inRow(e.to) && roomOf(e.from) !== roomOf(e.to) && rank(e.to) > rank(e.from))
+    expect(upward.map((e) => `${e.from} → ${e.to}`)).toEqual([])
+  })
+
+  it('the order is seen: the write path is above the disk, the store above both', () => {
+    expect(edges.some((e) => e.from === 'src/knowledge/writes/commit.ts' && roomOf(e.to) === 'disk')).toBe(true)
+    expect(ROOMS[roomOf('src/knowledge/store.ts') ?? '']).toBeGreaterThan(ROOMS.writes)
   })
 })
 

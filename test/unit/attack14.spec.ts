@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { spawn } from 'node:child_process'
-import { parseDocument } from '../../src/knowledge/document.js'
+import { parseDocument } from '../../src/knowledge/documents/document.js'
 import { allDocuments } from '../harness/files.ts'
 import { PROJECT_ROOT } from '../harness/dsh.ts'
 import type { DocumentDraft, StoreChange } from '../../src/knowledge/store.js'

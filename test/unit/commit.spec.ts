@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSy
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setImmediate as turn } from 'node:timers/promises'
-import type { StoreIndex } from '../../src/knowledge/store-index.js'
+import type { StoreIndex } from '../../src/knowledge/view/store-index.js'
 import { CHECKPOINT_BACKSTOP_PAGES } from '../../src/search/checkpointer.js'
 import { createIndexFile } from '../../src/search/index-file.js'
 import { SearchIndex } from '../../src/search/search-index.js'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { DocumentError, formatDocument, isValidId, parseDocument, readSimpleFrontMatter, splitFrontMatter } from '../../src/knowledge/document.js'
+import { DocumentError, formatDocument, isValidId, parseDocument, readSimpleFrontMatter, splitFrontMatter } from '../../src/knowledge/documents/document.js'
 import { parse as parseYaml } from 'yaml'
 import type { FrontMatter } from '../../src/types.js'
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { KnowledgeStore } from '../../src/knowledge/store.js'
 import { createRedactor } from '../../src/redact/redactor.js'
-import { findingOf, growthOf, healthSummary, probeHealth, probeQuery } from '../../src/knowledge/health.js'
+import { findingOf, growthOf, healthSummary, probeHealth, probeQuery } from '../../src/knowledge/reports/health.js'
 
 let store: KnowledgeStore
 const SESSION = 'session-4ea1b7e2-0000-4000-8000-000000000001'

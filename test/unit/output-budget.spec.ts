@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { boundRead, parseOffset } from '../../src/recall/read-tool.js'
 import { renderHits } from '../../src/recall/search-tool.js'
-import { formatDocument, parseDocument, PARSE_LIMITS } from '../../src/knowledge/document.js'
+import { formatDocument, parseDocument, PARSE_LIMITS } from '../../src/knowledge/documents/document.js'
 import { OUTPUT_BUDGET, withinBudget } from '../../src/tool-output.js'
 import type { KnowledgeDoc, SearchHit } from '../../src/types.js'
 

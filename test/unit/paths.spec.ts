@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { insideRoot, resolveRoot, sessionFolder, sessionShortId, slugify } from '../../src/knowledge/paths.js'
+import { insideRoot, resolveRoot, sessionFolder, sessionShortId, slugify } from '../../src/knowledge/documents/paths.js'
 
 describe('paths', () => {
   it('takes the first 8 characters of the session uuid', () => {

@@ -3,7 +3,7 @@
  * "Scope (empty)", and a failed tool call is marked "(failed)" on its `## Tools` line whether or not its result is kept.
  */
 import { describe, expect, it } from 'vitest'
-import { redactDraft, renderDraft, type DocumentDraft } from '../../src/knowledge/draft.js'
+import { redactDraft, renderDraft, type DocumentDraft } from '../../src/knowledge/documents/draft.js'
 import { createRedactor } from '../../src/redact/redactor.js'
 
 const redactor = () => createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] })

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { KnowledgeStore } from '../../src/knowledge/store.js'
-import { contentHash, Revisions } from '../../src/knowledge/revisions.js'
+import { contentHash, Revisions } from '../../src/knowledge/logs/revisions.js'
 import { createRedactor } from '../../src/redact/redactor.js'
 import { PROJECT_ROOT } from '../harness/dsh.ts'
 import { createServer, request } from 'node:http'

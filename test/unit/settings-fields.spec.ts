@@ -1,10 +1,10 @@
 /**
- * One declaration per setting: every field of src/knowledge/fields.ts reaches the row's Config (with its default and
+ * One declaration per setting: every field of src/knowledge/settings/fields.ts reaches the row's Config (with its default and
  * range), the live settings schema (without a default, same range), the page's form and both languages' labels.
  */
 import { describe, expect, it } from 'vitest'
-import { LIVE_FIELDS, SECTION_DECLS } from '../../src/knowledge/fields.js'
-import { KnowledgeSettings } from '../../src/knowledge/settings.js'
+import { LIVE_FIELDS, SECTION_DECLS } from '../../src/knowledge/settings/fields.js'
+import { KnowledgeSettings } from '../../src/knowledge/settings/settings.js'
 import { Config as KnowledgeConfig } from '../../src/knowledge/index.js'
 import { Config as CaptureConfig } from '../../src/capture/index.js'
 import { Config as RecallConfig } from '../../src/recall/index.js'

@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { retire, restore, supersede } from '../../src/knowledge/correct.js'
-import { NOTICE_MARK } from '../../src/knowledge/relations.js'
+import { retire, restore, supersede } from '../../src/knowledge/corrections/correct.js'
+import { NOTICE_MARK } from '../../src/knowledge/relations/relations.js'
 import { storeFixture } from '../harness/stores.ts'
 
 const { open, tmpRoot } = storeFixture('status-text')

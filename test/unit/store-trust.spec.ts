@@ -8,8 +8,8 @@ import { describe, expect, it } from 'vitest'
 import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { MAX_FILE_BYTES } from '../../src/knowledge/files.js'
-import { collectStats } from '../../src/knowledge/stats.js'
+import { MAX_FILE_BYTES } from '../../src/knowledge/view/files.js'
+import { collectStats } from '../../src/knowledge/reports/stats.js'
 import { storeFixture } from '../harness/stores.ts'
 
 const stores = storeFixture('trust')

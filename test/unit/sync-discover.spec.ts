@@ -90,7 +90,7 @@ describe('discover', () => {
     for (let k = 1; k < times.length; k++) expect(times[k] - times[k - 1]).toBeGreaterThanOrEqual(495)
   }, 20_000)
 
-  it('keeps only the URLs under a sitemap root\'s directory, and records none that carries a credential', async () => {
+  it("keeps only the URLs under a sitemap root's directory, and records none that carries a credential", async () => {
     const u = server.url
     const secretish = [
       `${u}/docs/report?token=9f8e7d6c5b4a39281706f5e4d3c2b1a0`,
@@ -109,7 +109,7 @@ describe('discover', () => {
     for (const secret of ['9f8e7d6c5b4a', '0123abcd', 'ghp_0123', 'hunter2', 'ann:pw', '/admin/']) expect(stored).not.toContain(secret)
   }, 20_000)
 
-  it('names a synced section\'s source with its credentials masked: the document never holds the token', async () => {
+  it("names a synced section's source with its credentials masked: the document never holds the token", async () => {
     server.routes.set('/feed', text('upstream text'))
     const { root, sync } = setup(`sources:\n  - { name: feed, type: http, url: "${server.url}/feed?page=1&sig=a1b2c3&token=letmein2026", target: { file: d.md, section: s } }\n`)
     writeFileSync(join(root, 'd.md'), '---\nid: d\n---\n<!-- upstream:start name="s" -->\n<!-- upstream:end -->\n')

@@ -3,7 +3,7 @@
  * non-ASCII, other sections, marker-looking text) is kept; broken markers are reported, never guessed at.
  */
 import { describe, expect, it } from 'vitest'
-import { findSections, frameSections, frameTag, neutralize } from '../../src/knowledge/upstream.js'
+import { findSections, frameSections, frameTag, neutralize } from '../../src/knowledge/documents/upstream.js'
 import { planSection, splice } from '../../src/sync/markers.js'
 
 const apply = (text: string, section: string, content: string, source = 'https://example.com/x') => {

@@ -1,0 +1,98 @@
+/**
+ * Watching the root for {@link DocumentFiles}: the recursive watcher with its per-file debounce, the poll for a root
+ * that does not exist yet, and noticing a watched root that was removed. What a change means (re-read, forget,
+ * scan) stays with the files module; this one only says when.
+ * @module dsh-knowledge-sync/knowledge/disk/root-watch
+ */
+import { existsSync } from 'node:fs'
+import { TreeWatcher } from './tree-watch.js'
+import type { StoreLogger } from '../store-types.js'
+
+/** How often a missing root is looked for (one `stat`), so documents written after start appear without a restart. */
+export const ROOT_POLL_MS = 1000
+
+/** What the watch reports. */
+export interface RootWatchHooks {
+  /** A document file (root-relative path) changed on disk; debounced. */
+  changed(rel: string): void
+  /** The watched root was removed (the watch then looks for it again). */
+  lost(): void
+  /** The root appeared after start and is watched now. */
+  appeared(): void
+}
+
+export class RootWatch {
+  private watcher?: TreeWatcher
+  private rootPoll?: NodeJS.Timeout
+  private readonly pending = new Map<string, NodeJS.Timeout>()
+  private closed = false
+
+  constructor(
+    private readonly root: string,
+    private readonly logger: StoreLogger,
+    private readonly hooks: RootWatchHooks,
+  ) {}
+
+  /**
+   * Starts the recursive watcher. When the root does not exist yet it is looked for every {@link ROOT_POLL_MS}; once
+   * it appears (made by the CLI, another process or a person) it is watched and reported, so its documents appear
+   * without a restart. A root removed while watched goes back to being looked for. Later calls are no-ops.
+   */
+  start(): void {
+    if (this.closed || this.watcher) return
+    if (!existsSync(this.root)) {
+      this.rootPoll ??= setInterval(() => {
+        if (existsSync(this.root)) this.start()
+      }, ROOT_POLL_MS).unref()
+      return
+    }
+    // Waiting for the root, and it is here now (seen by the poll, or made by this process's own first write): what
+    // others wrote into it meanwhile is indexed once the watcher runs.
+    const appeared = this.rootPoll !== undefined
+    clearInterval(this.rootPoll)
+    this.rootPoll = undefined
+    if (appeared) queueMicrotask(() => this.hooks.appeared())
+    try {
+      const watcher = new TreeWatcher(
+        this.root,
+        (rel) => {
+          // The root itself was removed (no error is raised on Linux): look for it again.
+          if (!existsSync(this.root)) return this.lostRoot()
+          if (rel.split('/').some((part) => part.startsWith('.')) || !rel.endsWith('.md')) return
+          // Trigger: a file changed on disk. Why debounce: editors write in several steps. Outcome: one re-parse.
+          clearTimeout(this.pending.get(rel))
+          this.pending.set(
+            rel,
+            setTimeout(() => {
+              this.pending.delete(rel)
+              this.hooks.changed(rel)
+            }, 30),
+          )
+        },
+        (error) => {
+          this.logger.warn('watching %s failed: %s', this.root, error.message)
+          if (!existsSync(this.root)) this.lostRoot()
+        },
+      )
+      watcher.start()
+      this.watcher = watcher
+    } catch (error) {
+      this.logger.warn('cannot watch %s: %s (hand edits are picked up at the next start)', this.root, (error as Error).message)
+    }
+  }
+
+  close(): void {
+    this.closed = true
+    this.watcher?.close()
+    clearInterval(this.rootPoll)
+    for (const timer of this.pending.values()) clearTimeout(timer)
+  }
+
+  /** The watched root is gone: stop watching it, report it, and look for it to come back. */
+  private lostRoot(): void {
+    this.watcher?.close()
+    this.watcher = undefined
+    this.hooks.lost()
+    this.start()
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * A recursive watcher built from one non-recursive watcher per directory. Why not `fs.watch(root, {recursive})`:
+ * on Linux, Node 22 implements it with a watch per *file*, and once a file is replaced by a rename (every atomic
+ * write, ours or another process's) that watch stays on the old inode, so later in-place edits of the file (a person
+ * with an editor) are never reported. A directory watch reports every change of its entries, whatever their inode.
+ * @module dsh-knowledge-sync/knowledge/disk/tree-watch
+ */
+import { lstatSync, readdirSync, watch, type FSWatcher } from 'node:fs'
+import { join, relative, sep } from 'node:path'
+
+/** How deep below the root directories are watched (the scan reads as deep). */
+const MAX_DEPTH = 8
+
+export class TreeWatcher {
+  private readonly dirs = new Map<string, FSWatcher>()
+  private closed = false
+
+  /**
+   * @param root the directory to watch, with every directory below it (except dot-named ones and node_modules)
+   * @param onPath called with the root-relative path (`/` separators) of an entry that changed
+   */
+  constructor(
+    private readonly root: string,
+    private readonly onPath: (rel: string) => void,
+    private readonly onError: (error: Error) => void,
+  ) {}
+
+  /** Watches the root and every directory below it. Throws when the root itself cannot be watched. */
+  start(): void {
+    this.add(this.root, 0, false)
+  }
+
+  close(): void {
+    this.closed = true
+    for (const watcher of this.dirs.values()) watcher.close()
+    this.dirs.clear()
+  }
+
+  private add(dir: string, depth: number, announce: boolean): void {
+    if (this.closed || this.dirs.has(dir) || depth > MAX_DEPTH) return
+    let watcher: FSWatcher
+    try {
+      watcher = watch(dir, { persistent: false }, (_event, name) => this.changed(dir, depth, name))
+    } catch (error) {
+      // The root must be watchable (the caller reports it); below it, a folder that vanished or the inotify limit
+      // (ENOSPC) costs that folder's live updates only, never the process (this also runs inside a watch callback).
+      if (dir === this.root) throw error
+      this.onError(Object.assign(error as Error, { message: `cannot watch ${dir}: ${(error as Error).message}` }))
+      return
+    }
+    watcher.on('error', (error) => {
+      watcher.close()
+      this.dirs.delete(dir)
+      if (dir === this.root) this.onError(error)
+    })
+    this.dirs.set(dir, watcher)
+    let entries
+    try {
+      entries = readdirSync(dir, { withFileTypes: true })
+    } catch {
+      return
+    }
+    for (const entry of entries) {
+      if (entry.name.startsWith('.') || entry.name === 'node_modules') continue
+      const full = join(dir, entry.name)
+      if (entry.isDirectory()) this.add(full, depth + 1, announce)
+      else if (announce) this.onPath(relative(this.root, full).split(sep).join('/'))
+    }
+  }
+
+  private changed(dir: string, depth: number, name: string | Buffer | null): void {
+    if (!name) return
+    const entry = name.toString()
+    if (entry.startsWith('.') || entry === 'node_modules') return
+    const full = join(dir, entry)
+    // A new directory (a session folder another process created): watch it, and report what is already in it.
+    let isDir = false
+    // lstat: a symlinked directory is not followed (the scan does not follow it either).
+    try {
+      isDir = lstatSync(full).isDirectory()
+    } catch {
+      /* removed */
+    }
+    if (isDir) this.add(full, depth + 1, true)
+    else {
+      // A watched folder that vanished: forget it and its subfolders, so one created again at the path is watched.
+      for (const [path, watcher] of this.dirs)
+        if (path === full || path.startsWith(full + sep)) {
+          watcher.close()
+          this.dirs.delete(path)
+        }
+      this.onPath(relative(this.root, full).split(sep).join('/'))
+    }
+  }
+}

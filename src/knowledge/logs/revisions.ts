@@ -1,0 +1,253 @@
+/**
+ * Document revisions (`v:N`), assigned by the store and never by authors: 1 when the store first sees a document,
+ * +1 whenever the text of its file changes (content or front matter, so status too), whoever changed it: this
+ * process, another process, or a person with an editor. A touch, a restart or another process starting changes
+ * nothing, because the revision counts distinct *content hashes*, not events.
+ *
+ * Where it lives: one append-only sidecar, `<root>/.knowledge/revisions.log`, one line per revision,
+ * `<id> <hash> <time>`. The revision of a document is the number of its lines (a line repeating the id's last
+ * hash does not count, so two processes that observe the same edit at once still agree). Why a sidecar and not the
+ * front matter: writing `version:` into the file would itself be an edit (a hand edit would need a second write by
+ * the store, racing the editor and every other process's watcher), authors could type any number, and two git
+ * branches bumping `version: 4` would conflict in every document they touched. Why one log and not a file per
+ * document: one read at start instead of one per document, one lock, one line per write. Git: the log gets a
+ * `.gitattributes` with `merge=union`, so a merge keeps both branches' lines and revisions only ever grow.
+ *
+ * Every append happens under a lock file with a re-read of the log's tail, so the log is one linear history that
+ * every process on the root folds the same way.
+ * @module dsh-knowledge-sync/knowledge/logs/revisions
+ */
+import { createHash } from 'node:crypto'
+import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { LEDGER_DIR } from './ledger.js'
+
+export const REVISIONS_FILE = 'revisions.log'
+const LOCK_FILE = 'revisions.lock'
+/** A lock older than this was left by a process that died holding it. */
+const STALE_LOCK_MS = 10_000
+/** How long a writer waits for the lock before appending anyway (a duplicate line is harmless; a lost one is not). */
+const LOCK_WAIT_MS = 2_000
+const LINE = /^([A-Za-z0-9][A-Za-z0-9_.-]{0,127}) ([0-9a-f]{16})(?: \S+)?$/
+const sleeper = new Int32Array(new SharedArrayBuffer(4))
+
+/**
+ * The hash that defines "changed": the file's text with a byte-order mark dropped and line endings normalized, so
+ * a checkout that converts to CRLF (git `autocrlf`) is not a new revision. 64 bits of SHA-256.
+ */
+export function contentHash(text: string): string {
+  const normalized = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(/\r\n?/g, '\n')
+  return createHash('sha256').update(normalized).digest('hex').slice(0, 16)
+}
+
+interface Entry {
+  n: number
+  last: string
+}
+
+export interface RevisionLogger {
+  warn(format: string, ...args: unknown[]): void
+}
+
+/** The revision log of one root, folded in memory and kept current by reading its tail before every decision. */
+export class Revisions {
+  private readonly dir: string
+  private readonly file: string
+  private readonly lock: string
+  private readonly entries = new Map<string, Entry>()
+  /** Bytes of the log folded so far (always at a line end). */
+  private offset = 0
+  /** The log ends without a newline (a writer died mid-line): the next append starts a new line. */
+  private torn = false
+  /** Set when the log cannot be written (a read-only root): revisions are then counted in memory only. */
+  private readOnly = false
+  /** The revision of the text the search index holds, per id (hits and list rows show what their snippet came from). */
+  private readonly indexed = new Map<string, number>()
+  private refreshed = 0
+
+  constructor(
+    root: string,
+    private readonly logger?: RevisionLogger,
+  ) {
+    this.dir = join(root, LEDGER_DIR)
+    this.file = join(this.dir, REVISIONS_FILE)
+    this.lock = join(this.dir, LOCK_FILE)
+  }
+
+  /** The current revision of `id` as this process knows it (0: never seen). */
+  get(id: string): number {
+    return this.entries.get(id)?.n ?? 0
+  }
+
+  /** The newest revision of `id` (the log's tail is read at most every 20 ms); undefined for an unknown id. */
+  current(id: string): number | undefined {
+    if (Date.now() - this.refreshed > 20) {
+      this.refresh()
+      this.refreshed = Date.now()
+    }
+    return this.get(id) || undefined
+  }
+
+  /** Records the texts the index now holds (one lock and one append for a whole scan slice); returns their revisions. */
+  index(docs: ReadonlyArray<{ id: string; hash?: string }>): number[] {
+    const hashed = docs.filter((doc) => doc.hash)
+    const versions = this.observeMany(hashed.map((doc) => [doc.id, doc.hash!] as const))
+    versions.forEach((version, k) => this.indexed.set(hashed[k].id, version))
+    return versions
+  }
+
+  /** Forgets the indexed revision of a document that left the index (its history stays in the log). */
+  unindex(id: string): void {
+    this.indexed.delete(id)
+  }
+
+  /** The revision of the indexed text of `id`, else the newest. */
+  indexedVersion(id: string): number | undefined {
+    return this.indexed.get(id) ?? this.current(id)
+  }
+
+  /**
+   * Folds lines other processes appended since the last look. Cheap when nothing changed (one fstat). `limit`: fold
+   * at most about that many bytes (whole lines) and return false if more remain: the background warm-up of a
+   * long-lived store folds a large log a slice per event-loop turn.
+   */
+  refresh(limit = Number.POSITIVE_INFINITY): boolean {
+    let fd: number
+    try {
+      fd = openSync(this.file, 'r')
+    } catch {
+      return true
+    }
+    try {
+      const info = fstatSync(fd)
+      // Not a file (a directory put there): no revisions to read, and none to append (one warning, memory only).
+      if (!info.isFile()) {
+        if (!this.readOnly) this.logger?.warn('%s is not a file; revisions are kept in memory only', this.file)
+        this.readOnly = true
+        return true
+      }
+      const size = info.size
+      if (size < this.offset) {
+        this.entries.clear()
+        this.offset = 0
+      } // replaced or truncated: fold it again
+      if (size === this.offset) return true
+      const whole = size - this.offset <= limit
+      const buffer = Buffer.alloc(whole ? size - this.offset : limit)
+      let read = 0
+      while (read < buffer.length) {
+        const n = readSync(fd, buffer, read, buffer.length - read, this.offset + read)
+        if (n <= 0) break
+        read += n
+      }
+      const end = buffer.lastIndexOf(10, read - 1)
+      // A slice that holds no whole line (a line longer than the slice) is folded with the rest next time, in one go.
+      if (!whole && end < 0) return this.refresh()
+      if (whole) this.torn = end < read - 1
+      if (end < 0) return true
+      for (const line of buffer.toString('utf8', 0, end).split('\n')) this.fold(line)
+      this.offset += end + 1
+      return whole
+    } finally {
+      closeSync(fd)
+    }
+  }
+
+  private fold(line: string): void {
+    const match = LINE.exec(line.trim())
+    if (!match) return
+    const [, id, hash] = match
+    const entry = this.entries.get(id)
+    if (!entry) this.entries.set(id, { n: 1, last: hash })
+    else if (entry.last !== hash) {
+      entry.n++
+      entry.last = hash
+    }
+  }
+
+  /** Records that `id` now has the text hashed as `hash`; returns its revision. */
+  observe(id: string, hash: string): number {
+    return this.observeMany([[id, hash]])[0]
+  }
+
+  /**
+   * Records many observations under one lock and one append (the start-up scan). Returns their revisions in order.
+   * Never throws: a root that cannot be written still gets consistent in-memory revisions and a warning.
+   */
+  observeMany(pairs: ReadonlyArray<readonly [id: string, hash: string]>): number[] {
+    const stale = () => pairs.some(([id, hash]) => this.entries.get(id)?.last !== hash)
+    this.refresh()
+    if (!stale()) return pairs.map(([id]) => this.get(id))
+    if (this.readOnly) return this.foldLocally(pairs)
+    let release: (() => void) | undefined
+    try {
+      release = this.acquire()
+      this.refresh()
+      const at = new Date().toISOString()
+      const lines: string[] = []
+      for (const [id, hash] of pairs) {
+        if (this.entries.get(id)?.last === hash) continue
+        const line = `${id} ${hash} ${at}`
+        this.fold(line)
+        lines.push(line)
+      }
+      if (lines.length) {
+        const text = `${this.torn ? '\n' : ''}${lines.join('\n')}\n`
+        appendFileSync(this.file, text)
+        // Our own lines are folded already; move past them so refresh() does not count them twice.
+        this.offset += Buffer.byteLength(text)
+        this.torn = false
+      }
+    } catch (error) {
+      this.readOnly = true
+      this.logger?.warn('cannot record revisions in %s: %s (revisions are kept in memory only)', this.file, (error as Error).message)
+      return this.foldLocally(pairs)
+    } finally {
+      release?.()
+    }
+    return pairs.map(([id]) => this.get(id))
+  }
+
+  private foldLocally(pairs: ReadonlyArray<readonly [string, string]>): number[] {
+    for (const [id, hash] of pairs) this.fold(`${id} ${hash}`)
+    return pairs.map(([id]) => this.get(id))
+  }
+
+  /** Takes the root's revision lock (an exclusive create); a stale lock is broken, a long wait gives up. */
+  private acquire(): () => void {
+    if (!existsSync(this.dir)) mkdirSync(this.dir, { recursive: true })
+    if (!existsSync(this.file)) this.writeGitAttributes()
+    const deadline = Date.now() + LOCK_WAIT_MS
+    for (;;) {
+      try {
+        closeSync(openSync(this.lock, 'wx'))
+        return () => rmSync(this.lock, { force: true })
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      }
+      try {
+        if (Date.now() - statSync(this.lock).mtimeMs > STALE_LOCK_MS) {
+          rmSync(this.lock, { force: true })
+          continue
+        }
+      } catch {
+        continue
+      }
+      if (Date.now() > deadline) {
+        this.logger?.warn('revision lock %s held for over %d ms; appending without it', this.lock, LOCK_WAIT_MS)
+        return () => {}
+      }
+      Atomics.wait(sleeper, 0, 0, 2)
+    }
+  }
+
+  /** Git keeps both sides' lines when two branches appended revisions (the log only grows; order does not matter). */
+  private writeGitAttributes(): void {
+    const attributes = join(this.dir, '.gitattributes')
+    try {
+      writeFileSync(attributes, `${REVISIONS_FILE} merge=union\n`, { flag: 'wx' })
+    } catch {
+      /* present already, or raced */
+    }
+  }
+}

@@ -1,0 +1,284 @@
+/**
+ * The store's indexed view of its root: the search index (in memory, or the persisted cache opened at start), the
+ * document files that feed it (scan and watcher) and the relation graph, kept in step. The store composes it; rows
+ * never see it.
+ *
+ * Why the graph's records go into the index: with a persisted index most files are not read at start (their entries
+ * are kept as they are), so the links and status of those documents come back from the index, not from their files.
+ * @module dsh-knowledge-sync/knowledge/view/store-index
+ */
+import type { KnowledgeDoc } from '../../types.js'
+import { locations, manifestRow, manifestRows } from '../../search/manifest.js'
+import { SearchIndex, type SearchIndexOptions } from '../../search/search-index.js'
+import { WARM_SEARCHES } from '../../search/warm.js'
+import { DocumentFiles } from './files.js'
+import type { Location } from '../index-cache/path-table.js'
+import type { Manifest } from '../index-cache/walk.js'
+import type { IdClaims } from '../ids/id-claims.js'
+import { openIndexCache } from '../index-cache/index-cache.js'
+import { DocumentError, parseDocument } from '../documents/document.js'
+import { insideRoot } from '../documents/paths.js'
+import { RelationGraph } from '../relations/relations.js'
+import { contentHash, type Revisions } from '../logs/revisions.js'
+import type { StoreChange, StoreLogger } from '../store-types.js'
+
+/** The longest one background warm-up slice keeps the event loop (see {@link StoreIndex.warmUp}). */
+const WARM_SLICE_MS = 4
+/** How much of the revision log one warm-up slice folds. */
+const WARM_LOG_BYTES = 256 * 1024
+
+/** What the indexed view needs from its store. */
+export interface StoreIndexHost {
+  readonly root: string
+  readonly logger: StoreLogger
+  readonly indexOptions?: SearchIndexOptions
+  readonly ids: IdClaims
+  readonly revisions: Revisions
+  emit(change: StoreChange): void
+}
+
+/** The index, files and relation graph of one store. */
+export class StoreIndex {
+  /** In memory until {@link start} opens the persisted one; created on first use (SQLite loads only then). */
+  private index_?: SearchIndex
+  private releaseCache = (): void => {}
+  private warming?: NodeJS.Timeout
+  /** This process opened the persisted index for writing (not another process's file, nor memory). */
+  private ownsCache = false
+  files: DocumentFiles
+  /** Links and supersede relations of the indexed documents; backlinks are computed from it. */
+  graph: RelationGraph
+
+  constructor(private readonly host: StoreIndexHost) {
+    this.graph = this.newGraph()
+    this.files = this.openFiles()
+  }
+
+  /**
+   * Id, file and session of every indexed document, for the tables loaded from them; undefined while no index is open
+   * (never creates one: SQLite stays unloaded for a dry run).
+   */
+  locations(): Iterable<Location> | undefined {
+    return this.index_ ? locations(this.index_) : undefined
+  }
+
+  /** The search index (an in-memory one until {@link start} opens the cache). */
+  get index(): SearchIndex {
+    this.index_ ??= new SearchIndex(this.host.indexOptions)
+    return this.index_
+  }
+
+  /** Records a document's relations in the graph, and on the document for the index to keep. */
+  relate(doc: KnowledgeDoc): void {
+    doc.relations = this.graph.set(doc)
+  }
+
+  /**
+   * Makes a document that is about to be written searchable at once (see ./commit.ts). Returns the undo for a write
+   * that failed: the index follows the file on disk again (the previous text, or nothing).
+   */
+  admitWritten(doc: KnowledgeDoc): () => void {
+    const before = this.index.get(doc.id)
+    this.relate(doc)
+    this.index.upsert(doc)
+    this.host.ids.noteIndexed(doc.id, doc.meta.session)
+    this.files.noteWritten(doc)
+    this.files.writing(doc.path)
+    return () => {
+      try {
+        this.files.noteUnwritten(doc)
+        let old: KnowledgeDoc | undefined
+        try {
+          old = before && this.read(doc.id, before.path)
+        } catch {
+          /* the old file fails too: it left the index (read evicts it) */
+        }
+        if (old) {
+          this.relate(old)
+          this.index.upsert(old)
+          this.files.noteWritten(old)
+        } else {
+          this.index.remove(doc.id)
+          this.graph.remove(doc.id)
+        }
+      } finally {
+        // Whatever happened above, the watcher follows this file again.
+        this.files.wrote(doc.path)
+      }
+    }
+  }
+
+  private newGraph(): RelationGraph {
+    return new RelationGraph({ idAt: (path) => this.files.idAt(path), pathOf: (id) => this.files.pathOf(id) })
+  }
+
+  private openFiles(): DocumentFiles {
+    const { ids, revisions } = this.host
+    return new DocumentFiles(
+      this.host.root,
+      {
+        upsertMany: (docs) => {
+          for (const doc of docs) this.relate(doc)
+          this.index.upsertMany(docs)
+          for (const doc of docs) ids.noteIndexed(doc.id, doc.meta.session)
+          revisions.index(docs)
+        },
+        upsert: (doc) => {
+          this.relate(doc)
+          this.index.upsert(doc)
+          ids.noteIndexed(doc.id, doc.meta.session)
+          revisions.index([doc])
+        },
+        remove: (id) => {
+          this.index.remove(id)
+          this.graph.remove(id)
+          revisions.unindex(id)
+        },
+        indexedMtime: (id) => this.index.get(id)?.mtimeMs,
+        locations: () => this.locations(),
+        located: (id) => this.index_?.get(id),
+        holdMerges: () => this.index.holdMerges(),
+        restamp: (doc) => {
+          if (doc.stamp) this.index.restamp(doc.id, doc.mtimeMs, doc.stamp)
+          ids.noteIndexed(doc.id, doc.meta.session)
+          revisions.index([doc])
+        },
+        written: (doc) => this.host.emit({ type: 'written', id: doc.id, path: doc.path, kind: doc.meta.kind, cwd: doc.meta.cwd }),
+        removed: (id, path) => this.host.emit({ type: 'removed', id, path }),
+      },
+      this.host.logger,
+    )
+  }
+
+  /** The persisted index's manifest, for the start-up reconcile. */
+  private manifest(): Manifest {
+    return { rows: manifestRows(this.index), row: (rowid) => manifestRow(this.index, rowid) }
+  }
+
+  /** The relations the persisted index holds, into the graph (before the scan, which replaces what it reads again). */
+  private restoreGraph(): void {
+    for (const { id, relations } of this.index.relations()) this.graph.restore(id, relations)
+  }
+
+  /**
+   * Indexes every document under the root: with the persisted index (`cache`), only files that changed since it was
+   * saved are read. `readOnly`: while another process owns the cache, its file is read as it is, as long as no
+   * document changed since it was written. `closed` is asked before writing the cache's state.
+   */
+  async start({ cache, readOnly, closed }: { cache: boolean; readOnly: boolean; closed: () => boolean }): Promise<void> {
+    const started = Date.now()
+    let mode: string = 'memory'
+    if (cache && !closed()) {
+      const opened = openIndexCache(this.host.root, this.host.indexOptions, this.host.logger, { readOnly })
+      mode = opened.mode
+      if (opened.mode !== 'memory') {
+        this.index_?.close()
+        this.index_ = opened.index
+        this.releaseCache = opened.release
+      }
+    }
+    if (mode === 'shared') {
+      // Another process's file, read-only: good as long as the reconcile has nothing to write. A change (the
+      // owner is not watching, or a file changed this instant) means indexing in memory after all.
+      try {
+        this.restoreGraph()
+        await this.files.scan(this.manifest())
+        const { read, dropped } = this.files.scanned
+        if (read + dropped > 0) throw new Error('changed')
+      } catch {
+        this.index_?.close()
+        this.index_ = undefined
+        this.files.close()
+        this.graph = this.newGraph()
+        this.files = this.openFiles()
+        mode = 'memory'
+        await this.files.scan()
+      }
+    } else {
+      if (mode === 'reused') this.restoreGraph()
+      await this.files.scan(mode === 'reused' ? this.manifest() : undefined)
+    }
+    if (mode === 'rebuild' && !closed()) this.index.setState('complete')
+    this.ownsCache = mode === 'reused' || mode === 'rebuild'
+    const { kept, read, restamped, dropped } = this.files.scanned
+    this.host.logger.debug(
+      'indexed %d document(s) under %s in %d ms (index %s: kept %d, read %d, restamped %d, dropped %d)',
+      this.index.size,
+      this.host.root,
+      Date.now() - started,
+      mode,
+      kept,
+      read,
+      restamped,
+      dropped,
+    )
+  }
+
+  /**
+   * An indexed document read from its file with the index's bounds (see {@link KnowledgeStore.read}); undefined when
+   * the file is gone. A file that fails leaves the index at once.
+   */
+  read(id: string, path: string): KnowledgeDoc | undefined {
+    try {
+      const { text, mtimeMs } = this.files.readText(path, insideRoot(this.host.root, path))
+      const parsed = parseDocument(text, path, id, mtimeMs)
+      // The revision of exactly the text returned: a change the watcher has not seen yet is counted now.
+      const hash = contentHash(text)
+      const version = this.host.revisions.observe(parsed.meta.id, hash)
+      return { id: parsed.meta.id, path, meta: parsed.meta, body: parsed.body, mtimeMs, hash, version }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+      if (error instanceof DocumentError) this.files.evict(path, error.message)
+      throw error
+    }
+  }
+
+  /**
+   * Fills, in the background, what a reused index left to be loaded on first use (see ./loading.ts): the id ↔ file
+   * table, the id-prefix owners and the revision log, a few milliseconds per event-loop turn, so that the first
+   * write after a fast start does not pay for them (~0.4 s at 100k documents); then query expansion's sources, so the
+   * first search does not; then `last` (the store loads its redactor's backstop: ~60 ms on the first write otherwise);
+   * then a few searches of every shape (search/warm.ts). For a long-lived store, whose WAL checkpoints it also moves
+   * to a worker thread (search/checkpointer.ts).
+   */
+  warmUp(last: () => void = () => {}): void {
+    const { ids, revisions } = this.host
+    // A long-lived owner commits writes for hours: its WAL checkpoints (fsyncs) go to a worker thread.
+    if (this.ownsCache) this.index.checkpointInBackground()
+    let warmed = 0
+    const steps = [
+      (deadline: number) => this.files.warm(deadline),
+      (deadline: number) => ids.warm(deadline),
+      () => revisions.refresh(WARM_LOG_BYTES),
+      // Query expansion's dictionaries: one step of ~35 ms, but here rather than inside the first search.
+      () => (this.index.warmExpansion(), true),
+      () => (last(), true),
+      // The search path itself, a query per call (see search/warm.ts).
+      () => {
+        const next = WARM_SEARCHES[warmed++]
+        if (next) this.index.search(next.text, next.filter)
+        return warmed >= WARM_SEARCHES.length
+      },
+    ]
+    const turn = (): void => {
+      const deadline = performance.now() + WARM_SLICE_MS
+      try {
+        while (steps.length && performance.now() < deadline) if (steps[0](deadline)) steps.shift()
+      } catch (error) {
+        // Only ever a head start: a failure here (the index closing) ends the warm-up, never the process.
+        this.host.logger.debug('warm-up stopped: %s', (error as Error).message)
+        steps.length = 0
+      }
+      this.warming = steps.length ? setTimeout(turn, 0).unref() : undefined
+    }
+    this.warming = setTimeout(turn, 0).unref()
+  }
+
+  /** Stops watching, frees the index and releases the cache. */
+  close(): void {
+    if (this.warming) clearTimeout(this.warming)
+    this.files.close()
+    this.index_?.close()
+    this.releaseCache()
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * Edits of a document that already exists, for {@link KnowledgeStore}: a status change, more `supersedes`, and
+ * spans of the file text replaced (upstream sections). The store serializes them with every other write and hands
+ * over what they need ({@link EditHost}); each edit ends in the store's one atomic write or, for a splice, in the
+ * same file-index-listeners sequence without a new revision.
+ * @module dsh-knowledge-sync/knowledge/writes/edits
+ */
+import { realpathSync } from 'node:fs'
+import { readFile, stat } from 'node:fs/promises'
+import { basename } from 'node:path'
+import type { DocStatus, FrontMatter, KnowledgeDoc, Redaction } from '../../types.js'
+import type { Redactor } from '../../redact/redactor.js'
+import { writeFileAtomic } from '../disk/atomic.js'
+import { formatDocument, parseDocument } from '../documents/document.js'
+import { stampOf } from '../index-cache/index-cache.js'
+import type { Ledger } from '../logs/ledger.js'
+import { insideRoot } from '../documents/paths.js'
+import { applyStatus, statusOf, type StatusChange } from '../relations/relations.js'
+import { readRootFile } from '../disk/safe-read.js'
+import { withStatusText } from '../relations/status-text.js'
+import type { WrittenDocument } from '../store-types.js'
+
+/** What the edits use of the store. */
+export interface EditHost {
+  readonly root: string
+  readonly ledger: Ledger
+  readonly redactor: Redactor
+  closed(): boolean
+  start(): Promise<void>
+  read(id: string): Promise<KnowledgeDoc | undefined>
+  /** The store's one atomic write (file, index, relations, change listeners); returns the revision. */
+  commit(id: string, relPath: string, meta: FrontMatter, body: string, text: string): Promise<number>
+  /** A spliced file is on disk: index it, note it, tell the change listeners. */
+  landed(doc: KnowledgeDoc): void
+}
+
+/** See {@link KnowledgeStore.setStatus}. */
+export async function setStatus(host: EditHost, id: string, change: StatusChange, actor: string): Promise<{ id: string; status: DocStatus }> {
+  if (host.closed()) throw new Error('knowledge store is closed')
+  const doc = await host.read(id)
+  if (!doc) throw new Error(`no document ${id}`)
+  const reason = 'reason' in change && change.reason ? (await host.redactor.redact(change.reason.slice(0, 1000))).text : undefined
+  const redacted = { ...change, ...(reason !== undefined ? { reason } : {}) } as StatusChange
+  const at = new Date().toISOString()
+  const { meta, notice } = applyStatus(doc, redacted, at)
+  // The file's own text with only the status lines and the notice changed (see status-text), so a restore gives
+  // back the bytes a person wrote.
+  const written = readRootFile(realpathSync.native(host.root), doc.path, insideRoot(host.root, doc.path)).text
+  const text = withStatusText(written, { status: meta.status, superseded_by: meta.superseded_by, retired: meta.retired }, notice)
+  const body = parseDocument(text, doc.path, doc.id, doc.mtimeMs).body
+  await host.commit(doc.id, doc.path, meta, body, text)
+  const status = statusOf(meta)
+  await host.ledger.record({ type: 'status', id: doc.id, status, ...(change.to === 'superseded' ? { by: change.by } : {}), ...(reason ? { reason } : {}), actor })
+  return { id: doc.id, status }
+}
+
+/** See {@link KnowledgeStore.addSupersedes}. */
+export async function addSupersedes(host: EditHost, id: string, oldIds: string[]): Promise<void> {
+  const doc = await host.read(id)
+  if (!doc) throw new Error(`no document ${id}`)
+  const before = Array.isArray(doc.meta.supersedes) ? doc.meta.supersedes.map(String) : []
+  const next = [...new Set([...before, ...oldIds])]
+  if (next.length === before.length) return
+  const meta = { ...doc.meta, supersedes: next }
+  await host.commit(doc.id, doc.path, meta, doc.body, formatDocument(meta, doc.body))
+}
+
+/** See {@link KnowledgeStore.splice}. */
+export async function splice(host: EditHost, relPath: string, expected: string, edits: Array<{ start: number; end: number; text: string }>, source: string): Promise<WrittenDocument> {
+  if (host.closed()) throw new Error('knowledge store is closed')
+  await host.start()
+  const full = insideRoot(host.root, relPath)
+  if ((await readFile(full, 'utf8')) !== expected) throw new Error(`${relPath} changed on disk while it was being synced; try again`)
+  let text = expected
+  let count = 0
+  const families: Redaction['families'] = {}
+  for (const edit of [...edits].sort((a, b) => b.start - a.start)) {
+    const masked = await host.redactor.redact(edit.text)
+    count += masked.count
+    for (const [family, n] of Object.entries(masked.families)) families[family] = (families[family] ?? 0) + n
+    text = text.slice(0, edit.start) + masked.text + text.slice(edit.end)
+  }
+  const parsed = parseDocument(
+    text,
+    relPath,
+    basename(relPath, '.md')
+      .replace(/[^A-Za-z0-9_.-]/g, '-')
+      .replace(/^[-.]+/, '') || 'doc',
+    Date.now(),
+  )
+  await writeFileAtomic(full, text)
+  const info = await stat(full)
+  const doc: KnowledgeDoc = { id: parsed.meta.id, path: relPath, meta: parsed.meta, body: parsed.body, mtimeMs: info.mtimeMs, stamp: stampOf(info, text) }
+  host.landed(doc)
+  await host.ledger.record({ type: 'synced', id: doc.id, path: relPath, source, redacted: count })
+  return { id: doc.id, path: relPath, meta: doc.meta, redaction: { text: '', count, families } }
+}
