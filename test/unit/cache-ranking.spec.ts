@@ -16,7 +16,18 @@ const WORDS =
   'cache build proxy deploy timeout pnpm install docker image layer kubernetes pod restart memory leak heap socket retry backoff token expiry redis cluster shard replica index query plan vacuum wal checkpoint lock contention thread pool queue worker cron schedule tls certificate renewal dns resolver latency p99 histogram metric alert pager runbook rollback canary flag'.split(
     ' ',
   )
-const QUERIES = ['cache build', 'proxy timeout', 'redis cluster shard', 'tls certificate renewal', 'memory leak heap', 'deploy rollback canary', 'wal checkpoint lock', 'dns latency', 'token expiry retry', 'pnpm install docker']
+const QUERIES = [
+  'cache build',
+  'proxy timeout',
+  'redis cluster shard',
+  'tls certificate renewal',
+  'memory leak heap',
+  'deploy rollback canary',
+  'wal checkpoint lock',
+  'dns latency',
+  'token expiry retry',
+  'pnpm install docker',
+]
 
 function text(rng: () => number, n: number): string {
   return Array.from({ length: n }, () => WORDS[Math.floor(rng() * WORDS.length)]).join(' ')
