@@ -39,6 +39,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   audit: async () => (await import('./sync.js')).audit,
   promote: async () => (await import('./sync.js')).promote,
   'regenerate-md': async () => (await import('./sync.js')).regenerateMd,
+  mcp: async () => (await import('./mcp.js')).mcp,
 }
 
 const USAGE = `dsh-knowledge — the dsh-knowledge-sync knowledge base from the command line
@@ -59,9 +60,11 @@ Usage:
   dsh-knowledge health [--root DIR] [--cwd DIR] [--sample N] [--json]
   dsh-knowledge init --git [--root DIR] [--json]
   dsh-knowledge import [--dsh-home DIR] [--since DATE] [--session ID] [--cwd DIR] [--min-score N] [--dry-run] [--json]
+  dsh-knowledge import --from claude-code|codex [--transcripts DIR] [--since DATE] [--cwd DIR] [--dry-run] [--json]
   dsh-knowledge sync [--root DIR] [--dry-run] [--source NAME] [--json]   (status = sync --dry-run)
   dsh-knowledge status|discover|audit|regenerate-md [--root DIR] [--json]
   dsh-knowledge promote --url U --file F --section S [--reason TEXT] [--root DIR] [--json]
+  dsh-knowledge mcp [--root DIR] [--cwd DIR]      (a stdio MCP server: the same tools for any MCP client)
 
 The root is --root, else $DSH_KNOWLEDGE_ROOT, else ./knowledge. --cwd applies the workspace rule as if a session
 ran there; without it everything under the root is visible.
@@ -112,6 +115,8 @@ async function main(argv: string[]): Promise<number> {
       url: { type: 'string' },
       file: { type: 'string' },
       section: { type: 'string' },
+      from: { type: 'string' },
+      transcripts: { type: 'string' },
     },
   })
   if (values.help) {

@@ -42,6 +42,8 @@ export interface Invocation {
     url?: string
     file?: string
     section?: string
+    from?: string
+    transcripts?: string
   }
   positionals: string[]
 }

@@ -8,7 +8,16 @@ import { resolve, sep } from 'node:path'
 import { backfillSession, emptySummary, type BackfillSummary } from '../capture/backfill.js'
 import { DEFAULT_MIN_SCORE } from '../capture/salience.js'
 import { type Command, openStore, print, printJson, UsageError } from './common.js'
-import { dshHome, openSessionLogs, type SessionHeaderLike, type Unreadable } from './dsh-sessions.js'
+import { dshHome, openSessionLogs, type SessionHeaderLike, type SessionLogReader, type Unreadable } from './dsh-sessions.js'
+import { AGENTS, type Agent } from './transcripts/index.js'
+
+/** dsh's own session logs, or (`--from`) another agent's transcripts. */
+async function sessionLogs(values: { from?: string; transcripts?: string; 'dsh-home'?: string }): Promise<SessionLogReader> {
+  if (values.from === undefined || values.from === 'dsh') return openSessionLogs(dshHome(values['dsh-home']))
+  if (!(AGENTS as readonly string[]).includes(values.from)) throw new UsageError(`--from must be one of dsh, ${AGENTS.join(', ')}`)
+  const { openTranscripts, transcriptFolder } = await import('./transcripts/index.js')
+  return openTranscripts(values.from as Agent, transcriptFolder(values.from as Agent, values.transcripts))
+}
 
 /** Which sessions the flags select (subagent children are skipped, as live capture does by default). */
 function selected(header: SessionHeaderLike, since: number | undefined, only: string | undefined, cwd: string | undefined): boolean {
@@ -26,7 +35,7 @@ export const importSessions: Command = async (invocation) => {
   const since = values.since === undefined ? undefined : Date.parse(values.since)
   if (since !== undefined && Number.isNaN(since)) throw new UsageError(`--since ${JSON.stringify(values.since)} is not a date (use YYYY-MM-DD)`)
   const cwd = values.cwd ? resolve(values.cwd) : undefined
-  const logs = await openSessionLogs(dshHome(values['dsh-home']))
+  const logs = await sessionLogs(values)
   const store = await openStore(invocation)
   const summary: BackfillSummary = emptySummary()
   const unreadable: Unreadable[] = []

@@ -11,6 +11,7 @@ import type { KnowledgeStore } from '../knowledge/store.js'
 import { retire, supersede } from '../knowledge/corrections/correct.js'
 import { checkKnowledge, renderProblems } from '../knowledge/corrections/check.js'
 import { TEXT_OUTPUT } from '../tool-output.js'
+import { CHECK_DESCRIPTION, CHECK_PARAMETERS, RETIRE_DESCRIPTION, RETIRE_PARAMETERS, SUPERSEDE_DESCRIPTION, SUPERSEDE_PARAMETERS } from './tool-specs.js'
 
 export const SUPERSEDE_TOOL = 'knowledge_supersede'
 export const RETIRE_TOOL = 'knowledge_retire'
@@ -29,20 +30,8 @@ const object = (args: unknown): Record<string, unknown> => {
 export function registerCorrectionTools(ctx: Context, store: KnowledgeStore, scopeOf: (agent: unknown) => string | undefined, logger: Logger): void {
   ctx.tools.register({
     name: SUPERSEDE_TOOL,
-    description:
-      'Mark an older document as superseded by a newer one (both ids from knowledge_search). The old one stays ' +
-      'on disk and in search, ranked below its successor, with a notice naming it. To correct a finding, prefer ' +
-      'knowledge_note with "supersedes"; use this when the newer document already exists.',
-    parameters: {
-      type: 'object',
-      properties: {
-        id: { type: 'string', description: 'The older document.' },
-        by: { type: 'string', description: 'The document that replaces it.' },
-        reason: { type: 'string', description: 'Why, in one sentence (optional, max 500 characters).' },
-      },
-      required: ['id', 'by'],
-      additionalProperties: false,
-    },
+    description: SUPERSEDE_DESCRIPTION,
+    parameters: SUPERSEDE_PARAMETERS,
     output: TEXT_OUTPUT,
     async execute(args, exec) {
       const a = object(args)
@@ -54,11 +43,8 @@ export function registerCorrectionTools(ctx: Context, store: KnowledgeStore, sco
 
   ctx.tools.register({
     name: CHECK_TOOL,
-    description:
-      'Check the knowledge base of this workspace for mechanical problems: broken links, links to retired ' +
-      'documents, supersede cycles or chains ending in a retired document, unreadable files, and near-duplicate ' +
-      'findings (candidates to supersede). Returns each problem with the ids involved.',
-    parameters: { type: 'object', properties: {}, additionalProperties: false },
+    description: CHECK_DESCRIPTION,
+    parameters: CHECK_PARAMETERS,
     output: TEXT_OUTPUT,
     async execute(_args, exec) {
       const scope = scopeOf(exec.agent)
@@ -78,19 +64,8 @@ export function registerCorrectionTools(ctx: Context, store: KnowledgeStore, sco
     })
     scoped.tools.register({
       name: RETIRE_TOOL,
-      description:
-        'Retire a document that turned out to be wrong: it leaves search, lists and counts, stays on disk ' +
-        "with a notice, and can be restored. Needs the person's approval. If a newer document replaces it, use " +
-        'knowledge_supersede instead.',
-      parameters: {
-        type: 'object',
-        properties: {
-          id: { type: 'string', description: 'The document to retire.' },
-          reason: { type: 'string', description: 'Why it is wrong, in one sentence (required, max 500 characters).' },
-        },
-        required: ['id', 'reason'],
-        additionalProperties: false,
-      },
+      description: RETIRE_DESCRIPTION,
+      parameters: RETIRE_PARAMETERS,
       output: TEXT_OUTPUT,
       async execute(args, exec) {
         const a = object(args)

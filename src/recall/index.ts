@@ -10,17 +10,16 @@ import type {} from '@deepseek-ai/dsh-agent'
 import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-tools'
 import type {} from '../knowledge/index.js'
-import { OUTPUT_BUDGET, sessionOf } from '../tool-output.js'
+import { sessionOf } from '../tool-output.js'
 import { PointerMemo, pointerText, promptSafe } from './pointer.js'
-import { MAX_LIMIT, parseSearchArgs } from '../knowledge/query.js'
-import { DOC_KINDS } from '../wire.js'
+import { parseSearchArgs } from '../knowledge/query.js'
 import { READ_PARAMETERS, READ_TOOL, readForSession } from './read-tool.js'
 import { renderHits, SEARCH_TOOL } from './search-tool.js'
+import { READ_DESCRIPTION, SEARCH_DESCRIPTION, SEARCH_PARAMETERS } from './tool-specs.js'
 import { ReadState } from './read-state.js'
 import { presentReadCall, presentReadResult, presentSearchCall, presentSearchResult, READ_OUTPUT, readsInLog, SEARCH_OUTPUT } from './presentation.js'
 import { installCompactionStubs } from './compaction.js'
 import { MAX_PREFERENCES, preferencesText, quoteOf } from './preferences.js'
-import { STATUS_FILTERS } from '../knowledge/query.js'
 
 export const name = 'knowledge-recall'
 export const inject = ['knowledge', 'tools', 'systemPrompt']
@@ -68,25 +67,8 @@ export function apply(ctx: Context, config: Config): void {
 
   ctx.tools.register({
     name: SEARCH_TOOL,
-    description:
-      'Search the knowledge base of earlier sessions (questions, answers, notes, tool calls) with BM25. ' +
-      'Use a few keywords, an error code or an identifier. Returns ids with their revision (v:N), titles, dates and snippets; read one with knowledge_read. ' +
-      'Documents may be in English or Chinese; words are matched across the two and through common synonyms, but weakly: ' +
-      'when nothing fits, search once more with synonyms or in the other language.' +
-      ` Output: at most ${OUTPUT_BUDGET.knowledge_search} characters.`,
-    parameters: {
-      type: 'object',
-      properties: {
-        query: { type: 'string', description: 'Keywords, an error message, an identifier or a question.' },
-        kind: { type: 'string', enum: [...DOC_KINDS], description: 'Only documents of this kind.' },
-        tag: { type: 'string', description: 'Only documents with this tag.' },
-        tool: { type: 'string', description: 'Only rounds that used a tool matching this glob, e.g. "bash*".' },
-        limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: 'How many hits (default: the configured search limit).' },
-        status: { type: 'string', enum: [...STATUS_FILTERS], description: 'Default: active and superseded documents (retired ones are left out). "retired" or "all" shows them on purpose.' },
-      },
-      required: ['query'],
-      additionalProperties: false,
-    },
+    description: SEARCH_DESCRIPTION,
+    parameters: SEARCH_PARAMETERS,
     output: SEARCH_OUTPUT,
     async execute(args, exec) {
       const parsed = parseSearchArgs(args, current.searchLimit)
@@ -102,11 +84,7 @@ export function apply(ctx: Context, config: Config): void {
 
   ctx.tools.register({
     name: READ_TOOL,
-    description:
-      'Read one knowledge document by the id knowledge_search returned: whole, or one section ("Finding", ' +
-      '"Answer", "Tools", …). Returns its revision (v:N) and the list of its sections. Links to other documents appear ' +
-      'as ids; a successor is named first ("Superseded by"), the documents that link here last ("Linked from").' +
-      ` Output: at most ${OUTPUT_BUDGET.knowledge_read} characters; a longer answer ends with the offset to continue from.`,
+    description: READ_DESCRIPTION,
     parameters: READ_PARAMETERS as unknown as Record<string, unknown>,
     output: READ_OUTPUT,
     async execute(args, exec) {

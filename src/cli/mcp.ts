@@ -1,0 +1,24 @@
+/**
+ * `dsh-knowledge mcp`: the knowledge base as a stdio MCP server (see mcp/server.ts). Stdout carries the protocol
+ * only; anything said to a person goes to stderr. Ends when the client closes standard input.
+ * @module dsh-knowledge-sync/cli/mcp
+ */
+import { readFileSync } from 'node:fs'
+import { resolveRoot } from '../knowledge/documents/paths.js'
+import type { Command } from './common.js'
+
+export const mcp: Command = async (invocation) => {
+  const [{ StdioServerTransport }, { createKnowledgeServer, storeClosed }] = await Promise.all([import('@modelcontextprotocol/sdk/server/stdio.js'), import('./mcp/server.js')])
+  const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+  const server = createKnowledgeServer({ root: resolveRoot(invocation.values.root), cwd: invocation.values.cwd, processCwd: process.cwd(), version })
+  const transport = new StdioServerTransport()
+  const ended = new Promise<void>((resolve) => {
+    process.stdin.once('end', () => resolve())
+    process.stdin.once('close', () => resolve())
+  })
+  await server.connect(transport)
+  await ended
+  await server.close()
+  await storeClosed(server)
+  return 0
+}
