@@ -116,11 +116,6 @@ export class SearchIndex {
   }
 
   /** The rowid of a document id. */
-  /** The created time an indexed row holds (as written in its `created` column). */
-  private createdOf(rowid: number): unknown {
-    return (this.stmt('SELECT created FROM doc WHERE rowid = ?').get(rowid) as { created?: unknown } | undefined)?.created
-  }
-
   private rowidOf(id: string): number | undefined {
     if (!this.persistent) return this.rowids.get(id)
     return (this.stmt('SELECT rowid FROM doc WHERE id = ?').get(id) as { rowid: number } | undefined)?.rowid
@@ -237,14 +232,9 @@ export class SearchIndex {
   upsert(doc: KnowledgeDoc): void {
     // Tokenize before touching the database: the write itself is then a handful of statements.
     const { id, kind, status, body, tags, tools, columns, titleText, tagText, bodyText, han } = docRow(doc, !this.han)
-    // Dense rowids in indexing order: FTS5 stores rowid deltas as varints, so sparse rowids (say, derived from
-    // timestamps) would add bytes to every posting. The low bits carry the kind and the status (see schema.ts).
-    // An edit that keeps the document's created time keeps its place in that order: the order is what a fresh
-    // build gives (oldest first, see upsertMany), so a reused index ranks ties and common-word queries (the newest
-    // rows) exactly as a rebuild of the same files, however many edits it has seen.
-    const previous = this.rowidOf(id)
-    const samePlace = previous !== undefined && this.createdOf(previous) === columns[CREATED_COLUMN]
-    const rowid = (samePlace ? Math.floor(previous / ROWID_STEP) : ++this.seq) * ROWID_STEP + status * 8 + kind
+    const was = this.rowidOf(id)
+    const kept = was !== undefined && (this.stmt('SELECT created FROM doc WHERE rowid = ?').get(was) as { created?: unknown })?.created === columns[CREATED_COLUMN]
+    const rowid = (kept ? Math.floor(was / ROWID_STEP) : ++this.seq) * ROWID_STEP + status * 8 + kind
     const write = (): void => {
       const replaced = this.deleteRow(id)
       this.stmt(INSERT_DOC).run(rowid, ...columns)
