@@ -99,13 +99,29 @@ export class KnowledgeApi {
 
   private token?: Promise<string>
 
+  /** `POST <prefix>/token`: minting is same-origin only, so another site's requests cannot evict this page's token. */
+  private async mintToken(): Promise<string> {
+    let response: Response
+    try {
+      response = await fetch(`${this.prefix}/token`, { method: 'POST', credentials: 'same-origin', body: '{}', headers: { accept: 'application/json', 'content-type': 'application/json' } })
+    } catch (error) {
+      throw new ApiError((error as Error).message || 'network error', 0)
+    }
+    const answer = (await response.json().catch(() => ({}))) as { token?: string; error?: string }
+    if (!response.ok || typeof answer.token !== 'string') throw new ApiError(answer.error ?? `${this.prefix}/token answered ${response.status}`, response.status)
+    return answer.token
+  }
+
   /**
-   * `POST <prefix><path>` with a JSON body and the per-page token (fetched once per page load from `<prefix>/token`);
+   * `POST <prefix><path>` with a JSON body and the per-page token (minted once per page load by `POST <prefix>/token`);
    * a refused token is fetched again once, for a page left open across a restart.
    */
   async post<T>(path: string, body: unknown): Promise<T> {
     for (let attempt = 0; ; attempt++) {
-      this.token ??= this.get<{ token: string }>('/token').then((r) => r.token)
+      this.token ??= this.mintToken().catch((error) => {
+        this.token = undefined
+        throw error
+      })
       const token = await this.token
       let response: Response
       try {

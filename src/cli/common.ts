@@ -2,6 +2,7 @@
  * What every command shares: the parsed flags, the store opened the way the plugin opens it, stdin, output.
  * @module dsh-knowledge-sync/cli/common
  */
+import { format } from 'node:util'
 import type { KnowledgeStore } from '../knowledge/store.js'
 import { createRedactor, DEFAULT_MASK } from '../redact/redactor.js'
 import { statSync } from 'node:fs'
@@ -66,6 +67,18 @@ export interface Invocation {
 export type Command = (invocation: Invocation) => Promise<number>
 
 /**
+ * The store's logger in a command: warnings (a state file the store had to ignore, a cache it could not use) go to
+ * standard error as one line each, so the command still runs and says what it set aside; the rest is quiet.
+ */
+const CLI_LOGGER = {
+  info() {},
+  debug() {},
+  warn(message: string, ...args: unknown[]) {
+    process.stderr.write(`dsh-knowledge: warning: ${format(message, ...args)}\n`)
+  },
+}
+
+/**
  * The root the flags and the environment name, checked: a file there, or (unless `create`) nothing there, is a usage
  * error that names the folder and where its name came from, instead of an empty answer that looks like "no match".
  * A root that is a link to a folder is followed, as the plugin follows it.
@@ -89,7 +102,7 @@ export async function openStore(invocation: Invocation, { index = true, write = 
   const redactor = createRedactor({ enabled: true, mask: invocation.values.mask ?? DEFAULT_MASK, patterns: invocation.values.pattern ?? [] })
   // Loaded here, not at import: commands that never open the store start without it (and without SQLite).
   const { KnowledgeStore } = await import('../knowledge/store.js')
-  const store = new KnowledgeStore({ root, redactor, watch: false, readOnly: !write })
+  const store = new KnowledgeStore({ root, redactor, watch: false, readOnly: !write, logger: CLI_LOGGER })
   if (index) await store.start()
   return store
 }

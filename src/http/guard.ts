@@ -52,7 +52,28 @@ export function refusal(req: IncomingMessage, trustedHosts: readonly string[]): 
   return undefined
 }
 
-/** Tokens handed to pages: a bounded set, each valid for a day. */
+/** RFC 9110 `type "/" subtype` (tokens), then nothing or `;` parameters. */
+const MEDIA_TYPE = /^[ \t]*([!#$%&'*+.^_`|~0-9a-z-]+)\/([!#$%&'*+.^_`|~0-9a-z-]+)[ \t]*(?:;|$)/i
+
+/**
+ * The media type of a Content-Type value (`type/subtype`, lowercase), or undefined when it is not one. Why parsed:
+ * a prefix test lets `application/jsonx` or `application/json-seq` pass as JSON.
+ */
+export function mediaTypeOf(header: string | string[] | undefined): string | undefined {
+  if (typeof header !== 'string') return undefined
+  const match = MEDIA_TYPE.exec(header)
+  return match ? `${match[1]}/${match[2]}`.toLowerCase() : undefined
+}
+
+/** A token's length in bytes: 24 random bytes in base64url. */
+const TOKEN_BYTES = 32
+
+/**
+ * Tokens handed to pages: a bounded set, each valid for a day. Minting one is a state change (it may evict the
+ * oldest), so it is a same-origin POST ({@link sameOriginRefusal}): a page on another origin can fire GETs at will
+ * but cannot mint. A token that is used moves to the back, so the least recently used one is evicted, never the
+ * live page's before the tokens minted after it.
+ */
 export class PageTokens {
   private readonly tokens = new Map<string, number>()
   constructor(
@@ -69,24 +90,33 @@ export class PageTokens {
   }
 
   valid(token: unknown, now = Date.now()): boolean {
-    if (typeof token !== 'string' || token.length !== 32) return false
+    if (typeof token !== 'string') return false
+    // Byte lengths, not string lengths: 32 latin-1 characters encode to more than 32 bytes, and timingSafeEqual
+    // throws on buffers of different lengths.
+    const given = Buffer.from(token, 'utf8')
+    if (given.length !== TOKEN_BYTES) return false
     for (const [known, expires] of this.tokens) {
       if (expires < now) {
         this.tokens.delete(known)
         continue
       }
-      if (timingSafeEqual(Buffer.from(known), Buffer.from(token))) return true
+      const expected = Buffer.from(known, 'utf8')
+      if (expected.length === given.length && timingSafeEqual(expected, given)) {
+        this.tokens.delete(known)
+        this.tokens.set(known, expires)
+        return true
+      }
     }
     return false
   }
 }
 
 /**
- * Why a state-changing request is refused, or undefined when it may proceed: POST only, the read checks, an `Origin`
- * naming exactly this host (a cross-origin form post or a page on another origin fails here), a JSON body (which a
- * cross-origin page cannot send without a preflight this server never answers), and a valid per-page token.
+ * Why a same-origin POST is refused, or undefined when it may proceed: POST only, the read checks, an `Origin` naming
+ * exactly this host (a cross-origin form post or a page on another origin fails here; browsers send Origin on every
+ * POST), and a JSON body (which a cross-origin page cannot send without a preflight this server never answers).
  */
-export function mutationRefusal(req: IncomingMessage, trustedHosts: readonly string[], tokens: PageTokens): string | undefined {
+export function sameOriginRefusal(req: IncomingMessage, trustedHosts: readonly string[]): string | undefined {
   if (req.method !== 'POST') return 'state changes are POST only'
   const basic = refusal(req, trustedHosts)
   if (basic) return basic
@@ -96,12 +126,14 @@ export function mutationRefusal(req: IncomingMessage, trustedHosts: readonly str
   if (origin.toLowerCase() !== `http://${host}`) return `origin ${JSON.stringify(origin.slice(0, 100))} is not this page's origin`
   const fetchSite = req.headers['sec-fetch-site']
   if (fetchSite !== undefined && fetchSite !== 'same-origin') return `a ${fetchSite} request cannot change state`
-  if (
-    !String(req.headers['content-type'] ?? '')
-      .toLowerCase()
-      .startsWith('application/json')
-  )
-    return 'a state change must send application/json'
+  if (mediaTypeOf(req.headers['content-type']) !== 'application/json') return 'a state change must send application/json'
+  return undefined
+}
+
+/** Why a state-changing request is refused, or undefined when it may proceed: {@link sameOriginRefusal} and a valid per-page token. */
+export function mutationRefusal(req: IncomingMessage, trustedHosts: readonly string[], tokens: PageTokens): string | undefined {
+  const refused = sameOriginRefusal(req, trustedHosts)
+  if (refused) return refused
   if (!tokens.valid(req.headers[TOKEN_HEADER])) return 'missing or expired page token; reload the page'
   return undefined
 }

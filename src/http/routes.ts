@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import type { KnowledgeStore } from '../knowledge/store.js'
 import { parseSearchArgs } from '../knowledge/query.js'
 import { recentRounds } from '../knowledge/reports/stats.js'
-import { mutationRefusal, PageTokens, refusal } from './guard.js'
+import { mutationRefusal, PageTokens, refusal, sameOriginRefusal, TOKEN_HEADER } from './guard.js'
 import { collectStats } from '../knowledge/reports/stats.js'
 import { healthSummary } from '../knowledge/reports/health.js'
 import { bodyWithIds, relationsView } from '../knowledge/corrections/correct.js'
@@ -81,6 +81,12 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Pag
     const sub = url.pathname.slice(options.path.length).replace(/\/+$/, '') || '/'
     const q = url.searchParams
     const cwd = q.get('cwd') || undefined
+    if (req.method === 'POST' && sub === '/token') {
+      // The per-page token: only a same-origin page can read this answer (no CORS), and only it can mint one.
+      const refusedMint = sameOriginRefusal(req, options.trustedHosts)
+      if (refusedMint) return send(res, 403, { error: `forbidden: ${refusedMint}` })
+      return send(res, 200, { token: tokens.issue(), header: TOKEN_HEADER })
+    }
     if (req.method === 'POST') {
       const mutation = options.mutations?.map((m) => ({ m, match: m.pattern.exec(sub) })).find((x) => x.match)
       if (!mutation) return send(res, 405, { error: `no state-changing route at ${url.pathname}` })
@@ -96,9 +102,8 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Pag
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, { error: 'only GET and POST are served' })
     try {
       const scope = store.visibleScope(cwd, true)
-      // The per-page token: only a same-origin page can read this answer (no CORS), and the Host check stops rebinding.
       if (sub === '/revision') return send(res, 200, { revision })
-      if (sub === '/token') return send(res, 200, { token: tokens.issue(), header: 'x-knowledge-token' })
+      if (sub === '/token') return send(res, 405, { error: `page tokens are minted by a same-origin POST to ${options.path}/token` })
       if (sub === '/documents') {
         const limit = Math.min(Math.max(Number(q.get('limit')) || options.pageSize, 1), 200)
         const offset = Math.max(Number(q.get('offset')) || 0, 0)

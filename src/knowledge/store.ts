@@ -31,14 +31,13 @@ import { Revisions } from './logs/revisions.js'
 import { LiveSettings } from './settings/settings.js'
 import { carryStatus, idsToPaths, type RelationGraph, successorsFirst, type StatusChange } from './relations/relations.js'
 
-export type { DocumentDraft } from './documents/draft.js'
+export { type DocumentDraft, LIMITS } from './documents/draft.js'
 export type { FieldInput, RedactedFields } from '../redact/fields.js'
-export { LIMITS } from './documents/draft.js'
 export type { Facets, IndexedMeta, ListSort } from '../search/search-index.js'
+export type { KnowledgeStoreOptions, PreparedDocument, StoreChange, StoreLogger, WrittenDocument } from './store-types.js'
 
 /** The longest `close` waits for {@link KnowledgeStore.hold}s: about the harness's process shutdown window. */
 export const CLOSE_HOLD_MS = 5000
-export type { KnowledgeStoreOptions, PreparedDocument, StoreChange, StoreLogger, WrittenDocument } from './store-types.js'
 
 export class KnowledgeStore {
   readonly root: string

@@ -2,8 +2,8 @@
  * The one way this bundle reaches the network, built so a sources.yml entry (or a page's redirect, or a sitemap)
  * cannot turn it against the machine or its network:
  * - every hop's host is resolved here and every address is checked; only global unicast is allowed (no loopback,
- *   RFC 1918, link-local incl. 169.254.169.254, CGNAT, reserved, unspecified, multicast, ULA, IPv4-mapped or
- *   translated IPv6); the socket then connects to exactly the checked address (a custom `lookup`), so DNS cannot
+ *   RFC 1918, link-local incl. 169.254.169.254, CGNAT, reserved, unspecified, multicast, ULA, and every IPv6 form that
+ *   embeds an IPv4 address is judged by that address); the socket then connects to exactly the checked address (a custom `lookup`), so DNS cannot
  *   answer differently between check and connect;
  * - redirects are followed by hand (at most 5), each target checked the same way;
  * - bodies over 2 MiB (declared or streamed, after decompression) are refused; connect and total timeouts;
@@ -85,7 +85,34 @@ export function addressRefusal(address: string): string | undefined {
     return 'not an IP address'
   }
   const range = parsed.range()
+  if (parsed.kind() === 'ipv6') {
+    const embedded = embeddedIPv4(parsed as ipaddr.IPv6)
+    if (embedded) {
+      const inner = embedded.v4.range()
+      if (inner !== 'unicast') return `${inner} (${embedded.form} address embedding ${embedded.v4.toString()})`
+      if (embedded.form === 'ipv4Compatible') return 'ipv4Compatible'
+    }
+  }
   return range === 'unicast' ? undefined : range
+}
+
+/**
+ * The IPv4 address an IPv6 address carries, by the forms that embed one: IPv4-compatible `::/96` (deprecated, but
+ * `[::127.0.0.1]` is written and parsed), IPv4-mapped `::ffff:0:0/96`, IPv4-translated `::ffff:0:0:0/96`, NAT64
+ * `64:ff9b::/96` and `64:ff9b:1::/48`, 6to4 `2002::/16`, and Teredo `2001::/32` (its client address, inverted).
+ * Why: such an address can reach the IPv4 host inside it, so it is judged by that host, not by its IPv6 range.
+ */
+export function embeddedIPv4(address: ipaddr.IPv6): { form: string; v4: ipaddr.IPv4 } | undefined {
+  const w = address.parts
+  const v4 = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff])
+  const zero = (from: number, to: number) => w.slice(from, to).every((x) => x === 0)
+  if (zero(0, 6) && (w[6] !== 0 || w[7] > 1)) return { form: 'ipv4Compatible', v4: v4(w[6], w[7]) }
+  if (zero(0, 5) && w[5] === 0xffff) return { form: 'ipv4Mapped', v4: v4(w[6], w[7]) }
+  if (zero(0, 4) && w[4] === 0xffff && w[5] === 0) return { form: 'ipv4Translated', v4: v4(w[6], w[7]) }
+  if (w[0] === 0x64 && w[1] === 0xff9b && (zero(2, 6) || w[2] === 1)) return { form: 'nat64', v4: v4(w[6], w[7]) }
+  if (w[0] === 0x2002) return { form: '6to4', v4: v4(w[1], w[2]) }
+  if (w[0] === 0x2001 && w[1] === 0) return { form: 'teredo', v4: v4(w[6] ^ 0xffff, w[7] ^ 0xffff) }
+  return undefined
 }
 
 /**

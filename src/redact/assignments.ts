@@ -126,12 +126,12 @@ function isProse(value: string): boolean {
 }
 
 /** Whether the value of one assignment is a secret: never for placeholders, code references, paths or prose. */
-function acceptValue(value: string, kind: Kind, keyword: string, quoted: boolean, trailing: boolean, env: boolean, mask: string, code = false, spacedEquals = false): boolean {
+export function acceptValue(value: string, kind: Kind, keyword: string, quoted: boolean, trailing: boolean, env: boolean, mask: string, code = false, spacedEquals = false): boolean {
   // Length floors first (cheap): every kind below needs at least this many characters.
   if (value.length < (kind === 'password' ? 3 : kind === 'secret' ? 6 : 16)) return false
   // A bare stopword (`password: password`) is rejected before the placeholder patterns run.
   if (value.length <= 16 && isStopword(value)) return false
-  if (isPlaceholder(value, mask) || !/[A-Za-z0-9]/.test(value)) return false
+  if (isPlaceholder(value, mask) || !/[A-Za-z0-9]/.test(value) || CMDLET_RE.test(value)) return false
   if (code && !quoted) return false
   if (!quoted && !env) {
     // Code literals are quoted: an unquoted statement (`x = y;`) or expression (`a && b`, `A | B`) is a reference.
@@ -179,6 +179,16 @@ function acceptValue(value: string, kind: Kind, keyword: string, quoted: boolean
   }
   return looksRandom(value, 16) && shannon(value) >= 3.5
 }
+
+/** The unquoted token right after `name:` looks generated: 8+ characters of three classes, not a word, path or URL. */
+function gluedSecret(text: string, at: number, mask: string): boolean {
+  const token = /^[^\s,;"'<>()[\]{}]{8,200}/.exec(text.slice(at, at + 201))?.[0]
+  if (!token || isPlaceholder(token, mask) || isPathLike(token) || isWordLike(token) || token.includes('://')) return false
+  return charClasses(token).count >= 3
+}
+
+/** A PowerShell cmdlet name (`ConvertTo-SecureString`, `Read-Host`): a command, never the secret it is assigned. */
+const CMDLET_RE = /^(?:Add|Clear|Convert|ConvertFrom|ConvertTo|Copy|Export|Find|Get|Import|Invoke|New|Out|Read|Remove|Select|Set|Start|Stop|Test|Write)-[A-Z][A-Za-z]{1,40}$/
 
 /** A bare `key`'s value must look generated and be neither a hash nor an id (`"key": "<md5>"` is a cache key). */
 function bareKeyValue(value: string, mask: string): boolean {
@@ -248,7 +258,9 @@ export function scanAssignments(text: string, mask: string, out: Span[]): void {
     // `'Password: '` — the name sits inside a string literal whose closing quote follows the separator.
     if ((opener === '"' || opener === "'") && !sep.nameQuoted && valueQuote === opener) continue
     // `passwd:dir`: without a space after ':' an unquoted name is not a YAML/JSON key (unless the value is quoted).
-    if (sep.sep === ':' && !sep.nameQuoted && !sep.spacedAfter && valueQuote !== '"' && valueQuote !== "'") continue
+    // A full-width colon is no YAML, URL or `host:port` syntax; and a value that carries a secret's evidence (three
+    // character classes, no word) is one even when glued to its name (`password:Xk9#mP2v`).
+    if (sep.sep === ':' && !sep.nameQuoted && !sep.spacedAfter && valueQuote !== '"' && valueQuote !== "'" && text[sep.valueAt - 1] !== '\uFF1A' && !gluedSecret(text, sep.valueAt, mask)) continue
     const name = text.slice(ns, nameEnd)
     let cls = classify(name)
     // `adzuna KEY=…`, `API KEY = …`, `phrase token1 = '…'`: a one-word credential name owned by the word before it.

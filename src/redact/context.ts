@@ -13,6 +13,7 @@ import { charClasses, isCodeReference, isPlaceholder, isStopword, isWordLike, lo
 import { lineEnd, PRIORITY, readValue, pushSpan, type Span } from './scan.js'
 import { scanCommandFlags, scanLongFlags } from './context-flags.js'
 import { scanAssignments, scanKeyValueAttributes } from './assignments.js'
+import { scanJsonPairs, scanOracleThin, scanSecureStrings } from './pairs.js'
 
 /** All context-rule spans in `text`. */
 export function scanContext(text: string, mask: string, out: Span[]): void {
@@ -25,6 +26,9 @@ export function scanContext(text: string, mask: string, out: Span[]): void {
   if (text.includes('=')) scanSignedParams(text, mask, out)
   if (text.includes('machine')) scanNetrc(text, mask, out)
   if (text.includes('value=')) scanKeyValueAttributes(text, mask, out)
+  if (text.includes('value')) scanJsonPairs(text, mask, out)
+  if (text.includes('jdbc:')) scanOracleThin(text, mask, out)
+  if (text.includes('SecureString')) scanSecureStrings(text, mask, out)
   scanAssignments(text, mask, out)
 }
 

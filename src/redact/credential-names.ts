@@ -111,7 +111,7 @@ const NOT_SECRET_SECRET_PREFIXES = new Set(['is', 'has', 'no', 'use', 'sealed', 
 const IGNORABLE_SUFFIX = /^(?:b64|base64|hex|value|val|raw|base|str|txt|enc|encoded|plain|plaintext|v?[0-9]{1,6}|prod|production|dev|staging|live|test)$/
 
 /** Splits `dbPassword`, `DB_PASSWORD`, `db.password`, `x-api-key` into lowercase words. */
-function nameWords(name: string): string[] {
+export function nameWords(name: string): string[] {
   return name
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')

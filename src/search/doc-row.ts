@@ -15,6 +15,9 @@ import { indexStreams } from './tokenize.js'
 export const INSERT_DOC =
   'INSERT INTO doc (rowid, id, path, kind, title, cwd, created, created_ms, mtime, tags, tools, session, turn, superseded_by, relations, size, ctime, hash, seen) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)'
 
+/** Where `created` is in {@link DocRowValues.columns}: an upsert that keeps it keeps the rowid order a rebuild gives (dense rowids, oldest first). */
+export const CREATED_COLUMN = 5
+
 /** One document as the index stores it. */
 export interface DocRowValues {
   id: string

@@ -20,7 +20,7 @@ import type { FileStamp, KnowledgeDoc, SearchFilter, SearchHit } from '../types.
 import type { Facets } from '../wire.js'
 import { queryTerms } from './tokenize.js'
 import { toHit } from './hits.js'
-import { docRow, INSERT_DOC, insertTokens } from './doc-row.js'
+import { CREATED_COLUMN, docRow, INSERT_DOC, insertTokens } from './doc-row.js'
 import { countDocs, facetCounts, listDocs, workspaceCount } from './facets.js'
 import { tagKey, Vocabulary, whereOf } from './filter.js'
 import { type Plan, QueryPlanner } from './planner.js'
@@ -234,9 +234,9 @@ export class SearchIndex {
   upsert(doc: KnowledgeDoc): void {
     // Tokenize before touching the database: the write itself is then a handful of statements.
     const { id, kind, status, body, tags, tools, columns, titleText, tagText, bodyText, han } = docRow(doc, !this.han)
-    // Dense rowids in indexing order: FTS5 stores rowid deltas as varints, so sparse rowids (say, derived from
-    // timestamps) would add bytes to every posting. The low bits carry the kind and the status (see schema.ts).
-    const rowid = ++this.seq * ROWID_STEP + status * 8 + kind
+    const was = this.rowidOf(id)
+    const kept = was !== undefined && (this.stmt('SELECT created FROM doc WHERE rowid = ?').get(was) as { created?: unknown })?.created === columns[CREATED_COLUMN]
+    const rowid = (kept ? Math.floor(was / ROWID_STEP) : ++this.seq) * ROWID_STEP + status * 8 + kind
     const write = (): void => {
       const replaced = this.deleteRow(id)
       this.stmt(INSERT_DOC).run(rowid, ...columns)

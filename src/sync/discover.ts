@@ -1,8 +1,8 @@
 /**
  * `discover`: walks the `roots:` of sources.yml and records new URLs as `pending` decisions. Per root: the root
  * itself when it looks like a sitemap, else `/sitemap.xml` at its origin, else a breadth-first crawl of HTML links
- * bounded by `max_depth` and `max_urls`. Only URLs under the root's directory and allowed by the origin's
- * robots.txt (robots-parser) are kept or fetched. Roots run in parallel; requests to one host are spaced by the
+ * bounded by `max_depth` and `max_urls`. Only URLs under the root's directory (a sitemap's too), allowed by the
+ * origin's robots.txt (robots-parser) and carrying no credential are kept or fetched. Roots run in parallel; requests to one host are spaced by the
  * fetcher, which also guards every address.
  * @module dsh-knowledge-sync/sync/discover
  */
@@ -12,6 +12,7 @@ import { decodeBody, mediaType } from './convert.js'
 import { runHtmlJob } from './html.js'
 import type { Decisions } from './decisions.js'
 import { FetchFailure, USER_AGENT, type SafeFetcher } from './fetcher.js'
+import { hasUrlCredentials } from '../redact/url-credentials.js'
 import type { DiscoveryRoot } from './sources.js'
 
 /** Child sitemaps of a sitemap index read per root, at most. */
@@ -24,6 +25,8 @@ export interface DiscoverResult {
   found: number
   added: number
   skippedByRobots: number
+  /** URLs found that carry credentials and were not recorded. */
+  skippedCredentials: number
   errors: string[]
 }
 
@@ -170,7 +173,8 @@ async function crawl(root: DiscoveryRoot, fetcher: SafeFetcher, robots: RobotsCa
       }
       for (const href of hrefs) {
         const link = normalize(href, answer.url)
-        if (!link?.startsWith(prefix) || seen.has(link)) continue
+        // A link carrying a credential is neither followed nor kept (see keep in discoverRoot).
+        if (!link?.startsWith(prefix) || seen.has(link) || hasUrlCredentials(link)) continue
         seen.add(link)
         next.push(link)
       }
@@ -182,7 +186,7 @@ async function crawl(root: DiscoveryRoot, fetcher: SafeFetcher, robots: RobotsCa
 
 /** Walks one root; returns the URLs found (not yet recorded). */
 export async function discoverRoot(root: DiscoveryRoot, fetcher: SafeFetcher, robots: RobotsCache): Promise<{ result: DiscoverResult; urls: string[] }> {
-  const result: DiscoverResult = { root: root.name, method: 'none', found: 0, added: 0, skippedByRobots: 0, errors: [] }
+  const result: DiscoverResult = { root: root.name, method: 'none', found: 0, added: 0, skippedByRobots: 0, skippedCredentials: 0, errors: [] }
   const start = new URL(root.url)
   const prefix = scopeOf(start)
   const keep = async (urls: string[]) => {
@@ -190,6 +194,12 @@ export async function discoverRoot(root: DiscoveryRoot, fetcher: SafeFetcher, ro
     for (const url of new Set(urls)) {
       if (out.length >= root.maxUrls) break
       if (!url.startsWith(prefix)) continue
+      // A URL that carries a credential (userinfo, `?token=…`, a signature) is a grant, not an address: it is not
+      // recorded, so decisions.json and the documents never hold it.
+      if (hasUrlCredentials(url)) {
+        result.skippedCredentials++
+        continue
+      }
       if (!(await robots.allowed(url))) {
         result.skippedByRobots++
         continue
@@ -201,20 +211,11 @@ export async function discoverRoot(root: DiscoveryRoot, fetcher: SafeFetcher, ro
   let urls: string[] = []
   if (looksLikeSitemap(root.url)) {
     result.method = 'sitemap'
-    // A sitemap root covers its whole origin, as sitemaps do.
+    // A sitemap covers the directory it sits in (sitemaps.org: "all URLs listed in the Sitemap must use the same
+    // protocol and reside on the same host"; a sitemap at /docs/ may list /docs/ URLs only), as a page root does.
     const pages = await readSitemaps(root.url, fetcher, root, result.errors)
     if (!pages) result.errors.push(`${root.url} could not be read as a sitemap`)
-    const kept = []
-    for (const url of new Set(pages ?? [])) {
-      if (kept.length >= root.maxUrls) break
-      if (!url.startsWith(start.origin + '/')) continue
-      if (!(await robots.allowed(url))) {
-        result.skippedByRobots++
-        continue
-      }
-      kept.push(url)
-    }
-    urls = kept
+    urls = await keep(pages ?? [])
   } else {
     const pages = await readSitemaps(`${start.origin}/sitemap.xml`, fetcher, root, result.errors)
     const kept = pages ? await keep(pages) : []
@@ -224,7 +225,7 @@ export async function discoverRoot(root: DiscoveryRoot, fetcher: SafeFetcher, ro
     } else {
       result.method = 'crawl'
       const crawled = await crawl(root, fetcher, robots, prefix, result.errors)
-      urls = crawled.urls
+      urls = crawled.urls.filter((url) => !hasUrlCredentials(url) || !++result.skippedCredentials)
       result.skippedByRobots += crawled.skipped
     }
   }
@@ -239,7 +240,7 @@ export async function discover(roots: DiscoveryRoot[], fetcher: SafeFetcher, dec
   return Promise.all(
     roots.map(async (root) => {
       const { result, urls } = await discoverRoot(root, fetcher, robots).catch((error: Error) => ({
-        result: { root: root.name, method: 'none' as const, found: 0, added: 0, skippedByRobots: 0, errors: [error.message] },
+        result: { root: root.name, method: 'none' as const, found: 0, added: 0, skippedByRobots: 0, skippedCredentials: 0, errors: [error.message] },
         urls: [] as string[],
       }))
       if (urls.length) result.added = await decisions.addPending(urls, root.name)

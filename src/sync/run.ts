@@ -17,6 +17,8 @@ import { readDecisions, type Decision } from './decisions.js'
 import { SafeFetcher, type FetcherLogger } from './fetcher.js'
 import { planSection } from './markers.js'
 import { allowedLocalRoots } from './local-file.js'
+import { DEFAULT_MASK } from '../redact/redactor.js'
+import { urlLabel } from '../redact/url-credentials.js'
 import { obtain, type Obtained } from './obtain.js'
 import { checkTarget, DEFAULT_CACHE_TTL, loadSources, SOURCES_FILE, type Source, type SourcesFile } from './sources.js'
 
@@ -119,7 +121,8 @@ export async function gatherSources(root: string): Promise<{ file: SourcesFile; 
   return { file, sources: unique, early, decisions }
 }
 
-const sourceOf = (s: Source) => (s.type === 'local' ? s.path : s.url)
+/** Where a source's text came from, as documents, reports and the ledger show it: a URL's credentials masked. */
+const sourceOf = (s: Source) => (s.type === 'local' ? s.path : urlLabel(s.url, DEFAULT_MASK))
 const result = (s: Source, status: SyncStatus, reason: string, extra: Partial<SyncResult> = {}): SyncResult => ({
   name: s.name,
   type: s.type,

@@ -5,7 +5,9 @@
  * skipped without losing the others.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { zstdCompressSync } from 'node:zlib'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createDshHome, PROJECT_ROOT, type DshHome } from '../harness/dsh.ts'
@@ -111,6 +113,27 @@ describe('dsh-knowledge import', () => {
     // The cut log's turn has no turn/end: counted as interrupted, as live capture counts a turn cut by a crash.
     expect(ledgerEntries(root).filter((e) => e.type === 'unanswered')).toMatchObject([{ session: cut, outcome: 'interrupted' }])
     expect(summary).toMatchObject({ sessions: 2, dropped: 1, unanswered: 1, kept: 0, failed: 0 })
+  }, 60_000)
+
+  it('refuses a zstd log that expands past the cap and a symlinked FIFO log at once, and imports the rest', async () => {
+    const copy = mkdtempSync(join(tmpdir(), 'dsh-ks-import-home-'))
+    cpSync(join(home.home, 'sessions'), join(copy, 'sessions'), { recursive: true })
+    const project = join(copy, 'sessions', readdirSync(join(copy, 'sessions'))[0])
+    const [bomb, fifo] = allDocuments(home.knowledgeRoot).map((d) => /^session: (.+)$/m.exec(d.text)![1])
+    // 20 frames of 16 MiB of zeros: about 10 KB on disk, 320 MiB decompressed, over the 256 MiB cap.
+    const frame = zstdCompressSync(Buffer.alloc(16 * 1024 * 1024))
+    writeFileSync(join(project, bomb, 'session.jsonl.zstd'), Buffer.concat(Array.from({ length: 20 }, () => frame)))
+    rmSync(join(project, fifo, 'session.jsonl.zstd'))
+    execFileSync('mkfifo', [join(copy, 'pipe')])
+    symlinkSync(join(copy, 'pipe'), join(project, fifo, 'session.jsonl.zstd'))
+    const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-import-')), 'kb')
+    const run = await cli(['import', '--dsh-home', copy, '--root', root, '--json'])
+    expect(run.code, run.stderr).toBe(0)
+    const summary = JSON.parse(run.stdout)
+    const why = Object.fromEntries(summary.unreadable.map((u: { session: string; error: string }) => [u.session, u.error]))
+    expect(why[bomb]).toMatch(/expands past 256 MiB/)
+    expect(why[fifo]).toMatch(/symbolic link/)
+    expect(summary).toMatchObject({ sessions: 1, failed: 0 })
   }, 60_000)
 
   it("runs from the dsh profile the bundle was installed into, with the profile's own dsh packages", async () => {

@@ -55,6 +55,14 @@ let home: DshHome
 let workspace: string
 let distillOn: string
 let distillPatient: string
+/** The slow distill reply is held until the test releases it: the process must exit while it is still held. */
+const slowReply = (() => {
+  let release = (): void => {}
+  const held = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  return { held, release }
+})()
 
 const isPrompt = (m: ChatMessage) => m.role === 'user' && !/^Current runtime context\./.test(messageText(m))
 
@@ -62,7 +70,7 @@ function script(request: LoggedRequest): Reply {
   if (request.kind === 'title') return { text: 'Scripted title' }
   if (request.kind === 'distill') {
     if (request.prompt.includes(Q_FAIL)) return { status: 400, delayMs: 1500 }
-    if (request.prompt.includes(Q_SLOW)) return { ...DISTILLED, delayMs: 20_000 }
+    if (request.prompt.includes(Q_SLOW)) return { ...DISTILLED, until: slowReply.held }
     return DISTILLED
   }
   const p = request.prompt
@@ -93,16 +101,14 @@ function capturePatch(name: string, distill: Record<string, unknown>): string {
 }
 
 /** Runs one prompt; meanwhile records the first text each document had on disk (the raw round before distill). */
-async function runWatching(prompt: string, root: string, args: string[]): Promise<{ run: RunResult; firstSeen: Map<string, string>; ms: number }> {
+async function runWatching(prompt: string, root: string, args: string[]): Promise<{ run: RunResult; firstSeen: Map<string, string> }> {
   const firstSeen = new Map<string, string>()
   const timer = setInterval(() => {
     for (const d of allDocuments(root)) if (!firstSeen.has(d.path)) firstSeen.set(d.path, d.text)
   }, 25)
-  const started = Date.now()
   const run = await home.run(prompt, { cwd: workspace, args, env: { DSH_KNOWLEDGE_ROOT: root } })
-  const ms = Date.now() - started
   clearInterval(timer)
-  return { run, firstSeen, ms }
+  return { run, firstSeen }
 }
 
 /** `dsh-knowledge stats --json --root <root>`: what a user would look at. */
@@ -272,14 +278,19 @@ describe('distillation with the real dsh CLI', () => {
   it('abandons a distill call still running at shutdown: the process exits in its window and the raw document is intact', async () => {
     const root = join(home.home, 'kb-slow')
     const mark = server.requests.length
-    const { run, firstSeen, ms } = await runWatching(Q_SLOW, root, ['--patch', distillPatient])
+    let answered = false
+    void slowReply.held.then(() => {
+      answered = true
+    })
+    const { run, firstSeen } = await runWatching(Q_SLOW, root, ['--patch', distillPatient])
     expect(run.code, `${run.stderr}\n${run.log}`).toBe(0)
     expect(distillCalls(mark)).toHaveLength(1)
-    // The reply would take 20 s; the process is gone long before (boot + turn + the 5 s shutdown window).
-    expect(ms).toBeLessThan(15_000)
+    // The reply is held until now (no duration involved): the process exited while its distill call was pending.
+    expect(answered).toBe(false)
+    slowReply.release()
     const [doc] = allDocuments(root)
     expect(doc.text).toBe(firstSeen.get(doc.path))
     expect(parsed(doc).meta.kind).toBe('raw')
     expect(ledgerEntries(root).filter((e) => e.type === 'distill-failed')).toMatchObject([{ id: parsed(doc).meta.id, error: 'abandoned at shutdown' }])
-  }, 60_000)
+  }, 150_000)
 })

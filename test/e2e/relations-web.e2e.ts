@@ -73,7 +73,7 @@ describe('state-changing routes on real dsh web', () => {
   })
 
   it('refuses a cross-origin form post, a foreign Host, a missing token and a GET; nothing changes', async () => {
-    const token = (await call('GET', '/knowledge/token')).body.token as string
+    const token = (await call('POST', '/knowledge/token', { origin: origin(), 'content-type': 'application/json' }, '{}')).body.token as string
     const form = await call('POST', '/knowledge/documents/new-proxy/retire', { origin: 'http://evil.example', 'content-type': 'application/x-www-form-urlencoded' }, 'reason=pwned')
     expect(form.status).toBe(403)
     expect(form.body.error).toMatch(/origin "http:\/\/evil\.example" is not this page's origin/)
@@ -96,7 +96,7 @@ describe('state-changing routes on real dsh web', () => {
   })
 
   it('retires with a reason and restores, through POST with the page token; recorded in the ledger as the page', async () => {
-    const token = (await call('GET', '/knowledge/token')).body.token as string
+    const token = (await call('POST', '/knowledge/token', { origin: origin(), 'content-type': 'application/json' }, '{}')).body.token as string
     const headers = { origin: origin(), 'content-type': 'application/json', 'x-knowledge-token': token }
     const noReason = await call('POST', '/knowledge/documents/new-proxy/retire', headers, '{}')
     expect(noReason.status).toBe(400)

@@ -38,6 +38,8 @@ export interface Reply {
   /** Close the connection mid-stream after the first chunk. */
   dropAfterFirstChunk?: boolean
   delayMs?: number
+  /** Answer only once this settles (a test holds a reply on a condition, not a duration); nothing if the client left. */
+  until?: Promise<unknown>
 }
 
 /** A classified request: the session-title request, a distill request of this bundle, or a conversation step. */
@@ -121,6 +123,10 @@ async function readBody(req: IncomingMessage): Promise<string> {
 
 async function respond(res: ServerResponse, reply: Reply): Promise<void> {
   if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs))
+  if (reply.until) {
+    await reply.until
+    if (res.destroyed || !res.socket || res.socket.destroyed) return
+  }
   if (reply.status && reply.status >= 400) {
     res.writeHead(reply.status, { 'content-type': 'application/json' })
     res.end(JSON.stringify({ error: { message: `scripted failure ${reply.status}`, type: 'invalid_request_error', code: 'scripted' } }))

@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { KnowledgeStore } from '../../src/knowledge/store.js'
 import { createRedactor } from '../../src/redact/redactor.js'
 import { createHandler } from '../../src/http/routes.js'
-import { parseHost, refusal } from '../../src/http/guard.js'
+import { PageTokens, parseHost, refusal } from '../../src/http/guard.js'
 
 let server: Server
 let port = 0
@@ -161,7 +161,8 @@ describe('strict Host and request target', () => {
 
 describe('state-changing routes', () => {
   const origin = () => `http://127.0.0.1:${port}`
-  const token = async () => (await get('/knowledge/token')).body.token as string
+  const mint = (headers: Record<string, string> = { origin: origin(), 'content-type': 'application/json' }) => get('/knowledge/token', `127.0.0.1:${port}`, 'POST', headers, '{}')
+  const token = async () => (await mint()).body.token as string
   const post = (headers: Record<string, string>, host = `127.0.0.1:${port}`) => get('/knowledge/echo', host, 'POST', headers, JSON.stringify({ n: 1 }))
 
   it('runs for a same-origin JSON POST carrying a page token', async () => {
@@ -180,8 +181,51 @@ describe('state-changing routes', () => {
     expect((await post({ origin: 'http://evil.example:80', 'content-type': 'application/json', 'x-knowledge-token': t }, 'evil.example:80')).status).toBe(403)
     expect((await post({ origin: origin(), 'content-type': 'application/json' })).body.error).toMatch(/token/)
     expect((await post({ origin: origin(), 'content-type': 'application/json', 'x-knowledge-token': 'x'.repeat(32) })).body.error).toMatch(/token/)
+    // 32 latin-1 characters: 32 characters, 64 bytes once encoded; refused, not thrown.
+    expect((await post({ origin: origin(), 'content-type': 'application/json', 'x-knowledge-token': '\u00e9'.repeat(32) })).body.error).toMatch(/token/)
     expect((await post({ origin: origin(), 'content-type': 'text/plain', 'x-knowledge-token': t })).body.error).toMatch(/json/)
+    for (const type of ['application/jsonx', 'application/json-seq', 'application/json/x', 'application/json x', 'application/jsonp; charset=utf-8'])
+      expect((await post({ origin: origin(), 'content-type': type, 'x-knowledge-token': t })).body.error, type).toMatch(/json/)
     expect((await get('/knowledge/echo')).status).toBe(404)
     expect(echoed.length).toBe(before)
+  })
+})
+
+describe('minting page tokens', () => {
+  const origin = () => `http://127.0.0.1:${port}`
+  const mint = (headers: Record<string, string>) => get('/knowledge/token', `127.0.0.1:${port}`, 'POST', headers, '{}')
+  const retire = (token: string) => get('/knowledge/echo', `127.0.0.1:${port}`, 'POST', { origin: origin(), 'content-type': 'application/json', 'x-knowledge-token': token }, '{}')
+
+  it('refuses GET and cross-origin mints, so another site cannot flush the live page token', async () => {
+    const live = (await mint({ origin: origin(), 'content-type': 'application/json' })).body.token as string
+    expect((await retire(live)).status).toBe(200)
+    for (let i = 0; i < 200; i++) {
+      const answer = i % 2 ? await get('/knowledge/token') : await mint({ origin: 'http://evil.example', 'content-type': 'application/json' })
+      expect(answer.status).toBeGreaterThanOrEqual(403)
+      expect(answer.body.token).toBeUndefined()
+    }
+    expect((await mint({ 'content-type': 'application/json' })).status).toBe(403)
+    expect((await retire(live)).status).toBe(200)
+  })
+
+  it('keeps a token in use when the page itself mints past the bound (least recently used goes first)', () => {
+    const tokens = new PageTokens(4)
+    const live = tokens.issue()
+    for (let i = 0; i < 10; i++) {
+      tokens.issue()
+      expect(tokens.valid(live)).toBe(true)
+    }
+    const idle = tokens.issue()
+    for (let i = 0; i < 4; i++) tokens.issue()
+    expect(tokens.valid(idle)).toBe(false)
+  })
+})
+
+describe('page tokens', () => {
+  it('refuses a token whose characters number 32 but whose bytes do not, without throwing', () => {
+    const tokens = new PageTokens()
+    const issued = tokens.issue()
+    expect(tokens.valid(issued)).toBe(true)
+    for (const forged of ['\u00e9'.repeat(32), '\u00ff'.repeat(16), '\u{1F600}'.repeat(8), `${issued.slice(0, 31)}\u00e9`]) expect(tokens.valid(forged)).toBe(false)
   })
 })

@@ -6,7 +6,6 @@
 import { describe, expect, it } from 'vitest'
 import { compilePatterns, createRedactor, DEFAULT_MASK, RedactConfigError, type Redactor } from '../../src/redact/redactor.js'
 import { buildCorpus, type PositiveItem } from '../fixtures/redact-corpus.js'
-import { cpuMs } from '../../src/redact/cpu-clock.js'
 
 const corpus = buildCorpus()
 const redactor = createRedactor({ enabled: true, mask: DEFAULT_MASK, patterns: [] })
@@ -271,15 +270,21 @@ describe('huge and hostile input', () => {
     },
   }
   for (const [name, make] of Object.entries(hostile)) {
-    it(`finishes 10 MB of ${name} without throwing, in a few seconds`, async () => {
+    it(`finishes 10 MB of ${name} without throwing, in time linear in its length`, async () => {
       const text = make()
-      const t0 = cpuMs()
-      const out = await redactor.redact(text)
-      const ms = cpuMs() - t0
+      // The time budget is the product's hard stop, not what this test checks: an unbounded one here, so a busy
+      // machine cannot trip it; growth is checked against a tenth of the same text, measured in the same run.
+      const unbounded = createRedactor({ enabled: true, mask: DEFAULT_MASK, patterns: [] }, { budgetMs: () => Number.POSITIVE_INFINITY })
+      let t0 = performance.now()
+      await unbounded.redact(text.slice(0, MB10 / 10))
+      const tenth = performance.now() - t0
+      t0 = performance.now()
+      const out = await unbounded.redact(text)
+      const ms = performance.now() - t0
       expect(typeof out.text).toBe('string')
       expect(out.count).toBeGreaterThanOrEqual(0)
-      // Typically 0.5-3 s (see bench/redact.bench.mjs); the bound leaves room for a loaded 2-core CI runner.
-      expect(ms).toBeLessThan(10_000)
+      // Linear: about 10× the tenth (see bench/redact.bench.mjs for absolute figures); quadratic would be 100×.
+      expect(ms).toBeLessThan(40 * tenth + 200)
     })
   }
 

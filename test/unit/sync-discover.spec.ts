@@ -90,6 +90,36 @@ describe('discover', () => {
     for (let k = 1; k < times.length; k++) expect(times[k] - times[k - 1]).toBeGreaterThanOrEqual(495)
   }, 20_000)
 
+  it("keeps only the URLs under a sitemap root's directory, and records none that carries a credential", async () => {
+    const u = server.url
+    const secretish = [
+      `${u}/docs/report?token=9f8e7d6c5b4a39281706f5e4d3c2b1a0`,
+      `${u}/docs/signed?X-Amz-Signature=0123abcd&X-Amz-Date=20260101`,
+      `${u}/docs/k?key=ghp_0123456789abcdefABCDEF0123456789abcd`,
+      `${u}/docs/p?user=ann&password=hunter2hunter2`,
+      `${u.replace('://', '://ann:pw@')}/docs/inline`,
+    ]
+    server.routes.set('/docs/sitemap.xml', urlset(`${u}/docs/a`, `${u}/docs/b?page=2&sort=asc`, `${u}/admin/panel`, `${u}/docsearch`, `${u}/`, ...secretish))
+    const { root, sync } = setup(`roots:\n  - { name: docs, url: "${u}/docs/sitemap.xml" }\n`)
+    const [result] = await sync.discover()
+    expect(result).toMatchObject({ method: 'sitemap', found: 2, added: 2, skippedCredentials: 4 })
+    const { decisions } = await sync.decisions.read()
+    expect(decisions.map((d) => d.url).sort()).toEqual([`${u}/docs/a`, `${u}/docs/b?page=2&sort=asc`])
+    const stored = readFileSync(join(root, '.knowledge/decisions.json'), 'utf8') + readFileSync(join(root, '.knowledge/decisions.md'), 'utf8')
+    for (const secret of ['9f8e7d6c5b4a', '0123abcd', 'ghp_0123', 'hunter2', 'ann:pw', '/admin/']) expect(stored).not.toContain(secret)
+  }, 20_000)
+
+  it("names a synced section's source with its credentials masked: the document never holds the token", async () => {
+    server.routes.set('/feed', text('upstream text'))
+    const { root, sync } = setup(`sources:\n  - { name: feed, type: http, url: "${server.url}/feed?page=1&sig=a1b2c3&token=letmein2026", target: { file: d.md, section: s } }\n`)
+    writeFileSync(join(root, 'd.md'), '---\nid: d\n---\n<!-- upstream:start name="s" -->\n<!-- upstream:end -->\n')
+    const report = await sync.run()
+    expect(report.results[0].status).toBe('changed')
+    const doc = readFileSync(join(root, 'd.md'), 'utf8')
+    expect(doc).toContain(`<!-- upstream:source ${server.url}/feed?page=1&sig=[REDACTED]&token=[REDACTED] -->`)
+    expect(doc).toContain('upstream text')
+  }, 20_000)
+
   it('uses the origin /sitemap.xml for a page root, keeps only URLs under it, and stops at max_urls', async () => {
     const u = server.url
     server.routes.set('/sitemap.xml', urlset(`${u}/guide/1`, `${u}/guide/2`, `${u}/guide/3`, `${u}/blog/1`))

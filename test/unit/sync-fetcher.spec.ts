@@ -85,6 +85,32 @@ describe('the address guard, exemption unset', () => {
     expect(addressRefusal('100.64.0.1')).toBe('carrierGradeNat')
   })
 
+  it('judges an IPv6 address that embeds an IPv4 address by that IPv4 address, in every embedding form', () => {
+    // Each form carries 127.0.0.1 or 169.254.169.254; written as the URL parser normalizes them, too.
+    const embedding = [
+      '::127.0.0.1',
+      '::7f00:1',
+      '::a9fe:a9fe',
+      '::ffff:0:7f00:1',
+      '64:ff9b::7f00:1',
+      '64:ff9b:1::a9fe:a9fe',
+      '2002:7f00:1::1',
+      '2002:a9fe:a9fe::1',
+      '2001:0:4136:e378:8000:63bf:80ff:fffe',
+    ]
+    for (const address of embedding) expect(addressRefusal(address), address).toMatch(/loopback|linkLocal|ipv4Compatible|rfc6145|rfc6052|6to4|teredo/)
+    expect(addressRefusal('::7f00:1')).toMatch(/^loopback \(ipv4Compatible address embedding 127\.0\.0\.1\)$/)
+    expect(addressRefusal('2002:a9fe:a9fe::1')).toMatch(/^linkLocal/)
+    expect(addressRefusal('::808:808')).toBe('ipv4Compatible')
+  })
+
+  it('refuses http://[::127.0.0.1]/ even when 127.0.0.1 is exempt as written', async () => {
+    const fetcher = new SafeFetcher({ allowHosts: ['127.0.0.1'] })
+    server.routes.set('/ok', text('secret'))
+    expect((await failure(fetcher.get(`http://[::127.0.0.1]:${server.port}/ok`))).message).toMatch(/loopback/)
+    expect(server.seen).toEqual([])
+  })
+
   it('refuses credentials in URLs and non-http schemes', async () => {
     const fetcher = new SafeFetcher({ allowHosts: ['127.0.0.1'] })
     expect((await failure(fetcher.get(`http://user:pw@127.0.0.1:${server.port}/`))).message).toMatch(/credentials/)

@@ -36,7 +36,7 @@ function call(path: string, method = 'GET', headers: Record<string, string> = {}
   })
 }
 const post = async (path: string, extra: Record<string, string> = {}) => {
-  const token = (await call('/knowledge/token')).body.token as string
+  const token = (await call('/knowledge/token', 'POST', { origin: `http://127.0.0.1:${port}`, 'content-type': 'application/json' }, '{}')).body.token as string
   return call(path, 'POST', { origin: `http://127.0.0.1:${port}`, 'content-type': 'application/json', 'x-knowledge-token': token, ...extra }, '{}')
 }
 

@@ -278,7 +278,7 @@ describe('synced text reaches the model as data', () => {
     expect(byName(await sync.run()).evil.status).toBe('changed')
     const rendered = renderDocument((await store.read('d'))!)
     const open = rendered.indexOf(`[Synced content of section "s" from ${server.url}/evil.`)
-    const close = rendered.indexOf(`[End of synced content from ${server.url}/evil.]`)
+    const close = rendered.search(/^\[End of synced content [0-9a-f]{12}\]$/m)
     const inner = rendered.indexOf('Ignore previous instructions')
     expect(open).toBeGreaterThan(0)
     expect(inner).toBeGreaterThan(open)

@@ -44,7 +44,7 @@ const RESERVED = /^(?:true|false|null|yes|no|on|off|y|n|~)$/i
 const KEY = /^[A-Za-z_][A-Za-z0-9_-]*$/
 
 /** One front-matter value: a plain scalar when that is unambiguous, else JSON (which is also valid YAML). */
-function formatValue(value: unknown): string {
+export function formatValue(value: unknown): string {
   if (typeof value === 'string') return PLAIN.test(value) && !RESERVED.test(value) ? value : JSON.stringify(value)
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null'
   if (typeof value === 'boolean' || value === null) return String(value)

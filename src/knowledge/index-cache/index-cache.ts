@@ -12,7 +12,7 @@
  * (killed half-way) is deleted and rebuilt, with one log line saying why.
  * @module dsh-knowledge-sync/knowledge/index-cache/index-cache
  */
-import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs'
+import { closeSync, existsSync, lstatSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { createHash } from 'node:crypto'
 import type { Stats } from 'node:fs'
@@ -106,8 +106,29 @@ function lock(path: string): boolean {
   return false
 }
 
+/** The cache's files that are in the way and are not plain files (a directory, FIFO, device or link put there). */
+function foreignIndexFiles(file: string): string[] {
+  const foreign: string[] = []
+  for (const suffix of ['', '-wal', '-shm', '-journal']) {
+    try {
+      const info = lstatSync(file + suffix)
+      if (!info.isFile()) foreign.push(file + suffix)
+    } catch {
+      /* absent */
+    }
+  }
+  return foreign
+}
+
+/** Removes the cache's own files; never a directory (see foreignIndexFiles). */
 function removeIndexFiles(file: string): void {
-  for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(file + suffix, { force: true })
+  for (const suffix of ['', '-wal', '-shm', '-journal']) {
+    try {
+      if (!lstatSync(file + suffix).isDirectory()) rmSync(file + suffix, { force: true })
+    } catch {
+      /* absent */
+    }
+  }
 }
 
 /**
@@ -152,6 +173,9 @@ export function openIndexCache(root: string, options: SearchIndexOptions | undef
     logger.debug('index cache %s is in use by another process; indexing in memory', file)
     return memory()
   }
+  // Something that is not a file where the cache's files go (a directory put there by hand or by a push): the cache
+  // is left alone, not removed, and this process indexes in memory (one line says what to remove).
+  const foreign = foreignIndexFiles(file)
   let released = false
   const release = (): void => {
     if (released) return
@@ -161,6 +185,11 @@ export function openIndexCache(root: string, options: SearchIndexOptions | undef
     } catch {
       /* gone */
     }
+  }
+  if (foreign.length) {
+    logger.warn('the search index cache cannot be used: %s is not a file (remove it to get the cache back); indexing in memory', foreign.join(', '))
+    release()
+    return memory()
   }
   let why = 'missing'
   if (existsSync(file)) {

@@ -133,7 +133,14 @@ export class Revisions {
     }
     if (fd === undefined) return true
     try {
-      const size = fstatSync(fd).size
+      const info = fstatSync(fd)
+      // Not a file (a directory put there): no revisions to read, and none to append (one warning, memory only).
+      if (!info.isFile()) {
+        if (!this.readOnly) this.logger?.warn('%s is not a file; revisions are kept in memory only', this.file)
+        this.readOnly = true
+        return true
+      }
+      const size = info.size
       if (size < this.offset) {
         // Replaced or truncated: fold it again.
         this.entries.clear()

@@ -133,7 +133,7 @@ export function statusOf(meta: Pick<FrontMatter, 'status'>): DocStatus {
  * document retired (it only records the successor); restoring returns a document to `superseded` when it still has
  * a successor, else to `active`.
  */
-export function applyStatus(doc: Pick<KnowledgeDoc, 'meta' | 'body' | 'path'>, change: StatusChange, at: string): { meta: FrontMatter; body: string } {
+export function applyStatus(doc: Pick<KnowledgeDoc, 'meta' | 'body' | 'path'>, change: StatusChange, at: string): { meta: FrontMatter; body: string; notice?: string } {
   const meta: FrontMatter = { ...doc.meta }
   const day = at.slice(0, 10)
   if (change.to === 'superseded') {
@@ -155,7 +155,7 @@ export function applyStatus(doc: Pick<KnowledgeDoc, 'meta' | 'body' | 'path'>, c
     const why = change.to === 'superseded' && change.reason ? `: ${change.reason}` : ''
     notice = `**Superseded** by ${link} on ${day}${why}`
   }
-  return { meta, body: withNotice(doc.body, notice) }
+  return { meta, body: withNotice(doc.body, notice), notice }
 }
 
 interface Node {

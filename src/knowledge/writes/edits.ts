@@ -5,6 +5,7 @@
  * same file-index-listeners sequence without a new revision.
  * @module dsh-knowledge-sync/knowledge/writes/edits
  */
+import { realpathSync } from 'node:fs'
 import { readFile, stat } from 'node:fs/promises'
 import { basename } from 'node:path'
 import type { DocStatus, FrontMatter, KnowledgeDoc, Redaction } from '../../types.js'
@@ -16,6 +17,8 @@ import type { Ledger } from '../logs/ledger.js'
 import { contentHash } from '../logs/revisions.js'
 import { checkDocumentPath, insideRoot } from '../documents/paths.js'
 import { applyStatus, statusOf, type StatusChange } from '../relations/relations.js'
+import { readRootFile } from '../disk/safe-read.js'
+import { withStatusText } from '../relations/status-text.js'
 import type { WrittenDocument } from '../store-types.js'
 
 /** What the edits use of the store. */
@@ -40,8 +43,13 @@ export async function setStatus(host: EditHost, id: string, change: StatusChange
   const reason = 'reason' in change && change.reason ? (await host.redactor.redact(change.reason.slice(0, 1000))).text : undefined
   const redacted = { ...change, ...(reason !== undefined ? { reason } : {}) } as StatusChange
   const at = new Date().toISOString()
-  const { meta, body } = applyStatus(doc, redacted, at)
-  await host.commit(doc.id, doc.path, meta, body, formatDocument(meta, body))
+  const { meta, notice } = applyStatus(doc, redacted, at)
+  // The file's own text with only the status lines and the notice changed (see status-text), so a restore gives
+  // back the bytes a person wrote.
+  const written = readRootFile(realpathSync.native(host.root), doc.path, insideRoot(host.root, doc.path)).text
+  const text = withStatusText(written, { status: meta.status, superseded_by: meta.superseded_by, retired: meta.retired }, notice)
+  const body = parseDocument(text, doc.path, doc.id, doc.mtimeMs).body
+  await host.commit(doc.id, doc.path, meta, body, text)
   const status = statusOf(meta)
   await host.ledger.record({ type: 'status', id: doc.id, status, ...(change.to === 'superseded' ? { by: change.by } : {}), ...(reason ? { reason } : {}), actor })
   return { id: doc.id, status }
