@@ -140,7 +140,6 @@ export class KnowledgeStore {
   }
 
   // ---------------------------------------------------------------- lifecycle
-
   /**
    * Indexes every document under the root and starts watching. With the persisted index, only files that changed
    * since it was saved are read. Idempotent; resolves when the index is complete.
@@ -182,7 +181,6 @@ export class KnowledgeStore {
   }
 
   // ---------------------------------------------------------------- the query API
-
   /** Document metadata by id, from the index. */
   get(id: string): IndexedMeta | undefined {
     return isValidId(id) ? this.index.get(id) : undefined

@@ -62,7 +62,18 @@ describe('the MCP Inspector (CLI mode) against the built binary', () => {
   it('lists the tools and calls knowledge_search', async () => {
     const listed = await inspect(['--method', 'tools/list'])
     expect(listed.code, listed.stderr).toBe(0)
-    expect(JSON.parse(listed.stdout).tools.map((t: { name: string }) => t.name)).toEqual(['knowledge_search', 'knowledge_read', 'knowledge_note', 'knowledge_supersede', 'knowledge_check'])
+    expect(JSON.parse(listed.stdout).tools.map((t: { name: string }) => t.name)).toEqual([
+      'knowledge_search',
+      'knowledge_read',
+      'knowledge_note',
+      'knowledge_supersede',
+      'knowledge_check',
+      'knowledge_index',
+      'knowledge_create',
+      'knowledge_edit',
+      'knowledge_rewrite',
+      'knowledge_log',
+    ])
     const called = await inspect(['--method', 'tools/call', '--tool-name', 'knowledge_search', '--tool-arg', 'query=hashFiles'])
     expect(called.code, called.stderr).toBe(0)
     expect(JSON.parse(called.stdout).content[0].text).toMatch(/document\(s\) match "hashFiles"/)

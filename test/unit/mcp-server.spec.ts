@@ -14,6 +14,8 @@ import { createKnowledgeServer, sessionName, storeClosed, workspaceOfRoots } fro
 import { READ_DESCRIPTION, SEARCH_DESCRIPTION } from '../../src/recall/tool-specs.js'
 import { NOTE_DESCRIPTION } from '../../src/note/tool-specs.js'
 import { OUTPUT_BUDGET } from '../../src/tool-output.js'
+import { createDescription } from '../../src/wiki/tools.js'
+import { resolveTypes } from '../../src/knowledge/wiki/page-types.js'
 import { roundDraft, storeFixture } from '../harness/stores.js'
 
 const fixture = storeFixture('mcp')
@@ -67,7 +69,19 @@ describe('dsh-knowledge mcp: tools', () => {
     const { client } = await connect(await seeded(), { cwd: '/ws/app' })
     const { tools } = await client.listTools()
     const names = tools.map((t) => t.name)
-    expect(names).toEqual(['knowledge_search', 'knowledge_read', 'knowledge_note', 'knowledge_supersede', 'knowledge_check'])
+    expect(names).toEqual([
+      'knowledge_search',
+      'knowledge_read',
+      'knowledge_note',
+      'knowledge_supersede',
+      'knowledge_check',
+      'knowledge_index',
+      'knowledge_create',
+      'knowledge_edit',
+      'knowledge_rewrite',
+      'knowledge_log',
+    ])
+    expect(tools.find((t) => t.name === 'knowledge_create')?.description).toBe(createDescription(resolveTypes()))
     expect(tools.find((t) => t.name === 'knowledge_search')?.description).toBe(SEARCH_DESCRIPTION)
     expect(tools.find((t) => t.name === 'knowledge_read')?.description).toBe(READ_DESCRIPTION)
     expect(tools.find((t) => t.name === 'knowledge_note')?.description).toBe(NOTE_DESCRIPTION)
@@ -139,6 +153,32 @@ describe('dsh-knowledge mcp: tools', () => {
     const read = text(await client.callTool({ name: 'knowledge_read', arguments: { id: big.id, section: 'Answer' } }))
     expect(read.length).toBeLessThanOrEqual(OUTPUT_BUDGET.knowledge_read)
     expect(read).toMatch(new RegExp(`Continue with knowledge_read\\(\\{"id": "${big.id}", "offset": \\d+\\}\\)\\]$`))
+  })
+})
+
+describe('dsh-knowledge mcp: the wiki', () => {
+  it('creates, edits, catalogues and logs wiki pages through the same code as the wiki row', async () => {
+    const root = await seeded()
+    const { client } = await connect(root, { cwd: '/ws/app', idleMs: 0 })
+    const created = text(
+      await client.callTool({
+        name: 'knowledge_create',
+        arguments: { type: 'concept', slug: 'cache-key', title: 'The CI cache key', content: 'The key is the lockfile hash, so a dependency bump misses the cache.' },
+      }),
+    )
+    expect(created).toMatch(/^Created concept\/cache-key \(v:1, concepts\/cache-key\.md\)/)
+    expect(text(await client.callTool({ name: 'knowledge_edit', arguments: { page: 'concept/cache-key', oldText: 'lockfile hash', newText: 'hash of pnpm-lock.yaml' } }))).toMatch(
+      /^Edited concept\/cache-key \(v:2/,
+    )
+    expect(text(await client.callTool({ name: 'knowledge_index', arguments: {} }))).toContain('concept/cache-key')
+    expect(text(await client.callTool({ name: 'knowledge_log', arguments: { operation: 'ingest', what: 'the cache key round', pages: ['concept/cache-key'] } }))).toMatch(
+      /^Logged .* ingest: the cache key round$/,
+    )
+    const found = text(await client.callTool({ name: 'knowledge_search', arguments: { query: 'pnpm-lock.yaml cache key' } }))
+    expect(found).toMatch(/1\. concept\/cache-key \(v:2\)/)
+    expect(readFileSync(join(root, 'concepts/cache-key.md'), 'utf8')).toContain('hash of pnpm-lock.yaml')
+    const refused = (await client.callTool({ name: 'knowledge_create', arguments: { type: 'concept', slug: 'x', title: 'X', content: 'See [missing](concept/nope).' } })) as { isError?: boolean }
+    expect(refused.isError).toBe(true)
   })
 })
 

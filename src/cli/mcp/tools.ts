@@ -1,7 +1,7 @@
 /**
  * The tools `dsh-knowledge mcp` offers: the same names, descriptions, argument schemas, output budgets, scoping rule
- * and write path as the dsh rows (the specs are the rows' own, from recall/tool-specs.ts and note/tool-specs.ts; the
- * work is the same functions the rows and the CLI call). What differs is who can be asked: inside dsh, the quote rule
+ * and write path as the dsh rows (the specs are the rows' own: recall/tool-specs.ts, note/tool-specs.ts and the wiki
+ * row's wikiToolSpecs; the work is the same functions the rows and the CLI call). What differs is who can be asked: inside dsh, the quote rule
  * ties a preference to the person's own message and retiring goes through dsh's approval; over MCP the server sees
  * no conversation, so both need the person's answer through MCP elicitation, and are refused (preference) or not
  * offered (retire) where the client cannot ask.
@@ -20,6 +20,9 @@ import { writeNote } from '../../note/write.js'
 import { CHECK_TOOL, RETIRE_TOOL, SUPERSEDE_TOOL } from '../../note/correct-tools.js'
 import { CHECK_DESCRIPTION, CHECK_PARAMETERS, NOTE_DESCRIPTION, NOTE_PARAMETERS, RETIRE_DESCRIPTION, RETIRE_PARAMETERS, SUPERSEDE_DESCRIPTION, SUPERSEDE_PARAMETERS } from '../../note/tool-specs.js'
 import { OUTPUT_BUDGET, withinBudget } from '../../tool-output.js'
+import { resolveTypes } from '../../knowledge/wiki/page-types.js'
+import { Wiki, type WikiCaller } from '../../knowledge/wiki/wiki.js'
+import { type WithWiki, wikiToolSpecs } from '../../wiki/tools.js'
 
 /** Default number of hits, as the recall row's default `searchLimit`. */
 export const MCP_SEARCH_LIMIT = 8
@@ -117,6 +120,32 @@ export function mcpTools({ canAsk }: { canAsk: boolean }): McpTool[] {
         }),
     },
   ]
+  // The wiki's tools, over the built-in page types (a profile's own types live in its dsh row config). The caller's
+  // scope needs the store, so it is filled in once the call's store is open, before the tool's work reads it.
+  const types = resolveTypes()
+  for (const spec of wikiToolSpecs(types, () => Promise.reject(new Error('listing only'))))
+    tools.push({
+      name: spec.name,
+      description: spec.description,
+      inputSchema: spec.parameters,
+      writes: spec.writes,
+      run: async (args, call) => {
+        const cwd = await call.cwd()
+        const caller: WikiCaller = { actor: 'tool', scope: undefined }
+        const withWiki: WithWiki = (writes, fn) =>
+          call.withStore(writes, async (store) => {
+            caller.scope = store.visibleScope(cwd, true)
+            const wiki = new Wiki(store)
+            try {
+              return await fn(wiki)
+            } finally {
+              wiki.close()
+            }
+          })
+        const own = wikiToolSpecs(types, withWiki).find((t) => t.name === spec.name)
+        return (await own!.run(args, caller)).text
+      },
+    })
   if (canAsk)
     tools.push({
       name: RETIRE_TOOL,
