@@ -72,8 +72,9 @@ export function systemText(body: ChatRequest): string {
 
 export function classify(body: ChatRequest): LoggedRequest {
   const system = systemText(body)
-  // dsh appends a runtime-context snapshot as a user message in every run: the prompt is the last *real* one.
-  const isPrompt = (m: ChatMessage) => m.role === 'user' && !/^Current runtime context\./.test(messageText(m))
+  // dsh appends a runtime-context snapshot as a user message in every run, and the skill catalogue as a
+  // `<system-reminder>` user message where skills are registered (the wiki row's): the prompt is the last *real* one.
+  const isPrompt = (m: ChatMessage) => m.role === 'user' && !/^(Current runtime context\.|<system-reminder>)/.test(messageText(m))
   const users = body.messages.filter(isPrompt)
   const lastUserIndex = body.messages.findLastIndex(isPrompt)
   const after = lastUserIndex < 0 ? [] : body.messages.slice(lastUserIndex + 1)
