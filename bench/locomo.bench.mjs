@@ -43,7 +43,8 @@ const flag = (name) => {
 const dataPath = flag('--data') ?? process.env.LOCOMO_DATA
 const split = flag('--split') ?? 'all'
 const srcDir = resolve(flag('--src') ?? join(root, 'src'))
-const indexOptions = JSON.parse(flag('--index') ?? '{}')
+// Conversational context is off in the store by default; LoCoMo is a conversational base, so the bench turns it on.
+const indexOptions = JSON.parse(flag('--index') ?? '{"context":0.5}')
 const asJson = args.includes('--json')
 const showMisses = args.includes('--misses')
 

@@ -49,8 +49,14 @@ export interface SearchIndexOptions {
   onPlan?: (plan: Plan) => void
 }
 
-/** The default neighbour weight of conversational context (measured on LoCoMo's development half; docs/search.md). */
-export const DEFAULT_CONTEXT = 0.5
+/**
+ * The default neighbour weight of conversational context: off. A neighbour can enter the hits without a word of the
+ * query, which in a coding base puts unrelated rounds of the same session into exact searches (the store's own tests
+ * caught it); a conversational base turns it on (0.5 measured best on LoCoMo's development half; docs/search.md).
+ */
+export const DEFAULT_CONTEXT = 0
+/** The weight measured best for conversational bases (LoCoMo's development half). */
+export const CONVERSATIONAL_CONTEXT = 0.5
 /** The default weight of the single-character channel (retrieval set, cjk-short against cjk and xlang; docs/search.md). */
 export const DEFAULT_CHARS = 0.15
 

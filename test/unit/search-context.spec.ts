@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { SearchIndex } from '../../src/search/search-index.js'
 import type { KnowledgeDoc } from '../../src/types.js'
+import { CONVERSATIONAL_CONTEXT, DEFAULT_CONTEXT } from '../../src/search/options.js'
 
 const turn = (id: string, body: string, session: string | undefined, n: number | undefined, cwd = '/w'): KnowledgeDoc => ({
   id,
@@ -17,9 +18,13 @@ const turn = (id: string, body: string, session: string | undefined, n: number |
 const filler = (i: number): string => `filler round ${i} about lunch plans and the weather and nothing else`
 
 describe('conversational context', () => {
+  it('is off unless a base turns it on', () => {
+    expect(DEFAULT_CONTEXT).toBe(0)
+  })
   const opened: SearchIndex[] = []
+  // Context is off in the store by default (a coding base's exact searches); a conversational base turns it on.
   const open = (options = {}): SearchIndex => {
-    const index = new SearchIndex(options)
+    const index = new SearchIndex({ context: CONVERSATIONAL_CONTEXT, ...options })
     opened.push(index)
     return index
   }
