@@ -185,7 +185,7 @@ describe('the Knowledge page in dsh web', () => {
     await poll(() => docRows().count()).toBe(1)
     expect(await docRows().first().innerText()).toContain('Should we keep Postgres 15')
     // The snippet marks the match in bold.
-    expect(await docRows().first().locator('strong').first().innerText()).toMatch(/postgres/i)
+    expect(await docRows().first().locator('mark').first().innerText()).toMatch(/postgres/i)
     await search.fill('')
     await poll(() => docRows().count()).toBe(3)
 
