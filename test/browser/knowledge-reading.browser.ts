@@ -62,7 +62,8 @@ describe('the Knowledge page reads like a document', () => {
       '---\nid: runbook\ntitle: Runbook\nkind: manual\n---\n# Runbook\n\n## Deploy\n\n<!-- upstream:start name="deploy" -->\n<!-- upstream:end -->\n\n## Our notes\n\nPage the on-call first.\n',
     )
     writeFileSync(join(root, 'sources.yml'), 'sources:\n  - { name: deploy, type: local, path: deploy-guide.md, target: { file: runbook.md, section: deploy } }\n')
-    execFileSync(process.execPath, [CLI, 'sync', '--root', root], { encoding: 'utf8' })
+    // The local source sits beside the root, outside any work tree: the person allows its folder (issue 23's rule).
+    execFileSync(process.execPath, [CLI, 'sync', '--root', root, '--allow-local', base], { encoding: 'utf8' })
     server = await startModelServer(byPrompt({}, { title: 'ok' }))
     home = await createDshHome({ profile: 'web', knowledgeRoot: root, modelUrl: server.url })
     web = await home.web({ cwd: workspace })
