@@ -96,7 +96,7 @@ describe('disposing and re-applying each row', () => {
       const before = snapshot(loop.ctx)
       await cycle(loop.ctx, plugin, config, CYCLES)
       if (process.env.DISPOSAL_STACKS) console.log(handles.stacks().join('\n---\n'))
-      expect(snapshot(loop.ctx)).toEqual(before)
+      expectNothingAdded(snapshot(loop.ctx), before)
     },
     120_000,
   )
@@ -110,9 +110,28 @@ describe('disposing and re-applying each row', () => {
     const before = snapshot(loop.ctx)
     await cycle(loop.ctx, knowledge, { root }, STORE_CYCLES)
     if (process.env.DISPOSAL_STACKS) console.log(handles.stacks().join('\n---\n'))
-    expect(snapshot(loop.ctx)).toEqual(before)
+    expectNothingAdded(snapshot(loop.ctx), before)
   }, 120_000)
 })
+
+/**
+ * What the cycles left: nothing counted may be above its count before them. A count may be below it: a timer that
+ * was pending when the first snapshot was taken (a module's one-shot, loaded by the warm-up cycle) may have fired
+ * since, which is not something the rows left behind.
+ */
+function expectNothingAdded(after: unknown, before: unknown, path = 'snapshot'): void {
+  if (typeof after === 'number' || typeof before === 'number') {
+    expect(Number(after ?? 0), path).toBeLessThanOrEqual(Number(before ?? 0))
+    return
+  }
+  if (Array.isArray(after) || Array.isArray(before)) {
+    expect(after, path).toEqual(before)
+    return
+  }
+  const a = (after ?? {}) as Record<string, unknown>
+  const b = (before ?? {}) as Record<string, unknown>
+  for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) expectNothingAdded(a[key], b[key], `${path}.${key}`)
+}
 
 function mkdtempDir(): string {
   return mkdtempSync(join(tmpdir(), 'dsh-ks-dispose-'))

@@ -55,7 +55,7 @@ describe('the revision log folded in slices', () => {
     mkdirSync(join(root, '.knowledge'), { recursive: true })
     const lines: string[] = []
     for (let i = 0; i < 3000; i++) lines.push(`doc${i % 700} ${(i % 3 === 0 ? 'a' : 'b').repeat(15)}${i % 10} 2026-01-01T00:00:00.000Z`)
-    lines.splice(1500, 0, `long-one 0123456789abcdef ${'x'.repeat(5000)}`)
+    lines.splice(1500, 0, `long-one 0123456789abcdef ${'x'.repeat(3000)}`) // longer than a slice, under the 4 KiB line cap
     writeFileSync(join(root, '.knowledge', 'revisions.log'), `${lines.join('\n')}\n`)
     const whole = new Revisions(root)
     whole.refresh()
