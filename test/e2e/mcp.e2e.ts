@@ -101,7 +101,7 @@ describe("dsh's own MCP client", () => {
     )
     try {
       // The bundle is installed (so the patch can name its rows) but every row of it is off: only the MCP server serves.
-      const rows = ['knowledge', 'knowledge-capture', 'knowledge-note', 'knowledge-recall', 'knowledge-http', 'knowledge-sync', 'knowledge-client']
+      const rows = ['knowledge', 'knowledge-capture', 'knowledge-note', 'knowledge-recall', 'knowledge-http', 'knowledge-sync', 'knowledge-wiki', 'knowledge-originals', 'knowledge-client']
       const off = rows.map((id) => `- id: ${id}\n  disabled: true`).join('\n')
       const client = `- insert:\n    - id: mcp-knowledge\n      name: '@deepseek-ai/dsh-mcp-client'\n      config:\n        serverName: knowledge\n        transport: stdio\n        command: ${JSON.stringify(process.execPath)}\n        args: ${JSON.stringify([BIN, 'mcp', '--root', root, '--cwd', workspace])}\n        failOnStartupError: true\n`
       const home = await createDshHome({ profile: 'headless', modelUrl: model.url, profilePatch: `${off}\n${client}` })
