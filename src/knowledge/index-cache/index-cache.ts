@@ -152,7 +152,8 @@ export function openIndexCache(root: string, options: SearchIndexOptions | undef
       if (info && !info.isFile()) throw new Error(`${CACHE_FILE}${suffix} is a symbolic link or not a regular file`)
     }
   } catch (error) {
-    logger.debug('index cache unavailable under %s: %s', dir, (error as Error).message)
+    // Said once, on the warning channel: the person can fix what is in the way (a link, a directory) and get it back.
+    logger.warn('the search index cache under %s cannot be used: %s; indexing in memory', dir, (error as Error).message)
     return memory()
   }
   let owned = false
