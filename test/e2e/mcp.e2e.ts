@@ -4,7 +4,8 @@
  * the base only through the server. Build first (`node scripts/build.mjs`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { parse } from 'yaml'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -101,7 +102,9 @@ describe("dsh's own MCP client", () => {
     )
     try {
       // The bundle is installed (so the patch can name its rows) but every row of it is off: only the MCP server serves.
-      const rows = ['knowledge', 'knowledge-capture', 'knowledge-note', 'knowledge-recall', 'knowledge-http', 'knowledge-sync', 'knowledge-wiki', 'knowledge-originals', 'knowledge-client']
+      // Every row the bundle's patch inserts, read from it, so a new row is switched off here too.
+      const patch = parse(readFileSync(join(PROJECT_ROOT, 'cordis.patch.yml'), 'utf8')) as Array<{ insert?: Array<{ id: string }> }>
+      const rows = patch.flatMap((entry) => entry.insert ?? []).map((row) => row.id)
       const off = rows.map((id) => `- id: ${id}\n  disabled: true`).join('\n')
       const client = `- insert:\n    - id: mcp-knowledge\n      name: '@deepseek-ai/dsh-mcp-client'\n      config:\n        serverName: knowledge\n        transport: stdio\n        command: ${JSON.stringify(process.execPath)}\n        args: ${JSON.stringify([BIN, 'mcp', '--root', root, '--cwd', workspace])}\n        failOnStartupError: true\n`
       const home = await createDshHome({ profile: 'headless', modelUrl: model.url, profilePatch: `${off}\n${client}` })
