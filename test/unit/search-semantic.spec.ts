@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { CONVERSATIONAL_SEMANTIC, DEFAULT_SEMANTIC } from '../../src/search/options.js'
 import { SearchIndex } from '../../src/search/search-index.js'
 import { textVector, VectorCache, type WordVectors } from '../../src/search/semantic.js'
 import { loadWordVectors, MAX_WORDS, packageVectorsFile, semanticPass } from '../../src/search/word-vectors.js'
@@ -60,7 +61,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 describe('semantic channel', () => {
   const opened: SearchIndex[] = []
   const open = (options = {}): SearchIndex => {
-    const index = new SearchIndex({ wordVectors: vectors, ...options })
+    const index = new SearchIndex({ wordVectors: vectors, semantic: CONVERSATIONAL_SEMANTIC, ...options })
     opened.push(index)
     return index
   }
@@ -72,6 +73,14 @@ describe('semantic channel', () => {
     index.upsertMany([doc('violin', 'i play the violin since i was ten', 1), doc('football', 'i play football on weekends', 2), doc('lunch', 'a sandwich for lunch', 3)])
   }
   const ids = (index: SearchIndex, q: string): string[] => index.search(q).map((h) => h.id)
+
+  it('is off unless a base turns it on (it cost the coding set its Chinese category)', () => {
+    expect(DEFAULT_SEMANTIC).toBe(0)
+    const index = new SearchIndex({ wordVectors: vectors })
+    index.upsertMany([doc('violin', 'i play the violin since i was ten', 1), doc('football', 'i play football on weekends', 2)])
+    expect(index.search('what instrument do you play')[0].id).toBe('football')
+    index.close()
+  })
 
   it('reads the package format in a worker, most frequent words first', () => {
     expect(vectors.dims).toBe(4)
