@@ -39,12 +39,15 @@ try {
 }
 `
 
-/** Reads a wink-format embeddings file (the package's, or one in the same format) into {@link WordVectors}. */
-export function loadWordVectors(path: string, max = MAX_WORDS): Promise<WordVectors> {
+/**
+ * Reads a wink-format embeddings file (the package's, or one in the same format) into {@link WordVectors}. `background`:
+ * the load does not keep the process alive (a CLI that searched and is done must not wait for a load it no longer
+ * needs); a caller that awaits the vectors leaves it false.
+ */
+export function loadWordVectors(path: string, max = MAX_WORDS, background = false): Promise<WordVectors> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(PARSE, { eval: true, workerData: { path, max } })
-    // A CLI that searched and is done must not wait for a load it no longer needs.
-    worker.unref()
+    if (background) worker.unref()
     worker.once('message', (m: { error?: string; words?: string[]; dims?: number; data?: Float32Array }) => {
       void worker.terminate()
       if (m.error || !m.words || !m.data || !m.dims) reject(new Error(`word vectors at ${path}: ${m.error ?? 'no data'}`))
@@ -76,7 +79,7 @@ export function packageVectors(warn?: (message: string) => void): WordVectors | 
   shared = state
   const file = packageVectorsFile()
   if (!file) return undefined
-  loadWordVectors(file).then(
+  loadWordVectors(file, MAX_WORDS, true).then(
     (v) => {
       state.vectors = v
     },
