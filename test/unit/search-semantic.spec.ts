@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { CONVERSATIONAL_SEMANTIC, DEFAULT_SEMANTIC } from '../../src/search/options.js'
 import { SearchIndex } from '../../src/search/search-index.js'
+import { Config as KnowledgeConfig } from '../../src/knowledge/index.js'
 import { textVector, VectorCache, type WordVectors } from '../../src/search/semantic.js'
 import { loadWordVectors, MAX_WORDS, packageVectorsFile, semanticPass } from '../../src/search/word-vectors.js'
 import type { KnowledgeDoc } from '../../src/types.js'
@@ -80,6 +81,12 @@ describe('semantic channel', () => {
     index.upsertMany([doc('violin', 'i play the violin since i was ten', 1), doc('football', 'i play football on weekends', 2)])
     expect(index.search('what instrument do you play')[0].id).toBe('football')
     index.close()
+  })
+
+  it("is switched in the knowledge row's config (search.semantic, search.context), with the defaults of options.ts", () => {
+    expect(KnowledgeConfig({} as never).search).toEqual({ context: 0, semantic: 0 })
+    expect(KnowledgeConfig({ search: { context: 0.5, semantic: CONVERSATIONAL_SEMANTIC } } as never).search).toEqual({ context: 0.5, semantic: 0.4 })
+    expect(() => KnowledgeConfig({ search: { semantic: 2 } } as never)).toThrow()
   })
 
   it('reads the package format in a worker, most frequent words first', () => {
