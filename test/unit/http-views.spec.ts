@@ -292,6 +292,15 @@ describe('editing in place', () => {
     expect(readFileSync(join(root, store.get(noteId)!.path), 'utf8')).toContain('Edit from the first tab.')
   })
 
+  it('a hand edit on disk that no watcher has seen yet is counted: the older revision is refused', async () => {
+    const opened = (await call(`/knowledge/editable?id=${noteId}`)).body
+    const file = join(root, store.get(noteId)!.path)
+    writeFileSync(file, readFileSync(file, 'utf8').replace('Edit from the first tab.', 'Edited by hand in an editor.'))
+    const got = await post(`/knowledge/documents/${noteId}/edit`, { version: opened.version, title: 'Cache key', content: 'Edit from the page.' })
+    expect(got.status).toBe(409)
+    expect(readFileSync(file, 'utf8')).toContain('Edited by hand in an editor.')
+  })
+
   it("edits a wiki page through the wiki's rewrite; a stale revision is refused", async () => {
     const opened = (await call('/knowledge/editable?id=concept/spring-tides')).body
     expect(opened.as).toBe('page')

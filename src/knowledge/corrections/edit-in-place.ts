@@ -64,7 +64,7 @@ export async function editableOf(store: KnowledgeStore, rawId: unknown, scope: s
   const refused = notEditable(doc)
   if (refused) throw new NotEditable(refused)
   const content = bodyWithIds(store, { path: doc.path, body: stripNotice(doc.body) }).replace(/^#[ \t]+[^\n]*\n+/, '')
-  return { id: doc.id, as: isWikiPage(doc) ? 'page' : 'note', title: String(doc.meta.title ?? doc.id), content, version: store.versionOf(doc.id) }
+  return { id: doc.id, as: isWikiPage(doc) ? 'page' : 'note', title: String(doc.meta.title ?? doc.id), content, version: doc.version ?? store.versionOf(doc.id) }
 }
 
 /** An edit as the page sends it. */
@@ -98,7 +98,7 @@ export async function editNote(store: KnowledgeStore, edit: NoteEdit, scope: str
   })
   if (broken.length) throw new Error(`the text links to ${broken.join(', ')}, which names no document`)
   return store.edit(async (host) => {
-    checkRevision(host, doc.id, version)
+    await checkRevision(host, doc.id, version)
     const { texts, redaction } = await redactFields(host.redactor, [
       { text: title, limit: MAX_EDIT_TITLE, cut: 'ellipsis' },
       { text: content.replace(/^#[ \t]+[^\n]*\n+/, ''), limit: MAX_EDIT_CHARS },

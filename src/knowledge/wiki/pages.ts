@@ -151,7 +151,7 @@ async function changePage(ctx: PageContext, doc: KnowledgeDoc, content: string, 
   const applied = applyFieldChanges(type, doc.meta, changes)
   const previousFile = doc.meta[diskKey(type, 'file')]
   return ctx.store.edit(async (host) => {
-    checkRevision(host, doc.id, ctx.expectVersion)
+    await checkRevision(host, doc.id, ctx.expectVersion)
     const now = (ctx.now ?? isoNow)()
     const fields = { ...applied.fields }
     const ingest = type.fields.some((f) => f.name === 'ingested') && (fields.file !== previousFile || fields.url !== doc.meta.url)

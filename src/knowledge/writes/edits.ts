@@ -36,10 +36,15 @@ export class RevisionConflict extends Error {
   }
 }
 
-/** Throws {@link RevisionConflict} unless `id` is still at revision `expected` (none given: no check). Call inside the write queue. */
-export function checkRevision(host: Pick<EditHost, 'versionOf'>, id: string, expected: number | undefined): void {
+/**
+ * Throws {@link RevisionConflict} unless `id` is still at revision `expected` (none given: no check). Call inside the
+ * write queue. The file is read again, so a change the watcher has not seen yet (a hand edit, another process) is
+ * counted now, not overwritten.
+ */
+export async function checkRevision(host: Pick<EditHost, 'read' | 'versionOf'>, id: string, expected: number | undefined): Promise<void> {
   if (expected === undefined) return
-  const current = host.versionOf(id)
+  const fresh = await host.read(id)
+  const current = fresh?.version ?? host.versionOf(id)
   if (current !== expected) throw new RevisionConflict(id, expected, current)
 }
 
