@@ -114,6 +114,11 @@ export function WikiTab({ api, t, lang, active }: WikiTabProps) {
                       {entry.title}
                     </button>
                     <span style={{ ...s.mono, color: palette.tertiary }}>{entry.id}</span>
+                    {entry.stale && (
+                      <span data-testid="knowledge-wiki-stale" title={t('staleHint')} style={{ ...s.badge('off'), color: palette.warn, borderColor: palette.warn }}>
+                        {t('stale')}
+                      </span>
+                    )}
                   </div>
                   {entry.summary && <span style={{ fontSize: 12.5 }}>{entry.summary}</span>}
                   {entry.fields.length > 0 && (

@@ -58,6 +58,8 @@ export interface WikiEntry {
   type: string
   summary: string
   fields: Array<[string, string]>
+  /** A summary whose original changed after it was written. */
+  stale?: boolean
 }
 
 /** `GET /wiki`: the index grouped by type, the overview and the last entries of the operation log. */

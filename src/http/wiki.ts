@@ -30,7 +30,11 @@ export function wikiRoutes(store: KnowledgeStore, current: () => Wiki | undefine
         return {
           available: true,
           types: wiki.types.map((t) => ({ type: t.type, section: t.section, description: t.description })),
-          sections: catalogue.sections.map((s) => ({ section: s.section, type: s.type, entries: s.entries.map(({ id, title, type, summary, fields }) => ({ id, title, type, summary, fields })) })),
+          sections: catalogue.sections.map((s) => ({
+            section: s.section,
+            type: s.type,
+            entries: s.entries.map(({ id, title, type, summary, fields, stale }) => ({ id, title, type, summary, fields, ...(stale ? { stale: true } : {}) })),
+          })),
           pages: catalogue.pages,
           others: catalogue.others,
           ...(overviewDoc ? { overview: { id: OVERVIEW_ID, title: String(overviewDoc.meta.title ?? 'Overview'), content: contentOf(store, overviewDoc), version: store.versionOf(OVERVIEW_ID) } } : {}),

@@ -154,6 +154,8 @@ describe('the Wiki and Originals views', () => {
     expect(await page.getByTestId('knowledge-wiki-overview').innerText()).toContain('This wiki covers the tides course.')
     const entity = wiki.locator('[data-testid="knowledge-wiki-entry"][data-id="entity/tide-gauge"]')
     expect(await entity.innerText()).toMatch(/Tide gauge[\s\S]*The harbour gauge that records the tides\.[\s\S]*kind: system/)
+    // The summary's original changed after it was written (the wiki index's stale mark, from the originals row).
+    expect(await wiki.locator('[data-testid="knowledge-wiki-entry"][data-id="summary/syllabus"]').getByTestId('knowledge-wiki-stale').innerText()).toBe('stale')
     expect(await page.getByTestId('knowledge-wiki-log-entry').first().innerText()).toMatch(/ingest[\s\S]*Ingested the syllabus[\s\S]*summary\/syllabus/)
     await screenshot(page, 'knowledge-wiki')
   })
