@@ -3,11 +3,11 @@
  * state changes with the per-page token), and an error in the page's language.
  * @module dsh-knowledge-sync/client/views-api
  */
-import type { EditableView, EditResult, OriginalsView, OriginalText, WikiView } from '../src/http/view-types.js'
+import type { EditableView, EditResult, OriginalsView, OriginalText, WikiView } from '../src/wire.js'
 import { ApiError, type KnowledgeApi } from './api.js'
 import type { MessageKey, Translate } from './i18n.js'
 
-export type { EditableView, OriginalRow, OriginalsView, OriginalText, WikiEntry, WikiView } from '../src/http/view-types.js'
+export type { EditableView, OriginalRow, OriginalsView, OriginalText, WikiEntry, WikiView } from '../src/wire.js'
 
 const q = (params: Record<string, string | number | undefined>) => {
   const search = new URLSearchParams()

@@ -11,7 +11,7 @@ import type { ListedOriginal, OriginalType } from '../knowledge/originals/index.
 import type { KnowledgeStore } from '../knowledge/store.js'
 import type { OriginalsService } from '../originals/service.js'
 import { isVisible } from '../search/scope.js'
-import type { OriginalRow, OriginalsView } from './view-types.js'
+import type { OriginalRow, OriginalsView } from '../wire.js'
 import { Download } from './download.js'
 import type { Mutation, ReadRoute } from './routes.js'
 import { RouteError, withoutToolAdvice } from './words.js'

@@ -11,7 +11,7 @@ import type { KnowledgeStore } from '../knowledge/store.js'
 import { OVERVIEW_ID } from '../knowledge/wiki/page-types.js'
 import { contentOf } from '../knowledge/wiki/pages.js'
 import type { Wiki } from '../knowledge/wiki/wiki.js'
-import type { EditResult, WikiView } from './view-types.js'
+import type { EditResult, WikiView } from '../wire.js'
 import type { Mutation, ReadRoute } from './routes.js'
 import { RouteError } from './words.js'
 
