@@ -1,6 +1,7 @@
 /**
  * Reads without a query: filtered listings (paged, newest first or by title), counts and facet counts over the
- * metadata tables. No FTS5 involved.
+ * metadata tables. No FTS5 involved. Facet counts are cached per filter ({@link FacetCache}): at 100k documents one
+ * count is four scans (~0.5 s), and the page asks for them on every list, search and stats request.
  * @module dsh-knowledge-sync/search/facets
  */
 import type { StatementSync } from 'node:sqlite'
@@ -70,4 +71,44 @@ export function facetCounts(host: ListingHost, filter: SearchFilter = {}): Facet
     out.tools[names[r.k]] = r.n
   }
   return out
+}
+
+/** How many filters' facet counts a {@link FacetCache} keeps (the page asks for a handful: its scope × the chips). */
+export const FACET_CACHE_ENTRIES = 32
+
+/**
+ * Facet counts per filter, valid until the index changes. The index clears it on every write of its own
+ * ({@link FacetCache.clear}); `version` is the database's change counter for commits by other connections (another
+ * process writing the same file), checked on every read, so a write anywhere shows in the next answer.
+ */
+export class FacetCache {
+  private readonly entries = new Map<string, Facets>()
+  private version?: number
+  /** Counts computed (not served from the cache): the tests watch it. */
+  computed = 0
+
+  constructor(private readonly versionOf: () => number) {}
+
+  /** The counts for `filter`, computed by `count` only when this filter's are not cached for the index as it is now. */
+  get(filter: SearchFilter, count: () => Facets): Facets {
+    const version = this.versionOf()
+    if (version !== this.version) this.clear()
+    this.version = version
+    const key = JSON.stringify([filter.kind, filter.idPrefix, filter.tag, filter.tool, filter.scope, filter.status])
+    let facets = this.entries.get(key)
+    if (facets) {
+      this.entries.delete(key) // most recently used last: the oldest is evicted first
+    } else {
+      facets = count()
+      this.computed++
+      if (this.entries.size >= FACET_CACHE_ENTRIES) this.entries.delete(this.entries.keys().next().value!)
+    }
+    this.entries.set(key, facets)
+    return structuredClone(facets)
+  }
+
+  /** Forgets every filter's counts (the index changed). */
+  clear(): void {
+    this.entries.clear()
+  }
 }
