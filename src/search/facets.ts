@@ -73,6 +73,12 @@ export function facetCounts(host: ListingHost, filter: SearchFilter = {}): Facet
   return out
 }
 
+/**
+ * `DSH_KNOWLEDGE_FACET_CACHE=off` counts every request afresh, as before the cache: the baseline that bench/page.bench.mjs
+ * measures in the same run through a real dsh web. Not a setting: nothing else reads it.
+ */
+export const FACET_CACHE_ENV = 'DSH_KNOWLEDGE_FACET_CACHE'
+
 /** How many filters' facet counts a {@link FacetCache} keeps (the page asks for a handful: its scope × the chips). */
 export const FACET_CACHE_ENTRIES = 32
 
@@ -84,6 +90,7 @@ export const FACET_CACHE_ENTRIES = 32
 export class FacetCache {
   private readonly entries = new Map<string, Facets>()
   private version?: number
+  private readonly off = process.env[FACET_CACHE_ENV] === 'off'
   /** Counts computed (not served from the cache): the tests watch it. */
   computed = 0
 
@@ -91,6 +98,7 @@ export class FacetCache {
 
   /** The counts for `filter`, computed by `count` only when this filter's are not cached for the index as it is now. */
   get(filter: SearchFilter, count: () => Facets): Facets {
+    if (this.off) return count()
     const version = this.versionOf()
     if (version !== this.version) this.clear()
     this.version = version
