@@ -11,7 +11,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { FacetCache, FACET_CACHE_ENTRIES } from '../../src/search/facets.js'
 import { createIndexFile, openIndexFile } from '../../src/search/index-file.js'
 import { SearchIndex } from '../../src/search/search-index.js'
-import type { DocKind, DocStatus, Facets, KnowledgeDoc } from '../../src/types.js'
+import type { DocKind, DocStatus, KnowledgeDoc } from '../../src/types.js'
+import type { Facets } from '../../src/wire.js'
 
 let clock = Date.UTC(2025, 0, 1)
 function doc(id: string, over: { kind?: DocKind; cwd?: string; tags?: string[]; tools?: string[]; status?: DocStatus } = {}): KnowledgeDoc {
