@@ -101,6 +101,33 @@ describe('SearchIndex facets after changes', () => {
     }
   })
 
+  it('counts what the listing of the same filter holds, for every kind of filter', () => {
+    const index = new SearchIndex()
+    try {
+      const kinds: DocKind[] = ['raw', 'note', 'distilled', 'manual']
+      const statuses: Array<DocStatus | undefined> = [undefined, undefined, 'superseded', 'retired']
+      const cwds = ['/home/u/proj', '/home/u/proj/pkg', '/home/u/other', '']
+      for (let k = 0; k < 240; k++) {
+        const tags = ['redis', 'pnpm', 'ci', '性能'].filter((_, t) => (k >> t) % 3 === 0)
+        const tools = ['bash', 'bash_exec', 'grep'].filter((_, t) => (k + t) % 4 === 0)
+        index.upsert(doc(`${k % 7 === 0 ? 'concept-' : ''}d${k}`, { kind: kinds[k % 4], status: statuses[(k >> 2) % 4], cwd: cwds[(k >> 1) % 4], tags, tools }))
+      }
+      const filters = [{}, { kind: 'note' as const }, { status: 'all' as const }, { status: 'retired' as const }, { tag: 'redis' }, { tag: '性能', kind: 'raw' as const }, { tool: 'bash*' }, { tool: 'grep' }, { scope: '/home/u/proj' }, { scope: '/home/u/proj', tag: 'pnpm' }, { idPrefix: 'concept-' }]
+      for (const filter of filters) {
+        const expected: Facets = empty()
+        for (const meta of index.list({ ...filter, limit: 1000 }).items) {
+          expected.kinds[meta.kind] = (expected.kinds[meta.kind] ?? 0) + 1
+          expected.workspaces[meta.cwd] = (expected.workspaces[meta.cwd] ?? 0) + 1
+          for (const tag of new Set(meta.tags)) expected.tags[tag] = (expected.tags[tag] ?? 0) + 1
+          for (const tool of new Set(meta.tools)) expected.tools[tool] = (expected.tools[tool] ?? 0) + 1
+        }
+        expect({ filter, facets: index.facets(filter) }).toEqual({ filter, facets: expected })
+      }
+    } finally {
+      index.close()
+    }
+  })
+
   it('a commit by another connection to the same index file shows in the next facets', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dsh-ks-facets-'))
     dirs.push(dir)
