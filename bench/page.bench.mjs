@@ -37,7 +37,13 @@ const ROUTES = {
   stats: ['/stats'],
   list: ['/documents?limit=50', '/documents?limit=50&offset=50', '/documents?limit=50&sort=updated'],
   'filtered list': ['/documents?limit=50&kind=note', '/documents?limit=50&tag=pnpm', '/documents?limit=50&cwd=%2Fhome%2Fdev%2Fprojects%2Fshop-api'],
-  search: ['/documents?limit=50&q=vite', '/documents?limit=50&q=vite%20hmr', '/documents?limit=50&q=ERR_MODULE_NOT_FOUND', '/documents?limit=50&q=redis%20timeout&kind=note', '/documents?limit=50&q=pnpm%20install%20registry'],
+  search: [
+    '/documents?limit=50&q=vite',
+    '/documents?limit=50&q=vite%20hmr',
+    '/documents?limit=50&q=ERR_MODULE_NOT_FOUND',
+    '/documents?limit=50&q=redis%20timeout&kind=note',
+    '/documents?limit=50&q=pnpm%20install%20registry',
+  ],
 }
 
 async function get(base, path) {

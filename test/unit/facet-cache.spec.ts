@@ -112,7 +112,19 @@ describe('SearchIndex facets after changes', () => {
         const tools = ['bash', 'bash_exec', 'grep'].filter((_, t) => (k + t) % 4 === 0)
         index.upsert(doc(`${k % 7 === 0 ? 'concept-' : ''}d${k}`, { kind: kinds[k % 4], status: statuses[(k >> 2) % 4], cwd: cwds[(k >> 1) % 4], tags, tools }))
       }
-      const filters = [{}, { kind: 'note' as const }, { status: 'all' as const }, { status: 'retired' as const }, { tag: 'redis' }, { tag: '性能', kind: 'raw' as const }, { tool: 'bash*' }, { tool: 'grep' }, { scope: '/home/u/proj' }, { scope: '/home/u/proj', tag: 'pnpm' }, { idPrefix: 'concept-' }]
+      const filters = [
+        {},
+        { kind: 'note' as const },
+        { status: 'all' as const },
+        { status: 'retired' as const },
+        { tag: 'redis' },
+        { tag: '性能', kind: 'raw' as const },
+        { tool: 'bash*' },
+        { tool: 'grep' },
+        { scope: '/home/u/proj' },
+        { scope: '/home/u/proj', tag: 'pnpm' },
+        { idPrefix: 'concept-' },
+      ]
       for (const filter of filters) {
         const expected: Facets = empty()
         for (const meta of index.list({ ...filter, limit: 1000 }).items) {
