@@ -47,6 +47,9 @@ describe('revisions of a few ids from an unfolded log', () => {
     expect(folded.bytesRead).toBeGreaterThan(0)
     expect(looked.map((row) => row.version)).toEqual(rows.map((row) => folded.get(row.id) || undefined))
     expect(looked.map((row) => row.version)).toEqual([4, 1, 1, undefined, undefined, undefined])
+    // A second call (a long-lived process: a request after a request) folds the log once instead of reading it again.
+    expect(fresh.withVersions(rows).map((row) => row.version)).toEqual(looked.map((row) => row.version))
+    expect(fresh.bytesRead).toBe(folded.bytesRead)
   })
 
   it('folds as before once the log has been read, or when many ids are asked', () => {

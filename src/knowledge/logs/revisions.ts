@@ -35,8 +35,8 @@ const sleeper = new Int32Array(new SharedArrayBuffer(4))
 /** Longer than any line the store writes (an id of at most 128 characters, a hash, a time): a longer one is noise. */
 export const MAX_LINE_BYTES = 4096
 const READ_CHUNK = 1024 * 1024
-/** At most this many ids are looked up in an unfolded log ({@link Revisions.indexedVersions}); more fold it. */
-const PEEK_IDS = 200
+/** At most this many ids are looked up in an unfolded log ({@link Revisions.withVersions}); more fold it. */
+const PEEK_IDS = 50
 /** A log larger than this is folded rather than read whole for a lookup. */
 const PEEK_MAX_BYTES = 256 * 1024 * 1024
 const EMPTY = Buffer.alloc(0)
@@ -76,6 +76,8 @@ export class Revisions {
   /** The revision of the text the search index holds, per id (hits and list rows show what their snippet came from). */
   private readonly indexed = new Map<string, number>()
   private refreshed = 0
+  /** {@link withVersions} has looked ids up in the unfolded log once already. */
+  private peeked = false
   /** Bytes read from the log so far (each byte once; the tests and the revisions bench watch it). */
   bytesRead = 0
 
@@ -127,7 +129,11 @@ export class Revisions {
    */
   withVersions<Row extends { id: string }>(rows: readonly Row[]): Array<Row & { version: number | undefined }> {
     const missing = rows.filter((row) => !this.indexed.has(row.id)).map((row) => row.id)
-    const found = missing.length && missing.length <= PEEK_IDS && this.offset === 0 && !this.entries.size ? this.peek(missing) : undefined
+    // Once per process: each lookup reads the whole log, so a long-lived one (dsh web: a list or search per request)
+    // folds it on its second call and never reads it whole again.
+    const peek = !this.peeked && missing.length > 0 && missing.length <= PEEK_IDS && this.offset === 0 && !this.entries.size
+    if (peek) this.peeked = true
+    const found = peek ? this.peek(missing) : undefined
     return rows.map((row) => ({ ...row, version: this.indexed.get(row.id) ?? (found ? found.get(row.id) || undefined : this.indexedVersion(row.id)) }))
   }
 
