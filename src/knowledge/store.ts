@@ -221,13 +221,13 @@ export class KnowledgeStore {
 
   /** BM25 search over the documents the filter selects; a superseded hit never ranks above its successor. */
   search(query: string, filter: SearchFilter = {}): SearchHit[] {
-    return successorsFirst(this.index.search(query, filter)).map((hit) => ({ ...hit, version: this.revisions.indexedVersion(hit.id) }))
+    return this.revisions.withVersions(successorsFirst(this.index.search(query, filter)))
   }
 
   /** A page of document metadata, newest first (or by title). */
   list(filter: SearchFilter & { sort?: ListSort } = {}): { total: number; items: Array<IndexedMeta & { version?: number }> } {
     const page = this.index.list(filter)
-    return { total: page.total, items: page.items.map((item) => ({ ...item, version: this.revisions.indexedVersion(item.id) })) }
+    return { total: page.total, items: this.revisions.withVersions(page.items) }
   }
 
   /** How many documents the filter selects. */

@@ -1,6 +1,7 @@
 /**
  * Reads without a query: filtered listings (paged, newest first or by title), counts and facet counts over the
- * metadata tables. No FTS5 involved.
+ * metadata tables. No FTS5 involved. Facet counts are cached per filter ({@link FacetCache}): at 100k documents one
+ * count is four scans (~0.5 s), and the page asks for them on every list, search and stats request.
  * @module dsh-knowledge-sync/search/facets
  */
 import type { StatementSync } from 'node:sqlite'
@@ -48,26 +49,80 @@ export function workspaceCount(host: ListingHost, cwd: string): number {
   return (host.stmt('SELECT count(*) AS n FROM doc WHERE cwd = ?').get(String(cwd)) as { n: number }).n
 }
 
-/** Counts per kind, tag, tool and workspace over the documents the filter selects (paging ignored). */
+/**
+ * Counts per kind, tag, tool and workspace over the documents the filter selects (paging ignored). Why these shapes
+ * (100k documents, measured): kinds and workspaces come from one scan of the `cwd` index (kind and status are bits of
+ * the rowid), not of the wide `doc` rows; tags and tools are counted in their link tables alone whenever the filter
+ * reads only rowid bits and links (no scope, no id prefix): joining every link row to its document cost ~25× more.
+ */
 export function facetCounts(host: ListingHost, filter: SearchFilter = {}): Facets {
   const out: Facets = { kinds: {}, tags: {}, tools: {}, workspaces: {} }
   const where = whereOf(filter, 'doc', host.vocabulary, host.retired)
   if (where.none) return out
   const names = host.vocabulary.names
-  for (const r of host.stmt(`SELECT kind AS k, count(*) AS n FROM doc WHERE 1${where.sql} GROUP BY kind`).all(...where.params) as Array<{ k: number; n: number }>) {
-    out.kinds[KINDS[r.k]] = r.n
-  }
-  for (const r of host.stmt(`SELECT cwd AS k, count(*) AS n FROM doc WHERE 1${where.sql} GROUP BY cwd`).all(...where.params) as Array<{ k: string; n: number }>) {
-    out.workspaces[r.k] = r.n
-  }
-  for (const r of host.stmt(`SELECT tag.id AS k, count(*) AS n FROM tag JOIN doc ON doc.rowid = tag.doc WHERE 1${where.sql} GROUP BY tag.id`).all(...where.params) as Array<{ k: number; n: number }>) {
-    out.tags[names[r.k]] = r.n
-  }
-  for (const r of host.stmt(`SELECT tool.id AS k, count(*) AS n FROM tool JOIN doc ON doc.rowid = tool.doc WHERE 1${where.sql} GROUP BY tool.id`).all(...where.params) as Array<{
+  for (const r of host.stmt(`SELECT cwd AS w, (rowid & 7) AS k, count(*) AS n FROM doc WHERE 1${where.sql} GROUP BY cwd, k`).all(...where.params) as Array<{
+    w: string
     k: number
     n: number
   }>) {
-    out.tools[names[r.k]] = r.n
+    out.kinds[KINDS[r.k]] = (out.kinds[KINDS[r.k]] ?? 0) + r.n
+    out.workspaces[r.w] = (out.workspaces[r.w] ?? 0) + r.n
+  }
+  const links = where.needsDoc ? undefined : whereOf(filter, 'link', host.vocabulary, host.retired)
+  for (const table of ['tag', 'tool'] as const) {
+    const sql = links
+      ? `SELECT link.id AS k, count(*) AS n FROM (SELECT doc AS rowid, id FROM ${table}) AS link WHERE 1${links.sql} GROUP BY link.id`
+      : `SELECT ${table}.id AS k, count(*) AS n FROM ${table} JOIN doc ON doc.rowid = ${table}.doc WHERE 1${where.sql} GROUP BY ${table}.id`
+    const counts = table === 'tag' ? out.tags : out.tools
+    for (const r of host.stmt(sql).all(...(links ?? where).params) as Array<{ k: number; n: number }>) counts[names[r.k]] = r.n
   }
   return out
+}
+
+/**
+ * `DSH_KNOWLEDGE_FACET_CACHE=off` counts every request afresh, as before the cache: the baseline that bench/page.bench.mjs
+ * measures in the same run through a real dsh web. Not a setting: nothing else reads it.
+ */
+export const FACET_CACHE_ENV = 'DSH_KNOWLEDGE_FACET_CACHE'
+
+/** How many filters' facet counts a {@link FacetCache} keeps (the page asks for a handful: its scope × the chips). */
+export const FACET_CACHE_ENTRIES = 32
+
+/**
+ * Facet counts per filter, valid until the index changes. The index clears it on every write of its own
+ * ({@link FacetCache.clear}); `version` is the database's change counter for commits by other connections (another
+ * process writing the same file), checked on every read, so a write anywhere shows in the next answer.
+ */
+export class FacetCache {
+  private readonly entries = new Map<string, Facets>()
+  private version?: number
+  private readonly off = process.env[FACET_CACHE_ENV] === 'off'
+  /** Counts computed (not served from the cache): the tests watch it. */
+  computed = 0
+
+  constructor(private readonly versionOf: () => number) {}
+
+  /** The counts for `filter`, computed by `count` only when this filter's are not cached for the index as it is now. */
+  get(filter: SearchFilter, count: () => Facets): Facets {
+    if (this.off) return count()
+    const version = this.versionOf()
+    if (version !== this.version) this.clear()
+    this.version = version
+    const key = JSON.stringify([filter.kind, filter.idPrefix, filter.tag, filter.tool, filter.scope, filter.status])
+    let facets = this.entries.get(key)
+    if (facets) {
+      this.entries.delete(key) // most recently used last: the oldest is evicted first
+    } else {
+      facets = count()
+      this.computed++
+      if (this.entries.size >= FACET_CACHE_ENTRIES) this.entries.delete(this.entries.keys().next().value!)
+    }
+    this.entries.set(key, facets)
+    return structuredClone(facets)
+  }
+
+  /** Forgets every filter's counts (the index changed). */
+  clear(): void {
+    this.entries.clear()
+  }
 }

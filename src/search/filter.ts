@@ -98,10 +98,11 @@ export class Vocabulary {
 }
 
 /**
- * Filter clauses over `doc` (or, for kind and status, over the rowid of `alias`). `retired`: how many retired
+ * Filter clauses over `doc` (or, for kind, status, tag and tool, over the rowid of `alias`: `fts`, or `link` for a
+ * tag or tool row seen as `(rowid = its document, id)`; only a filter without `needsDoc` can be asked of `link`). `retired`: how many retired
  * documents are indexed (while none is, the default status filter adds no clause).
  */
-export function whereOf(filter: SearchFilter | undefined, alias: 'doc' | 'fts', vocabulary: Vocabulary, retired: number): Where {
+export function whereOf(filter: SearchFilter | undefined, alias: 'doc' | 'fts' | 'link', vocabulary: Vocabulary, retired: number): Where {
   const clauses: string[] = []
   const params: SQLInputValue[] = []
   let needsDoc = false

@@ -19,7 +19,7 @@ import type { Facets } from '../wire.js'
 import { queryTerms } from './tokenize.js'
 import { toHit } from './hits.js'
 import { CREATED_COLUMN, docRow, INSERT_DOC, insertTokens } from './doc-row.js'
-import { countDocs, facetCounts, listDocs, workspaceCount } from './facets.js'
+import { countDocs, FacetCache, facetCounts, listDocs, workspaceCount } from './facets.js'
 import { tagKey, Vocabulary, whereOf } from './filter.js'
 import { type Plan, QueryPlanner } from './planner.js'
 import {
@@ -79,6 +79,8 @@ export class SearchIndex {
   private closed = false
   /** The write transaction of each event-loop turn, and background segment merging. */
   private readonly cycle: WriteCycle
+  /** Facet counts per filter until the next write (here or, by the database's change counter, by another connection). */
+  private readonly facetCache = new FacetCache(() => (this.stmt('PRAGMA data_version').get() as { data_version: number }).data_version)
 
   /**
    * Creates an empty in-memory index, or, given `db` (from {@link createIndexFile} or {@link openIndexFile}), an
@@ -150,12 +152,10 @@ export class SearchIndex {
   get size(): number {
     return this.count_
   }
-
   /** Number of retired documents in the index (for listings' default status filter). */
   get retired(): number {
     return this.retired_
   }
-
   /** Loads query expansion's sources now, if this index expands queries (see {@link warmExpansion}). */
   warmExpansion(): void {
     if (this.expand) warmExpansion(this.expand)
@@ -261,6 +261,7 @@ export class SearchIndex {
   private wrote(): void {
     this.cycle.wrote()
     this.planner.wrote()
+    this.facetCache.clear()
   }
 
   /** Removes a document; false when the id is not indexed. */
@@ -378,7 +379,7 @@ export class SearchIndex {
 
   /** Counts per kind, tag, tool and workspace over the documents the filter selects (paging ignored). */
   facets(filter: SearchFilter = {}): Facets {
-    return facetCounts(this, filter)
+    return this.facetCache.get(filter, () => facetCounts(this, filter))
   }
 
   /** Frees the database (a file-backed one checkpointed into its main file first); resolves once its checkpoint worker exited. */

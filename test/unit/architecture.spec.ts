@@ -99,7 +99,7 @@ describe('floors', () => {
 
   it('the checker itself sees imports (a planted upward import would be found)', () => {
     expect(edges.some((e) => e.from === 'src/knowledge/store.ts' && e.to === 'src/search/search-index.ts')).toBe(true)
-    expect(floorOf('src/cli/bin.ts').floor).toBeGreaterThan(floorOf('src/recall/index.ts').floor)
+    expect(floorOf('src/cli/main.ts').floor).toBeGreaterThan(floorOf('src/recall/index.ts').floor)
   })
 })
 

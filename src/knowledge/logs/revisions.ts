@@ -35,6 +35,10 @@ const sleeper = new Int32Array(new SharedArrayBuffer(4))
 /** Longer than any line the store writes (an id of at most 128 characters, a hash, a time): a longer one is noise. */
 export const MAX_LINE_BYTES = 4096
 const READ_CHUNK = 1024 * 1024
+/** At most this many ids are looked up in an unfolded log ({@link Revisions.withVersions}); more fold it. */
+const PEEK_IDS = 50
+/** A log larger than this is folded rather than read whole for a lookup. */
+const PEEK_MAX_BYTES = 256 * 1024 * 1024
 const EMPTY = Buffer.alloc(0)
 
 /**
@@ -72,6 +76,8 @@ export class Revisions {
   /** The revision of the text the search index holds, per id (hits and list rows show what their snippet came from). */
   private readonly indexed = new Map<string, number>()
   private refreshed = 0
+  /** {@link withVersions} has looked ids up in the unfolded log once already. */
+  private peeked = false
   /** Bytes read from the log so far (each byte once; the tests and the revisions bench watch it). */
   bytesRead = 0
 
@@ -114,6 +120,58 @@ export class Revisions {
   /** The revision of the indexed text of `id`, else the newest. */
   indexedVersion(id: string): number | undefined {
     return this.indexed.get(id) ?? this.current(id)
+  }
+
+  /**
+   * Each row with the {@link indexedVersion} of its id. A process that has not folded the log yet (a one-shot command: `search` prints
+   * ten hits) looks only these ids up in it, which costs a read of the file instead of folding every line of it
+   * (100k documents: a 7 MB log, ~0.4 s of folding under load). Same answers as folding: the same lines count.
+   */
+  withVersions<Row extends { id: string }>(rows: readonly Row[]): Array<Row & { version: number | undefined }> {
+    const missing = rows.filter((row) => !this.indexed.has(row.id)).map((row) => row.id)
+    // Once per process: each lookup reads the whole log, so a long-lived one (dsh web: a list or search per request)
+    // folds it on its second call and never reads it whole again.
+    const peek = !this.peeked && missing.length > 0 && missing.length <= PEEK_IDS && this.offset === 0 && !this.entries.size
+    if (peek) this.peeked = true
+    const found = peek ? this.peek(missing) : undefined
+    return rows.map((row) => ({ ...row, version: this.indexed.get(row.id) ?? (found ? found.get(row.id) || undefined : this.indexedVersion(row.id)) }))
+  }
+
+  /** The revisions of `ids` in the log as it is, without folding it; undefined when the log must be folded instead. */
+  private peek(ids: readonly string[]): Map<string, number> | undefined {
+    let fd: number | undefined
+    try {
+      fd = openRootStateFile(this.root, this.file)
+      if (fd === undefined) return new Map()
+      const info = fstatSync(fd)
+      if (!info.isFile() || info.size > PEEK_MAX_BYTES) return undefined
+      const log = Buffer.allocUnsafe(info.size)
+      let size = 0
+      for (let n = 1; size < log.length && n > 0; size += n) n = readSync(fd, log, size, log.length - size, size)
+      const found = new Map<string, number>()
+      for (const id of ids) {
+        const needle = Buffer.from(`${id} `)
+        let n = 0
+        let last = ''
+        for (let at = log.indexOf(needle, 0); at >= 0 && at < size; ) {
+          const start = at === 0 ? 0 : log.lastIndexOf(10, at - 1) + 1
+          const end = log.indexOf(10, at)
+          if (end < 0 || end >= size) break // an unterminated tail is not a line yet (as when folding)
+          const match = end - start <= MAX_LINE_BYTES ? LINE.exec(log.toString('utf8', start, end).trim()) : null
+          if (match && match[1] === id && match[2] !== last) {
+            n++
+            last = match[2]
+          }
+          at = log.indexOf(needle, end)
+        }
+        if (n) found.set(id, n)
+      }
+      return found
+    } catch {
+      return undefined // folding says why (a link, not a file), once
+    } finally {
+      if (fd !== undefined) closeSync(fd)
+    }
   }
 
   /**

@@ -154,6 +154,9 @@ function openTables(file: string, from: 'file' | 'derived', t0: number): Cedict 
   const zh = getter('zh')
   const en = getter('en')
   const trad = getter('trad')
+  // A query's translations are converted a character at a time: one B-tree descent each was ~10 ms of a long query.
+  // The characters are a few thousand, so the answers are kept.
+  const traditional = new Map<string, string>()
   const inZh = db.prepare('SELECT k FROM zh WHERE k IN (SELECT value FROM json_each(?))')
   const count = (key: string) => Number((db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value ?? 0)
   return {
@@ -161,7 +164,11 @@ function openTables(file: string, from: 'file' | 'derived', t0: number): Cedict 
     chinese: (word) => en(word)?.split(' ') ?? [],
     has: (word) => zh(word) !== undefined,
     known: (words) => new Set(words.length ? (inZh.all(JSON.stringify(words)) as Array<{ k: string }>).map((r) => r.k) : []),
-    traditional: (char) => trad(char) ?? char,
+    traditional: (char) => {
+      let out = traditional.get(char)
+      if (out === undefined) traditional.set(char, (out = trad(char) ?? char))
+      return out
+    },
     stats: { from, ms: performance.now() - t0, zh: count('zh'), en: count('en') },
   }
 }

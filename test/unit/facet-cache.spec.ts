@@ -1,0 +1,162 @@
+/**
+ * Facet counts are cached per filter (the page asks for them on every list, search and stats request) and every change
+ * shows in the next answer: a write of this index, a removal, a status change, and a commit by another connection to
+ * the same index file (another process).
+ * @module dsh-knowledge-sync/test/unit/facet-cache
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { FacetCache, FACET_CACHE_ENTRIES } from '../../src/search/facets.js'
+import { createIndexFile, openIndexFile } from '../../src/search/index-file.js'
+import { SearchIndex } from '../../src/search/search-index.js'
+import type { DocKind, DocStatus, KnowledgeDoc } from '../../src/types.js'
+import type { Facets } from '../../src/wire.js'
+
+let clock = Date.UTC(2025, 0, 1)
+function doc(id: string, over: { kind?: DocKind; cwd?: string; tags?: string[]; tools?: string[]; status?: DocStatus } = {}): KnowledgeDoc {
+  clock += 60_000
+  return {
+    id,
+    path: `s/${id}.md`,
+    meta: {
+      id,
+      title: id,
+      kind: over.kind ?? 'raw',
+      created: new Date(clock).toISOString(),
+      cwd: over.cwd ?? '/home/u/proj',
+      tools: over.tools ?? [],
+      tags: over.tags ?? [],
+      session: 'session-1',
+      turn: 1,
+      ...(over.status ? { status: over.status } : {}),
+    },
+    body: `the body of ${id}`,
+    mtimeMs: clock,
+  }
+}
+
+const empty = (): Facets => ({ kinds: {}, tags: {}, tools: {}, workspaces: {} })
+
+describe('FacetCache', () => {
+  it('counts a filter once until it is cleared or the version moves', () => {
+    let version = 1
+    let counted = 0
+    const cache = new FacetCache(() => version)
+    const count = () => (counted++, { ...empty(), kinds: { raw: counted } })
+    expect(cache.get({ kind: 'raw' }, count).kinds.raw).toBe(1)
+    expect(cache.get({ kind: 'raw' }, count).kinds.raw).toBe(1)
+    expect(cache.get({ kind: 'note' }, count).kinds.raw).toBe(2) // another filter, its own counts
+    cache.clear()
+    expect(cache.get({ kind: 'raw' }, count).kinds.raw).toBe(3)
+    version = 2 // another connection committed
+    expect(cache.get({ kind: 'raw' }, count).kinds.raw).toBe(4)
+    expect(cache.computed).toBe(4)
+  })
+
+  it('keeps a bounded number of filters, evicting the least recently used', () => {
+    const cache = new FacetCache(() => 0)
+    for (let k = 0; k < FACET_CACHE_ENTRIES; k++) cache.get({ tag: `t${k}` }, empty)
+    cache.get({ tag: 't0' }, empty) // used again: t1 is now the oldest
+    cache.get({ tag: 'new' }, empty)
+    const before = cache.computed
+    cache.get({ tag: 't0' }, empty)
+    expect(cache.computed).toBe(before)
+    cache.get({ tag: 't1' }, empty)
+    expect(cache.computed).toBe(before + 1)
+  })
+
+  it('hands out copies: a caller that changes its answer does not change the next one', () => {
+    const cache = new FacetCache(() => 0)
+    const first = cache.get({}, () => ({ ...empty(), kinds: { raw: 2 } }))
+    first.kinds.raw = 99
+    expect(cache.get({}, empty).kinds.raw).toBe(2)
+  })
+})
+
+describe('SearchIndex facets after changes', () => {
+  const dirs: string[] = []
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('a write, a removal and a status change show in the next facets', () => {
+    const index = new SearchIndex()
+    try {
+      index.upsert(doc('a', { tags: ['redis'], tools: ['grep'] }))
+      index.upsert(doc('b', { kind: 'note', tags: ['redis'] }))
+      expect(index.facets()).toEqual({ kinds: { raw: 1, note: 1 }, tags: { redis: 2 }, tools: { grep: 1 }, workspaces: { '/home/u/proj': 2 } })
+      expect(index.facets({ kind: 'note' }).tags).toEqual({ redis: 1 })
+      index.upsert(doc('c', { kind: 'note', tags: ['pnpm'], cwd: '/srv/x' }))
+      expect(index.facets().kinds).toEqual({ raw: 1, note: 2 })
+      expect(index.facets({ kind: 'note' }).tags).toEqual({ redis: 1, pnpm: 1 })
+      index.remove('a')
+      expect(index.facets()).toEqual({ kinds: { note: 2 }, tags: { redis: 1, pnpm: 1 }, tools: {}, workspaces: { '/home/u/proj': 1, '/srv/x': 1 } })
+      index.upsert(doc('b', { kind: 'note', tags: ['redis'], status: 'retired' }))
+      expect(index.facets().kinds).toEqual({ note: 1 }) // retired documents leave the default status filter
+      expect(index.facets({ status: 'all' }).kinds).toEqual({ note: 2 })
+    } finally {
+      index.close()
+    }
+  })
+
+  it('counts what the listing of the same filter holds, for every kind of filter', () => {
+    const index = new SearchIndex()
+    try {
+      const kinds: DocKind[] = ['raw', 'note', 'distilled', 'manual']
+      const statuses: Array<DocStatus | undefined> = [undefined, undefined, 'superseded', 'retired']
+      const cwds = ['/home/u/proj', '/home/u/proj/pkg', '/home/u/other', '']
+      for (let k = 0; k < 240; k++) {
+        const tags = ['redis', 'pnpm', 'ci', '性能'].filter((_, t) => (k >> t) % 3 === 0)
+        const tools = ['bash', 'bash_exec', 'grep'].filter((_, t) => (k + t) % 4 === 0)
+        index.upsert(doc(`${k % 7 === 0 ? 'concept-' : ''}d${k}`, { kind: kinds[k % 4], status: statuses[(k >> 2) % 4], cwd: cwds[(k >> 1) % 4], tags, tools }))
+      }
+      const filters = [
+        {},
+        { kind: 'note' as const },
+        { status: 'all' as const },
+        { status: 'retired' as const },
+        { tag: 'redis' },
+        { tag: '性能', kind: 'raw' as const },
+        { tool: 'bash*' },
+        { tool: 'grep' },
+        { scope: '/home/u/proj' },
+        { scope: '/home/u/proj', tag: 'pnpm' },
+        { idPrefix: 'concept-' },
+      ]
+      for (const filter of filters) {
+        const expected: Facets = empty()
+        for (const meta of index.list({ ...filter, limit: 1000 }).items) {
+          expected.kinds[meta.kind] = (expected.kinds[meta.kind] ?? 0) + 1
+          expected.workspaces[meta.cwd] = (expected.workspaces[meta.cwd] ?? 0) + 1
+          for (const tag of new Set(meta.tags)) expected.tags[tag] = (expected.tags[tag] ?? 0) + 1
+          for (const tool of new Set(meta.tools)) expected.tools[tool] = (expected.tools[tool] ?? 0) + 1
+        }
+        expect({ filter, facets: index.facets(filter) }).toEqual({ filter, facets: expected })
+      }
+    } finally {
+      index.close()
+    }
+  })
+
+  it('a commit by another connection to the same index file shows in the next facets', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dsh-ks-facets-'))
+    dirs.push(dir)
+    const file = join(dir, 'index.sqlite')
+    const writer = new SearchIndex({}, createIndexFile(file))
+    writer.upsert(doc('a', { tags: ['redis'] }))
+    writer.setState('complete')
+    const reader = new SearchIndex({}, openIndexFile(file, { readOnly: true }))
+    try {
+      expect(reader.facets().tags).toEqual({ redis: 1 })
+      writer.upsert(doc('b', { kind: 'note', tags: ['redis'] }))
+      writer.flush()
+      expect(reader.facets().tags).toEqual({ redis: 2 })
+      expect(reader.facets().kinds).toEqual({ raw: 1, note: 1 })
+    } finally {
+      await reader.close()
+      await writer.close()
+    }
+  })
+})
