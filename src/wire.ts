@@ -318,3 +318,44 @@ export interface RecentRounds {
   /** Newest last. Titles are redacted; dropped rounds carry their first drop reason. */
   rounds: Array<{ at: string; kept: boolean; score: number; title: string; reason?: string; id?: string }>
 }
+
+/** One revision in a document's history (`GET <prefix>/history?id=`, `dsh-knowledge history <id>`), newest first. */
+export interface HistoryRevision {
+  /** What a diff takes: a commit's 12-digit prefix (git), `v<N>` (local history), or `current` (the file now). */
+  ref: string
+  /** When: the commit's author date, the time the store saw the text, or the file's modification time. */
+  at: string
+  /** git: the commit's author name and subject line (redacted). */
+  author?: string
+  subject?: string
+  /** The store's revision number, where known (local history). */
+  version?: number
+  /** False when only the revision's existence is known (its text was too large to keep). */
+  hasText: boolean
+}
+
+/** A document's revisions, from git when the root is in a repository, else from the bounded local history. */
+export interface DocumentHistory {
+  id: string
+  path: string
+  source: 'git' | 'local'
+  revisions: HistoryRevision[]
+  /** Older revisions exist than the list shows (over the commit bound, or dropped by the local history's bound). */
+  more: boolean
+  /** The bounds in force: at most `commits` commits listed (git); `perDocument` revisions and `bytes` in all (local). */
+  limits: { commits?: number; perDocument?: number; bytes?: number }
+  /** The store's revision count (`v:N`). */
+  version?: number
+}
+
+/** The line diff between two revisions of one document (both redacted), as unified-diff hunks. */
+export interface HistoryDiff {
+  id: string
+  from: string
+  to: string
+  added: number
+  removed: number
+  hunks: Array<{ oldStart: number; oldLines: number; newStart: number; newLines: number; lines: string[] }>
+  /** The two texts differ too much for a line diff within its bound: only the counts of lines are given. */
+  tooLarge?: boolean
+}

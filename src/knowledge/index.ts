@@ -15,6 +15,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import z from '@deepseek-ai/schemastery'
 import { createRedactor, RedactConfigError } from '../redact/redactor.js'
 import { KnowledgeStore } from './store.js'
+import { keepLocalHistory } from './history/local.js'
 import { resolveRoot } from './documents/paths.js'
 import { installSettingsSection, settingsNamespace } from '@deepseek-ai/dsh-settings'
 import { KnowledgeSettings, SETTINGS_NAMESPACE, sectionSchema, validateSettings } from './settings/settings.js'
@@ -88,6 +89,8 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     },
   })
   ctx.effect(() => () => store.close(), 'knowledge store')
+  // Registered after the store's disposer, so it runs first: the history stops following before the store closes.
+  ctx.effect(() => keepLocalHistory(store), 'knowledge local history')
   const scan = store.start().catch((error: unknown) => logger.warn('indexing %s failed: %s', store.root, (error as Error).message))
   // The wait is cleared once the scan wins: a reloaded row must not leave one timer per load behind.
   let wait: NodeJS.Timeout | undefined
