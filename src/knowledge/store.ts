@@ -384,6 +384,7 @@ export class KnowledgeStore {
       closed: () => this.closed,
       start: () => this.start(),
       read: (id) => this.read(id),
+      firstSeen: (id) => this.revisions.firstSeen(id),
       commit: (id, relPath, meta, body, text) => this.commit(id, relPath, meta, body, text),
       landed: (doc) => {
         this.indexed.relate(doc)
