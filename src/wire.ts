@@ -234,8 +234,12 @@ export interface HealthHistoryPoint {
 export interface HealthReport extends HealthHistoryPoint {
   /** Documents their own title and finding do not find in the top 5. */
   unfindable: Array<{ id: string; title: string; query: string }>
-  /** Pairs in one workspace whose words mostly coincide: candidates to supersede one with the other. */
-  nearDuplicates: Array<{ a: string; b: string; similarity: number }>
+  /** How many probed documents were not found (the list stops at 50). */
+  unfindableTotal: number
+  /** Pairs of active documents in one workspace whose words mostly coincide: candidates to supersede one with the other. */
+  nearDuplicates: Array<{ a: string; b: string; aTitle: string; bTitle: string; similarity: number }>
+  /** How many near-duplicate pairs were found (the list stops at 50). */
+  nearDuplicatesTotal: number
   growth: GrowthDay[]
   history: HealthHistoryPoint[]
   ms: number
@@ -243,6 +247,10 @@ export interface HealthReport extends HealthHistoryPoint {
 
 /** `GET <prefix>/health`: what the Health panel draws without probing again. */
 export interface HealthView {
+  /** The last probe this process ran from the page (kept until it restarts), so switching tabs keeps the findings. */
+  last?: HealthReport
+  /** A probe from the page is running: how far it got. */
+  running?: { done: number; total: number }
   documents: number
   history: HealthHistoryPoint[]
   growth: GrowthDay[]

@@ -6,11 +6,11 @@
 import type { Context } from '@deepseek-ai/cordis'
 import z from '@deepseek-ai/schemastery'
 import type {} from '../knowledge/index.js'
-import { probeHealth } from '../knowledge/reports/health.js'
 import type { KnowledgeSync } from '../sync/index.js'
 import { createHandler, type RouteHandler } from './routes.js'
 import { statusMutations } from './mutations.js'
 import { sourceRoutes } from './sources.js'
+import { healthRoutes } from './health-routes.js'
 
 /** Documents a health probe started from the page looks at (an even sample of the visible ones). */
 export const PAGE_PROBE_SAMPLE = 500
@@ -59,13 +59,10 @@ export function apply(ctx: Context, config: Config): void {
     )
   })
   const sources = sourceRoutes(() => sync)
-  const mutations = [
-    ...statusMutations(store),
-    ...sources.mutations,
-    // A probe from the page is sampled, so it answers in seconds at any size; the CLI probes everything.
-    { pattern: /^\/health\/run$/, run: (_match: RegExpExecArray, _body: unknown, scope: string | undefined) => probeHealth(store, { scope, sample: PAGE_PROBE_SAMPLE }) },
-  ]
-  const handler = createHandler(store, { path: config.path, trustedHosts: config.trustedHosts, pageSize: config.pageSize, mutations, reads: sources.reads })
+  // A probe from the page is sampled, so it answers in seconds at any size; the CLI probes everything.
+  const health = healthRoutes(store, PAGE_PROBE_SAMPLE)
+  const mutations = [...statusMutations(store), ...sources.mutations, health.mutation]
+  const handler = createHandler(store, { path: config.path, trustedHosts: config.trustedHosts, pageSize: config.pageSize, mutations, reads: { ...sources.reads, ...health.reads } })
   ctx.effect(() => () => handler.close(), 'knowledge-http revision counter')
   ctx.inject(['webServer'], (web) => {
     web.effect(() => web.webServer.register({ kind: 'prefix', path: config.path, handler }), 'knowledge-http route')

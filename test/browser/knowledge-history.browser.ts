@@ -48,7 +48,7 @@ describe('the History section of a document', () => {
     await openDsh(page, web.url)
     await openSettingsSection(page, /^knowledge$/i)
     await page.getByTestId('knowledge-page').waitFor()
-  }, 180_000)
+  }, 300_000)
 
   afterAll(async () => {
     await browser?.close()
