@@ -88,6 +88,16 @@ export class KnowledgeApi {
     return this.get('/health', signal)
   }
 
+  /** `GET <prefix>/health/last`: the page's last probe (kept by the process) and a running probe's progress. */
+  healthLast(signal?: AbortSignal): Promise<{ last?: HealthReport; running?: { done: number; total: number } }> {
+    return this.get('/health/last', signal)
+  }
+
+  /** `POST <prefix>/documents/<id>/supersede` `{by}`: `id` is superseded by `by` (a near-duplicate pair's action). */
+  supersede(id: string, by: string): Promise<{ id: string; by: string; status: string }> {
+    return this.post(`/documents/${encodeURIComponent(id)}/supersede`, { by })
+  }
+
   /** `POST <prefix>/health/run`: a new (sampled) probe, recorded. */
   runHealth(): Promise<HealthReport> {
     return this.post('/health/run', {})
