@@ -2,7 +2,7 @@
  * Health findings a person can act on (issue 28, item 6), in real headless Chromium against a real `dsh web` with
  * the packed bundle: after "Probe now", near-duplicates show both titles as links, one is superseded with the other
  * from the page (confirmed first; the store's supersede path), totals are the probe's counts, the findings survive
- * switching tabs, and the charts have axes with numbers and a hover value per day.
+ * switching tabs and a reload, and the charts have axes with numbers and a hover value per day.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { execFileSync } from 'node:child_process'
@@ -83,9 +83,13 @@ describe('Health findings on the page', () => {
     expect(cli('read', b).meta.supersedes).toEqual([a])
   })
 
-  it('the findings survive switching tabs', async () => {
+  it('the findings survive switching tabs, and reloading the page (the process keeps the last probe)', async () => {
     await page.getByTestId('knowledge-page').getByRole('tab', { name: 'Documents' }).click()
     await page.getByTestId('knowledge-documents').waitFor()
+    await page.getByTestId('knowledge-page').getByRole('tab', { name: 'Health' }).click()
+    await poll(() => page.getByTestId('knowledge-health-duplicates-total').count()).toBe(1)
+    await openDsh(page, web.url)
+    await openSettingsSection(page, /^knowledge$/i)
     await page.getByTestId('knowledge-page').getByRole('tab', { name: 'Health' }).click()
     await poll(() => page.getByTestId('knowledge-health-duplicates-total').count()).toBe(1)
     expect(await page.getByTestId('knowledge-health-pair').count()).toBe(1)
