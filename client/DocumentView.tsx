@@ -10,6 +10,7 @@ import type { DocumentFile, KnowledgeApi } from './api.js'
 import { type DocumentLink, type SourceRow, UPSTREAM_START_LINE } from '../src/wire.js'
 import { useEscapeLayer } from './escape.js'
 import { formatDate, stringList } from './format.js'
+import { HistoryPanel } from './HistoryPanel.js'
 import type { Lang, MessageKey, Translate } from './i18n.js'
 import { Markdown } from './markdown.js'
 import { moveFocus } from './roving.js'
@@ -124,6 +125,7 @@ export function DocumentView({ api, id, t, lang, onBack, onOpen, onTag, onChange
         />
       )}
       {doc && <Markdown source={withoutTitleHeading(doc.body)} onOpen={onOpen} synced={(section) => <SyncedBadge section={section} path={doc.path} sources={sources} t={t} lang={lang} />} />}
+      {doc && <HistoryPanel key={`${doc.id}@${doc.version ?? 0}`} api={api} id={doc.id} t={t} lang={lang} />}
     </article>
   )
 }

@@ -116,7 +116,7 @@ function SectionBody({ host }: { host: KnowledgeHost }) {
       )}
       {visited.has('health') && (
         <div id="knowledge-panel-health" role="tabpanel" aria-labelledby="knowledge-tab-health" hidden={tab !== 'health'}>
-          <HealthTab api={host.api} t={t} active={tab === 'health'} />
+          <HealthTab api={host.api} t={t} lang={lang} active={tab === 'health'} />
         </div>
       )}
       {visited.has('sources') && (

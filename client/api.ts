@@ -9,7 +9,8 @@ export const DEFAULT_ROUTE_PREFIX = '/knowledge'
 
 export type { ConfigSection, ConfigView, DocKind, DocumentFile, DocumentItem, DocumentPage, Facets, GrowthDay, HealthHistoryPoint, HealthReport, HealthView, RecentRounds, Stats } from '../src/wire.js'
 export type { WireFrontMatter as FrontMatter, SettingsSection as SectionName } from '../src/wire.js'
-import type { ConfigView, DocumentFile, DocumentPage, HealthReport, HealthView, RecentRounds, SourcesView, Stats, SyncReport } from '../src/wire.js'
+import type { ConfigView, DocumentFile, DocumentHistory, DocumentPage, HealthReport, HealthView, HistoryDiff, RecentRounds, SourcesView, Stats, SyncReport } from '../src/wire.js'
+export type { DocumentHistory, HistoryDiff, HistoryRevision } from '../src/wire.js'
 export type { SourceRow, SourcesView, SyncReport, SyncResult, SyncStatus } from '../src/wire.js'
 
 /** A refusal of the routes, or a transport failure. */
@@ -74,9 +75,29 @@ export class KnowledgeApi {
     return this.get(`/documents/${encodeURIComponent(id)}`, signal)
   }
 
+  /** `GET <prefix>/history?id=`: a document's revisions, newest first. */
+  history(id: string, signal?: AbortSignal): Promise<DocumentHistory> {
+    return this.get(`/history?id=${encodeURIComponent(id)}`, signal)
+  }
+
+  /** `GET <prefix>/history/diff?id=&from=&to=`: the redacted line diff of two listed revisions. */
+  historyDiff(id: string, from: string, to: string, signal?: AbortSignal): Promise<HistoryDiff> {
+    return this.get(`/history/diff?${new URLSearchParams({ id, from, to })}`, signal)
+  }
+
   /** `GET <prefix>/health`: recorded probes and growth, without probing. */
   health(signal?: AbortSignal): Promise<HealthView> {
     return this.get('/health', signal)
+  }
+
+  /** `GET <prefix>/health/last`: the page's last probe (kept by the process) and a running probe's progress. */
+  healthLast(signal?: AbortSignal): Promise<{ last?: HealthReport; running?: { done: number; total: number } }> {
+    return this.get('/health/last', signal)
+  }
+
+  /** `POST <prefix>/documents/<id>/supersede` `{by}`: `id` is superseded by `by` (a near-duplicate pair's action). */
+  supersede(id: string, by: string): Promise<{ id: string; by: string; status: string }> {
+    return this.post(`/documents/${encodeURIComponent(id)}/supersede`, { by })
   }
 
   /** `POST <prefix>/health/run`: a new (sampled) probe, recorded. */

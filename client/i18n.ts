@@ -9,6 +9,7 @@
 import { LIVE_FIELDS, SECTION_DECLS } from '../src/knowledge/settings/fields.js'
 import { en } from './i18n/en.js'
 import { zh } from './i18n/zh.js'
+import { dailyEn, dailyZh } from './i18n/daily.js'
 
 /** The two shipped languages. */
 export type Lang = 'en' | 'zh'
@@ -25,9 +26,9 @@ function settingsLabels(lang: Lang): Record<string, string> {
 }
 
 /** A key of the page's own messages, or of a settings label derived from the field declarations. */
-export type MessageKey = keyof typeof en | `section_${string}` | `f_${string}` | `h_${string}` | `kindHint_${string}` | `reason_${string}`
+export type MessageKey = keyof typeof en | keyof typeof dailyEn | `section_${string}` | `f_${string}` | `h_${string}` | `kindHint_${string}` | `reason_${string}`
 
-const DICTS: Record<Lang, Record<string, string>> = { en: { ...en, ...settingsLabels('en') }, zh: { ...zh, ...settingsLabels('zh') } }
+const DICTS: Record<Lang, Record<string, string>> = { en: { ...en, ...dailyEn, ...settingsLabels('en') }, zh: { ...zh, ...dailyZh, ...settingsLabels('zh') } }
 
 /** Translates one key with `{name}` parameters. */
 export type Translate = (key: MessageKey, params?: Record<string, unknown>) => string

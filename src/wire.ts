@@ -211,42 +211,8 @@ export interface ConfigView {
   sections: Partial<Record<SettingsSection, ConfigSection>>
 }
 
-/** Rounds kept and dropped (by reason) and notes written on one UTC day, from the ledger. */
-export interface GrowthDay {
-  day: string
-  kept: number
-  dropped: number
-  notes: number
-  reasons: Record<string, number>
-}
-
-/** One recorded health probe. */
-export interface HealthHistoryPoint {
-  at: string
-  scope: string | null
-  documents: number
-  probed: number
-  recallAt5: number
-  mrr: number
-}
-
-/** `dsh-knowledge health --json`, and `POST <prefix>/health/run`. */
-export interface HealthReport extends HealthHistoryPoint {
-  /** Documents their own title and finding do not find in the top 5. */
-  unfindable: Array<{ id: string; title: string; query: string }>
-  /** Pairs in one workspace whose words mostly coincide: candidates to supersede one with the other. */
-  nearDuplicates: Array<{ a: string; b: string; similarity: number }>
-  growth: GrowthDay[]
-  history: HealthHistoryPoint[]
-  ms: number
-}
-
-/** `GET <prefix>/health`: what the Health panel draws without probing again. */
-export interface HealthView {
-  documents: number
-  history: HealthHistoryPoint[]
-  growth: GrowthDay[]
-}
+/** The Health and History routes' shapes (kept in their own file; part of this vocabulary). */
+export type { DocumentHistory, GrowthDay, HealthHistoryPoint, HealthReport, HealthView, HistoryDiff, HistoryRevision } from './wire-reports.js'
 
 /** Per-source results of knowledge sync (`dsh-knowledge sync`, the Sources tab). */
 export const SYNC_STATUSES = [

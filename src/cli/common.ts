@@ -60,6 +60,7 @@ export interface Invocation {
     operation?: string
     what?: string
     page?: string[]
+    diff?: string
   }
   positionals: string[]
 }
@@ -103,6 +104,8 @@ export async function openStore(invocation: Invocation, { index = true, write = 
   // Loaded here, not at import: commands that never open the store start without it (and without SQLite).
   const { KnowledgeStore } = await import('../knowledge/store.js')
   const store = new KnowledgeStore({ root, redactor, watch: false, readOnly: !write, logger: CLI_LOGGER })
+  // A command that writes keeps the local history of what it wrote (nothing when the root is in git).
+  if (write) (await import('../knowledge/history/local.js')).keepLocalHistory(store)
   if (index) await store.start()
   return store
 }

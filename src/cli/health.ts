@@ -1,11 +1,15 @@
 /**
  * `dsh-knowledge health`: is this base any good, or just growing? Probes every active document with its own words
- * (no model), and prints recall@5 and MRR, the documents that cannot be found, near-duplicates and growth per day.
+ * (no model; superseded and retired ones are left out), and prints recall@5 and MRR, the documents that cannot be found, near-duplicates and growth per day.
  * Each run is recorded, so the page's Health panel can draw recall over time.
  * @module dsh-knowledge-sync/cli/health
  */
 import { probeHealth } from '../knowledge/reports/health.js'
 import { type Command, openStore, print, printJson, scopeOf, UsageError } from './common.js'
+
+/** How many of each list the terminal prints. */
+const SHOWN = 10
+const shown = (total: number) => (total > SHOWN ? `, the first ${SHOWN}:` : ':')
 
 export const health: Command = async (invocation) => {
   const { values } = invocation
@@ -23,10 +27,13 @@ export const health: Command = async (invocation) => {
       [
         `${report.probed} of ${report.documents} document(s) probed in ${report.ms} ms${report.scope ? ` (visible: ${report.scope})` : ''}`,
         `found by their own words: recall@5 ${report.recallAt5.toFixed(3)}, MRR ${report.mrr.toFixed(3)}`,
-        report.unfindable.length ? `not found by their own words (${report.unfindable.length}):` : 'every probed document is found by its own words',
-        ...report.unfindable.slice(0, 10).map((u) => `  ${u.id} — ${u.title}`),
-        report.nearDuplicates.length ? `near-duplicates (${report.nearDuplicates.length}; supersede one with the other):` : 'no near-duplicates',
-        ...report.nearDuplicates.slice(0, 10).map((d) => `  ${d.a} ≈ ${d.b} (${Math.round(d.similarity * 100)}% of words shared)`),
+        // The totals the page shows; the lists are the first ones (the report keeps 50, the terminal prints 10).
+        report.unfindableTotal ? `not found by their own words: ${report.unfindableTotal}${shown(report.unfindableTotal)}` : 'every probed document is found by its own words',
+        ...report.unfindable.slice(0, SHOWN).map((u) => `  ${u.id} — ${u.title}`),
+        report.nearDuplicatesTotal
+          ? `near-duplicates: ${report.nearDuplicatesTotal}${shown(report.nearDuplicatesTotal)} (supersede one with the other: dsh-knowledge supersede <id> --by <id>)`
+          : 'no near-duplicates',
+        ...report.nearDuplicates.slice(0, SHOWN).map((d) => `  ${d.a} "${d.aTitle}" ≈ ${d.b} "${d.bTitle}" (${Math.round(d.similarity * 100)}% of words shared)`),
         `last ${last.length} day(s): ${last.map((g) => `${g.day} +${g.kept}/-${g.dropped}`).join(', ') || 'no rounds yet'}`,
       ].join('\n'),
     )

@@ -29,6 +29,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   redact: async () => (await import('./redact.js')).redact,
   search: async () => (await import('./search.js')).search,
   read: async () => (await import('./read.js')).read,
+  history: async () => (await import('./history.js')).history,
   list: async () => (await import('./list.js')).list,
   stats: async () => (await import('./stats.js')).stats,
   import: async () => (await import('./import.js')).importSessions,
@@ -61,6 +62,7 @@ Usage:
   dsh-knowledge redact [--json] [--mask TEXT] [--pattern REGEX]... < text
   dsh-knowledge search <query> [--root DIR] [--cwd DIR] [--kind K] [--tag T] [--tool GLOB] [--limit N] [--status S] [--json]
   dsh-knowledge read <id> [--section NAME] [--root DIR] [--cwd DIR] [--json]
+  dsh-knowledge history <id> [--diff A..B] [--root DIR] [--cwd DIR] [--json]   (revisions, newest first; A..B: their diff)
   dsh-knowledge list [--root DIR] [--cwd DIR] [--kind K] [--tag T] [--tool GLOB] [--status S] [--json]
   dsh-knowledge stats [--root DIR] [--cwd DIR] [--json]
   dsh-knowledge note --title T --finding F [--evidence E] [--scope S] [--tags a,b] [--link ID]... [--supersedes ID]...
@@ -95,6 +97,10 @@ The root is --root, else $DSH_KNOWLEDGE_ROOT, else ./knowledge; it must be an ex
 import create it). --cwd applies the workspace rule as if a session ran there; without it everything under the root
 is visible. --status is active|superseded|retired|all (default: active and superseded). --section is a "## " heading
 of the document (exact, or a unique prefix: --section find). --tags keeps any script: --tags redis,性能.
+history lists a document's revisions from git when the root is in a repository (git runs with the repository's
+pager, diff drivers, textconv and signature programs switched off), else from the local history the store keeps in
+.knowledge/history.jsonl (redacted; at most 20 revisions per document, 8 MiB in all). --diff A..B compares two refs
+it lists (A alone: A..current), both redacted.
 Search highlights matches in bold on a terminal (plain when piped, or with NO_COLOR set); --json keeps the **marks**.
 round.json: {"session","turn","cwd","created"?,"question","answer","outcome","tools":[{"name","arguments","result"?,"isError"?}]}
 `
@@ -160,6 +166,7 @@ async function main(argv: string[]): Promise<number> {
       operation: { type: 'string' },
       what: { type: 'string' },
       page: { type: 'string', multiple: true },
+      diff: { type: 'string' },
     },
   })
   if (values.help) {

@@ -6,11 +6,11 @@
 import type { Context } from '@deepseek-ai/cordis'
 import z from '@deepseek-ai/schemastery'
 import type {} from '../knowledge/index.js'
-import { probeHealth } from '../knowledge/reports/health.js'
 import type { KnowledgeSync } from '../sync/index.js'
 import { createHandler, type RouteHandler } from './routes.js'
 import { statusMutations } from './mutations.js'
 import { sourceRoutes } from './sources.js'
+import { healthRoutes } from './health-routes.js'
 import { Wiki } from '../knowledge/wiki/wiki.js'
 import type { OriginalsService } from '../originals/service.js'
 import { originalRoutes } from './originals.js'
@@ -78,6 +78,8 @@ export function apply(ctx: Context, config: Config): void {
     )
   })
   const sources = sourceRoutes(() => sync)
+  // A probe from the page is sampled, so it answers in seconds at any size; the CLI probes everything.
+  const health = healthRoutes(store, PAGE_PROBE_SAMPLE)
   // The Originals and Wiki views answer when their rows run (services, like sync's); page edits of wiki pages still
   // work with the wiki row off, through a Wiki of the built-in types made on first use.
   const originalsService = optionalService<OriginalsService>(ctx, 'knowledgeOriginals')
@@ -86,15 +88,14 @@ export function apply(ctx: Context, config: Config): void {
   ctx.effect(() => () => fallbackWiki?.close(), 'knowledge-http fallback wiki')
   const originals = originalRoutes(store, originalsService)
   const wiki = wikiRoutes(store, wikiService, () => (fallbackWiki ??= new Wiki(store)))
-  const mutations = [
-    ...statusMutations(store),
-    ...sources.mutations,
-    ...originals.mutations,
-    ...wiki.mutations,
-    // A probe from the page is sampled, so it answers in seconds at any size; the CLI probes everything.
-    { pattern: /^\/health\/run$/, run: (_match: RegExpExecArray, _body: unknown, scope: string | undefined) => probeHealth(store, { scope, sample: PAGE_PROBE_SAMPLE }) },
-  ]
-  const handler = createHandler(store, { path: config.path, trustedHosts: config.trustedHosts, pageSize: config.pageSize, mutations, reads: { ...sources.reads, ...originals.reads, ...wiki.reads } })
+  const mutations = [...statusMutations(store), ...sources.mutations, ...originals.mutations, ...wiki.mutations, health.mutation]
+  const handler = createHandler(store, {
+    path: config.path,
+    trustedHosts: config.trustedHosts,
+    pageSize: config.pageSize,
+    mutations,
+    reads: { ...sources.reads, ...originals.reads, ...wiki.reads, ...health.reads },
+  })
   ctx.effect(() => () => handler.close(), 'knowledge-http revision counter')
   ctx.inject(['webServer'], (web) => {
     web.effect(() => web.webServer.register({ kind: 'prefix', path: config.path, handler }), 'knowledge-http route')

@@ -14,6 +14,7 @@ import { collectStats } from '../knowledge/reports/stats.js'
 import { healthSummary } from '../knowledge/reports/health.js'
 import { bodyWithIds, relationsView } from '../knowledge/corrections/correct.js'
 import { stripNotice } from '../knowledge/relations/relations.js'
+import { CURRENT, documentHistory, historyDiff } from '../knowledge/history/history.js'
 import { Download, sendDownload } from './download.js'
 import { errorAnswer, statusOf } from './words.js'
 
@@ -155,6 +156,16 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Pag
           return send(res, 404, { error: (error as Error).message })
         }
       }
+      if (sub === '/history' || sub === '/history/diff') {
+        // A document's revisions (`?id=`), or the diff of two it listed (`/history/diff?id=&from=&to=`).
+        const id = q.get('id') ?? ''
+        try {
+          if (sub === '/history') return send(res, 200, await documentHistory(store, id, scope))
+          return send(res, 200, await historyDiff(store, id, q.get('from') ?? '', q.get('to') || CURRENT, scope))
+        } catch (error) {
+          return send(res, 404, { error: (error as Error).message })
+        }
+      }
       if (sub === '/stats') return send(res, 200, await collectStats(store, scope))
       if (sub === '/config') return send(res, 200, store.settings.describe())
       if (sub === '/rounds') return send(res, 200, await recentRounds(store, Math.min(Math.max(Number(q.get('limit')) || 200, 1), 1000)))
@@ -175,6 +186,8 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Pag
           `${options.path}/revision`,
           `${options.path}/rounds`,
           `${options.path}/health`,
+          `${options.path}/history?id=<id>`,
+          `${options.path}/history/diff?id=<id>&from=<ref>&to=<ref>`,
         ],
       })
     } catch (error) {

@@ -16,6 +16,7 @@ import z from '@deepseek-ai/schemastery'
 import { createRedactor, RedactConfigError } from '../redact/redactor.js'
 import { CONVERSATIONAL_CONTEXT, CONVERSATIONAL_SEMANTIC, DEFAULT_CONTEXT, DEFAULT_SEMANTIC } from '../search/options.js'
 import { KnowledgeStore } from './store.js'
+import { keepLocalHistory } from './history/local.js'
 import { resolveRoot } from './documents/paths.js'
 import { installSettingsSection, settingsNamespace } from '@deepseek-ai/dsh-settings'
 import { KnowledgeSettings, SETTINGS_NAMESPACE, sectionSchema, validateSettings } from './settings/settings.js'
@@ -113,6 +114,8 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     },
   })
   ctx.effect(() => () => store.close(), 'knowledge store')
+  // Registered after the store's disposer, so it runs first: the history stops following before the store closes.
+  ctx.effect(() => keepLocalHistory(store), 'knowledge local history')
   const scan = store.start().catch((error: unknown) => logger.warn('indexing %s failed: %s', store.root, (error as Error).message))
   // The wait is cleared once the scan wins: a reloaded row must not leave one timer per load behind.
   let wait: NodeJS.Timeout | undefined

@@ -193,8 +193,7 @@ export class KnowledgeStore {
 
   /**
    * One document in full, read from its file (the source of truth) with the index's bounds: never through a symbolic
-   * link, never over 4 MiB. A file that fails (now a link, too large, broken front matter) leaves the index at once
-   * and the error names it.
+   * link, never over 4 MiB. A file that fails (now a link, too large, broken front matter) leaves the index at once, named.
    */
   async read(id: string): Promise<KnowledgeDoc | undefined> {
     // A document this process is writing is searchable before its file is on disk: wait for the file.
@@ -384,6 +383,7 @@ export class KnowledgeStore {
       closed: () => this.closed,
       start: () => this.start(),
       read: (id) => this.read(id),
+      firstSeen: (id) => this.revisions.firstSeen(id),
       versionOf: (id) => this.revisions.current(id),
       commit: (id, relPath, meta, body, text) => this.commit(id, relPath, meta, body, text),
       landed: (doc) => {

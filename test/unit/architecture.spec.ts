@@ -126,6 +126,9 @@ const ROOMS: Record<string, number> = {
   '': 8,
   corrections: 9,
   reports: 9,
+  // A document's revisions (git or the local history) and their diffs, over the store's API; at the store's level
+  // because the row's index.ts starts the local history beside the store.
+  history: 8,
   wiki: 10,
 }
 

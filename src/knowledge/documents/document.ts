@@ -147,7 +147,11 @@ const firstHeading = (body: string): string | undefined => /^#[ \t]+(.+)$/m.exec
  * Parses a document. `fallbackId` (the file name without `.md`) and `mtimeMs` fill what a hand-written file leaves
  * out; malformed YAML or an invalid id throws {@link DocumentError} naming the file.
  */
-export function parseDocument(text: string, path: string, fallbackId: string, mtimeMs: number): { meta: FrontMatter; body: string } {
+/**
+ * `firstSeen`: when the store first saw a document (its first revision), for a file without `created`: a sync or an
+ * edit moves the file's mtime, and "created" must not move with it. Without it, or for an unseen id, the mtime.
+ */
+export function parseDocument(text: string, path: string, fallbackId: string, mtimeMs: number, firstSeen?: (id: string) => number | undefined): { meta: FrontMatter; body: string } {
   const parts = splitFrontMatter(text)
   if (!parts) throw new DocumentError(path, 'no YAML front matter (the file must start with a `---` line and close it with another)')
   let data: unknown = readSimpleFrontMatter(parts.yaml)
@@ -166,7 +170,7 @@ export function parseDocument(text: string, path: string, fallbackId: string, mt
       ? raw.created.toISOString()
       : typeof raw.created === 'string' && raw.created.length <= PARSE_LIMITS.created && !Number.isNaN(Date.parse(raw.created))
         ? raw.created
-        : new Date(mtimeMs).toISOString()
+        : new Date(firstSeen?.(id) ?? mtimeMs).toISOString()
   // A workspace path is a scope: cutting it would move the document to another workspace, so an impossible one is an error.
   if (typeof raw.cwd === 'string' && raw.cwd.length > PARSE_LIMITS.cwd) throw new DocumentError(path, `cwd is ${raw.cwd.length} characters long; a path has at most ${PARSE_LIMITS.cwd}`)
   const title = typeof raw.title === 'string' && raw.title.trim() ? raw.title : (firstHeading(parts.body.slice(0, 64 * 1024)) ?? id)

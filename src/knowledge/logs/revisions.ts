@@ -30,7 +30,7 @@ const STALE_LOCK_MS = 10_000
 /** How long a writer waits for the lock before appending anyway (a duplicate line is harmless; a lost one is not). */
 const LOCK_WAIT_MS = 2_000
 // An id (a wiki page's holds one `/` after its type, see ID_PATTERN), its text's hash, when.
-const LINE = /^((?:[a-z][a-z0-9-]{0,31}\/)?[A-Za-z0-9][A-Za-z0-9_.-]{0,127}) ([0-9a-f]{16})(?: \S+)?$/
+const LINE = /^((?:[a-z][a-z0-9-]{0,31}\/)?[A-Za-z0-9][A-Za-z0-9_.-]{0,127}) ([0-9a-f]{16})(?: (\S+))?$/
 const sleeper = new Int32Array(new SharedArrayBuffer(4))
 /** Longer than any line the store writes (an id of at most 128 characters, a hash, a time): a longer one is noise. */
 export const MAX_LINE_BYTES = 4096
@@ -53,6 +53,8 @@ export function contentHash(text: string): string {
 interface Entry {
   n: number
   last: string
+  /** When the first revision was recorded (epoch ms), if its line says. */
+  first?: number
 }
 
 export interface RevisionLogger {
@@ -95,6 +97,16 @@ export class Revisions {
     return this.entries.get(id)?.n ?? 0
   }
 
+  /** When the store first recorded `id` (its first revision), shared by every process on the root; undefined if unknown. */
+  firstSeen(id: string): number | undefined {
+    // Asked while a scan parses files, before it records their revisions: the log is folded first (cheap if current).
+    if (Date.now() - this.refreshed > 20) {
+      this.refresh()
+      this.refreshed = Date.now()
+    }
+    return this.entries.get(id)?.first
+  }
+
   /** The newest revision of `id` (the log's tail is read at most every 20 ms); undefined for an unknown id. */
   current(id: string): number | undefined {
     if (Date.now() - this.refreshed > 20) {
@@ -105,9 +117,9 @@ export class Revisions {
   }
 
   /** Records the texts the index now holds (one lock and one append for a whole scan slice); returns their revisions. */
-  index(docs: ReadonlyArray<{ id: string; hash?: string }>): number[] {
+  index(docs: ReadonlyArray<{ id: string; hash?: string; mtimeMs?: number }>): number[] {
     const hashed = docs.filter((doc) => doc.hash)
-    const versions = this.observeMany(hashed.map((doc) => [doc.id, doc.hash!] as const))
+    const versions = this.observeMany(hashed.map((doc) => [doc.id, doc.hash!, doc.mtimeMs] as const))
     versions.forEach((version, k) => this.indexed.set(hashed[k].id, version))
     return versions
   }
@@ -254,9 +266,9 @@ export class Revisions {
   private fold(line: string): void {
     const match = LINE.exec(line.trim())
     if (!match) return
-    const [, id, hash] = match
+    const [, id, hash, at] = match
     const entry = this.entries.get(id)
-    if (!entry) this.entries.set(id, { n: 1, last: hash })
+    if (!entry) this.entries.set(id, { n: 1, last: hash, first: at ? Date.parse(at) || undefined : undefined })
     else if (entry.last !== hash) {
       entry.n++
       entry.last = hash
@@ -272,7 +284,7 @@ export class Revisions {
    * Records many observations under one lock and one append (the start-up scan). Returns their revisions in order.
    * Never throws: a root that cannot be written still gets consistent in-memory revisions and a warning.
    */
-  observeMany(pairs: ReadonlyArray<readonly [id: string, hash: string]>): number[] {
+  observeMany(pairs: ReadonlyArray<readonly [id: string, hash: string, mtimeMs?: number]>): number[] {
     const stale = () => pairs.some(([id, hash]) => this.entries.get(id)?.last !== hash)
     this.refresh()
     if (!stale()) return pairs.map(([id]) => this.get(id))
@@ -281,11 +293,15 @@ export class Revisions {
     try {
       release = this.acquire()
       this.refresh()
-      const at = new Date().toISOString()
+      const now = Date.now()
+      const at = new Date(now).toISOString()
       const lines: string[] = []
-      for (const [id, hash] of pairs) {
+      for (const [id, hash, mtimeMs] of pairs) {
         if (this.entries.get(id)?.last === hash) continue
-        const line = `${id} ${hash} ${at}`
+        // A first revision is dated by its file when that is older (a hand-written file the store finds today was
+        // written before): the created date of a file without `created` (see firstSeen).
+        const first = !this.entries.has(id) && mtimeMs !== undefined && mtimeMs > 0 && mtimeMs < now
+        const line = `${id} ${hash} ${first ? new Date(mtimeMs).toISOString() : at}`
         this.fold(line)
         lines.push(line)
       }
@@ -307,7 +323,7 @@ export class Revisions {
     return pairs.map(([id]) => this.get(id))
   }
 
-  private foldLocally(pairs: ReadonlyArray<readonly [string, string]>): number[] {
+  private foldLocally(pairs: ReadonlyArray<readonly [string, string, number?]>): number[] {
     for (const [id, hash] of pairs) this.fold(`${id} ${hash}`)
     return pairs.map(([id]) => this.get(id))
   }

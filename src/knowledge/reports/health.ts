@@ -84,6 +84,8 @@ export interface ProbeOptions {
   sample?: number
   /** Append the result to the health history (default true). */
   record?: boolean
+  /** Called after each probed document with how many are done of how many (the page shows "n of N"). */
+  onProgress?(done: number, total: number): void
 }
 
 /** Runs the probe over the active documents and returns the report (and records it, unless told not to). */
@@ -92,7 +94,8 @@ export async function probeHealth(store: KnowledgeStore, options: ProbeOptions =
   await store.start()
   const all: IndexedMeta[] = []
   for (let offset = 0; ; ) {
-    const page = store.list({ scope: options.scope, offset, limit: 1000 })
+    // Superseded documents are down-ranked on purpose, retired ones out of search: only active ones are probed.
+    const page = store.list({ scope: options.scope, offset, limit: 1000, status: 'active' })
     all.push(...page.items)
     offset += page.items.length
     if (!page.items.length || offset >= page.total) break
@@ -102,6 +105,9 @@ export async function probeHealth(store: KnowledgeStore, options: ProbeOptions =
   let found = 0,
     reciprocal = 0
   const unfindable: HealthReport['unfindable'] = []
+  // Counted past the lists' cap, so a report never shows its cap as the total.
+  let unfindableTotal = 0
+  let duplicatesTotal = 0
   const duplicates: HealthReport['nearDuplicates'] = []
   const pairSeen = new Set<string>()
   const wordsOf = new Map<string, Set<string>>()
@@ -117,7 +123,9 @@ export async function probeHealth(store: KnowledgeStore, options: ProbeOptions =
     return set
   }
   let turn = performance.now()
+  let done = 0
   for (const meta of docs) {
+    options.onProgress?.(done++, docs.length)
     // A turn for the event loop every few milliseconds: the searches are synchronous, and a probe of 500 long queries
     // held the loop for 7-12 s at a time in one piece (the soak bench's lag max) while dsh web served nothing else.
     if (performance.now() - turn > PROBE_SLICE_MS) {
@@ -132,17 +140,19 @@ export async function probeHealth(store: KnowledgeStore, options: ProbeOptions =
     if (rank >= 0) {
       found++
       reciprocal += 1 / (rank + 1)
-    } else if (unfindable.length < LIST_LIMIT) unfindable.push({ id: meta.id, title: meta.title, query })
+    } else if (++unfindableTotal <= LIST_LIMIT) unfindable.push({ id: meta.id, title: meta.title, query })
     const own = await docWords(meta.id)
     for (const hit of hits) {
-      if (hit.id === meta.id || (hit.cwd || '') !== (meta.cwd || '')) continue
+      if (hit.id === meta.id || (hit.cwd || '') !== (meta.cwd || '') || (hit.status ?? 'active') !== 'active') continue
       const key = [meta.id, hit.id].sort().join(' ')
       if (pairSeen.has(key)) continue
       pairSeen.add(key)
       const similarity = jaccard(own, await docWords(hit.id))
-      if (similarity >= NEAR_DUPLICATE && duplicates.length < LIST_LIMIT) duplicates.push({ a: meta.id, b: hit.id, similarity: Math.round(similarity * 100) / 100 })
+      if (similarity >= NEAR_DUPLICATE && ++duplicatesTotal <= LIST_LIMIT)
+        duplicates.push({ a: meta.id, b: hit.id, aTitle: meta.title, bTitle: hit.title, similarity: Math.round(similarity * 100) / 100 })
     }
   }
+  options.onProgress?.(docs.length, docs.length)
   const probed = docs.length
   const report: HealthReport = {
     at: new Date().toISOString(),
@@ -152,7 +162,9 @@ export async function probeHealth(store: KnowledgeStore, options: ProbeOptions =
     recallAt5: probed ? Math.round((found / probed) * 1000) / 1000 : 1,
     mrr: probed ? Math.round((reciprocal / probed) * 1000) / 1000 : 1,
     unfindable,
+    unfindableTotal,
     nearDuplicates: duplicates,
+    nearDuplicatesTotal: duplicatesTotal,
     growth: growthOf(await store.ledger.entries()),
     history: [],
     ms: Date.now() - started,

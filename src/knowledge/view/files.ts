@@ -38,6 +38,7 @@ export interface IndexSink {
   removed(id: string, path: string): void
   /** A document whose file has new times but the same content: only its stamp changes. */
   restamp(doc: KnowledgeDoc): void
+  firstSeen?(id: string): number | undefined // when the store first saw a document: "created" of a file without one
   /** Id, file and session of every indexed document (read once, when the path table is first used). */
   locations(): Iterable<Location> | undefined
   /** Where the index has one id (a point query), for questions asked before the path table is loaded. */
@@ -252,7 +253,7 @@ export class DocumentFiles {
         basename(full, '.md')
           .replace(/[^A-Za-z0-9_.-]/g, '-')
           .replace(/^[-.]+/, '') || 'doc'
-      const { meta, body } = parseDocument(text, rel, fallbackId, mtimeMs)
+      const { meta, body } = parseDocument(text, rel, fallbackId, mtimeMs, this.sink.firstSeen)
       return { id: meta.id, path: rel, meta, body, mtimeMs, hash: contentHash(text), stamp: stampOf({ size, ctimeMs }, text) }
     } catch (error) {
       this.invalid.set(rel, (error as Error).message)

@@ -143,6 +143,7 @@ export class StoreIndex {
           ids.noteIndexed(doc.id, doc.meta.session)
           revisions.index([doc])
         },
+        firstSeen: (id) => revisions.firstSeen(id),
         written: (doc) => this.host.emit({ type: 'written', id: doc.id, path: doc.path, kind: doc.meta.kind, cwd: doc.meta.cwd }),
         removed: (id, path) => this.host.emit({ type: 'removed', id, path }),
       },
@@ -221,7 +222,7 @@ export class StoreIndex {
   read(id: string, path: string): KnowledgeDoc | undefined {
     try {
       const { text, mtimeMs } = this.files.readText(path, insideRoot(this.host.root, path))
-      const parsed = parseDocument(text, path, id, mtimeMs)
+      const parsed = parseDocument(text, path, id, mtimeMs, (x) => this.host.revisions.firstSeen(x))
       // The revision of exactly the text returned: a change the watcher has not seen yet is counted now.
       const hash = contentHash(text)
       const version = this.host.revisions.observe(parsed.meta.id, hash)

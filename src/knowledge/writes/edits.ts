@@ -62,6 +62,8 @@ export interface EditHost {
   commit(id: string, relPath: string, meta: FrontMatter, body: string, text: string): Promise<number>
   /** A spliced file is on disk: index it (and the revision of its text), note it, tell the change listeners. */
   landed(doc: KnowledgeDoc): void
+  /** When the store first saw a document (the created date of a file without `created`). */
+  firstSeen?(id: string): number | undefined
 }
 
 /** See {@link KnowledgeStore.setStatus}. */
@@ -120,6 +122,7 @@ export async function splice(host: EditHost, relPath: string, expected: string, 
       .replace(/[^A-Za-z0-9_.-]/g, '-')
       .replace(/^[-.]+/, '') || 'doc',
     Date.now(),
+    host.firstSeen,
   )
   await writeFileAtomic(full, text)
   const info = await stat(full)

@@ -1,0 +1,262 @@
+/**
+ * A document's history (issue 28, item 18): revisions from git when the root is in a repository, run so that a
+ * hostile repository's configuration cannot start a program; else the bounded local history of redacted texts;
+ * diffs between any two, redacted; the page's route and the CLI's command give the same answers.
+ * @module dsh-knowledge-sync/test/unit/history
+ */
+import { spawnSync } from 'node:child_process'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer, request, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { history as historyCommand } from '../../src/cli/history.js'
+import { retire, restore } from '../../src/knowledge/corrections/correct.js'
+import { documentHistory, historyDiff, parseRange } from '../../src/knowledge/history/history.js'
+import { SAFE_CONFIG } from '../../src/knowledge/history/git.js'
+import {
+  appendLocalRevision,
+  compacted,
+  insideGitTree,
+  keepLocalHistory,
+  LOCAL_HISTORY_MAX_TEXT,
+  LOCAL_HISTORY_PER_DOCUMENT,
+  localHistoryFile,
+  readLocalHistory,
+} from '../../src/knowledge/history/local.js'
+import { KnowledgeStore } from '../../src/knowledge/store.js'
+import { createHandler } from '../../src/http/routes.js'
+import { createRedactor } from '../../src/redact/redactor.js'
+
+const TOKEN = `ghp_${'R8k2LmN4pQ6sT8vX0zA2bC4dE6fG8hJ0kL2m'}`
+const redactor = () => createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] })
+const stores: KnowledgeStore[] = []
+afterEach(async () => {
+  for (const s of stores.splice(0)) await s.close()
+})
+
+function open(root: string, watch = false): KnowledgeStore {
+  const store = new KnowledgeStore({ root, redactor: redactor(), watch, cache: false })
+  stores.push(store)
+  return store
+}
+
+const note = (s: KnowledgeStore, title: string, finding: string) =>
+  s.write({ kind: 'note', title, cwd: '/w', session: 'session-aaaa1111-0000-4000-8000-000000000000', suffix: 'n1', sections: [{ heading: 'Finding', text: finding }] })
+
+function git(cwd: string, ...args: string[]): string {
+  const run = spawnSync('git', ['-c', 'user.name=Ann', '-c', 'user.email=ann@example.invalid', ...args], { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } })
+  if (run.status !== 0) throw new Error(`git ${args.join(' ')}: ${run.stderr}`)
+  return run.stdout
+}
+
+describe('local history (a root outside git)', () => {
+  const fresh = () => join(mkdtempSync(join(tmpdir(), 'dsh-ks-history-')), 'kb')
+
+  it('keeps each revision the store writes, lists them newest first, and diffs any two', async () => {
+    const root = fresh()
+    expect(insideGitTree(tmpdir())).toBe(false)
+    const s = open(root)
+    keepLocalHistory(s)
+    await s.start()
+    const a = await note(s, 'Cache key', 'The CI cache key holds the lockfile hash.')
+    await retire(s, { id: a.id, reason: 'wrong cause' }, undefined, 'cli')
+    await restore(s, { id: a.id }, undefined, 'cli')
+    await s.close()
+    const t = open(root)
+    await t.start()
+    const found = await documentHistory(t, a.id, undefined)
+    expect(found.source).toBe('local')
+    expect(found.revisions.map((r) => r.ref)).toEqual(['v3', 'v2', 'v1'])
+    expect(found.more).toBe(false)
+    expect(found.limits).toEqual({ perDocument: LOCAL_HISTORY_PER_DOCUMENT, bytes: 8 * 1024 * 1024 })
+    const diff = await historyDiff(t, a.id, 'v1', 'v2', undefined)
+    expect(diff.hunks.flatMap((h) => h.lines).filter((l) => l.startsWith('+'))).toContainEqual(expect.stringMatching(/^\+status: retired/))
+    expect(diff.added).toBeGreaterThan(0)
+    // v1 and v3 differ only by what retire/restore left behind (the record of the retirement, if any).
+    expect((await historyDiff(t, a.id, 'v2', 'v3', undefined)).hunks.flatMap((h) => h.lines)).toContainEqual(expect.stringMatching(/^-status: retired/))
+    await expect(historyDiff(t, a.id, 'v9', 'v1', undefined)).rejects.toThrow(/no revision "v9"; its revisions: v3, v2, v1/)
+  })
+
+  it('redacts what it keeps and what it shows: a hand edit holding a token never reaches the history or a diff', async () => {
+    const root = fresh()
+    const s = open(root, true)
+    keepLocalHistory(s)
+    await s.start()
+    const a = await note(s, 'Deploy', 'Deploy with the token from the vault.')
+    const file = join(root, a.path)
+    const changed = new Promise<void>((resolve) => s.onChange((c) => c.id === a.id && resolve()))
+    writeFileSync(file, readFileSync(file, 'utf8').replace('from the vault', `GITHUB_TOKEN=${TOKEN}`))
+    await changed
+    await s.close()
+    const kept = readFileSync(localHistoryFile(root), 'utf8')
+    expect(kept).not.toContain(TOKEN)
+    expect(readLocalHistory(root).map((e) => e.v)).toEqual([1, 2])
+    expect(readLocalHistory(root)[1].text).toContain('Deploy with the token [REDACTED]')
+    const t = open(root)
+    await t.start()
+    const diff = await historyDiff(t, a.id, 'v1', 'current', undefined)
+    expect(JSON.stringify(diff)).not.toContain(TOKEN)
+    expect(diff.hunks.flatMap((h) => h.lines)).toContainEqual('+Deploy with the token [REDACTED]')
+  })
+
+  it('is bounded: per document, in all, and a text over the bound is recorded without it', async () => {
+    const root = fresh()
+    mkdirSync(root, { recursive: true })
+    for (let v = 1; v <= LOCAL_HISTORY_PER_DOCUMENT + 5; v++) await appendLocalRevision(root, { id: 'a', v, hash: `${v}`.padStart(16, '0'), at: '2026-12-01T00:00:00Z', text: `text ${v}` })
+    expect(readLocalHistory(root).map((e) => e.v)).toEqual(Array.from({ length: LOCAL_HISTORY_PER_DOCUMENT }, (_, k) => k + 6))
+    await appendLocalRevision(root, { id: 'big', v: 1, hash: 'f'.repeat(16), at: '2026-12-01T00:00:00Z', text: 'x'.repeat(LOCAL_HISTORY_MAX_TEXT + 1) })
+    expect(readLocalHistory(root).at(-1)).toEqual({ id: 'big', v: 1, hash: 'f'.repeat(16), at: '2026-12-01T00:00:00Z' })
+    // Over the byte bound: the oldest lines go first, every document keeps its newest.
+    const entries = Array.from({ length: 10 }, (_, k) => ({ id: `d${k % 2}`, v: k, hash: 'a'.repeat(16), at: 'x', text: 'y'.repeat(100) }))
+    const lineBytes = JSON.stringify(entries[0]).length + 1
+    const kept = compacted(entries, lineBytes * 5).map((line) => JSON.parse(line).v)
+    expect(kept).toEqual([5, 6, 7, 8, 9])
+  })
+
+  it('a torn line or a foreign one is skipped, not fatal', async () => {
+    const root = fresh()
+    mkdirSync(join(root, '.knowledge'), { recursive: true })
+    writeFileSync(localHistoryFile(root), '{"id":"a","v":1,"hash":"0000000000000001","at":"t","text":"one"}\nnot json\n{"id":3}\n{"id":"a","v":2,"ha')
+    expect(readLocalHistory(root)).toEqual([{ id: 'a', v: 1, hash: '0000000000000001', at: 't', text: 'one' }])
+  })
+})
+
+describe('git history (a root in a repository)', () => {
+  /** A repository whose configuration tries every way `log`/`show` could start a program; each touches `marker`. */
+  function hostileRepo(): { root: string; marker: string } {
+    const base = mkdtempSync(join(tmpdir(), 'dsh-ks-githist-'))
+    const root = join(base, 'repo')
+    mkdirSync(root)
+    const marker = join(base, 'ran')
+    const evil = join(base, 'evil.sh')
+    writeFileSync(evil, `#!/bin/sh\necho "$0 $*" >> '${marker}'\ncat >/dev/null 2>&1\nexit 0\n`)
+    chmodSync(evil, 0o755)
+    git(root, 'init', '-q')
+    const config = {
+      'core.pager': evil,
+      'diff.external': evil,
+      'core.fsmonitor': evil,
+      'core.hooksPath': base,
+      'log.showSignature': 'true',
+      'gpg.program': evil,
+      'diff.evil.textconv': evil,
+      'pager.log': evil,
+      'pager.show': evil,
+    }
+    for (const [key, value] of Object.entries(config)) git(root, 'config', key, value)
+    writeFileSync(join(root, '.gitattributes'), '*.md diff=evil\n')
+    return { root, marker }
+  }
+
+  /** Gives HEAD a (fake) signature, so a `log` that shows signatures runs `gpg.program` on it. */
+  function signHead(root: string): void {
+    const commit = git(root, 'cat-file', 'commit', 'HEAD')
+    const signature = 'gpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----\n'
+    const signed = commit.replace(/^(committer .*\n)/m, `$1${signature}`)
+    const run = spawnSync('git', ['hash-object', '-t', 'commit', '-w', '--stdin'], { cwd: root, input: signed, encoding: 'utf8' })
+    git(root, 'update-ref', 'HEAD', run.stdout.trim())
+  }
+
+  it('lists commits, diffs them, and the hostile configuration starts nothing', async () => {
+    const { root, marker } = hostileRepo()
+    const kb = join(root, 'kb')
+    const s = open(kb)
+    await s.start()
+    const a = await note(s, 'Queue', `The queue drains at night. Key ${TOKEN}`)
+    git(root, 'add', '-A')
+    git(root, 'commit', '-qm', 'first finding')
+    const file = join(kb, a.path)
+    writeFileSync(file, readFileSync(file, 'utf8').replace('at night', 'at noon'))
+    git(root, 'commit', '-qam', `fix the hour ${TOKEN}`)
+    signHead(root)
+    writeFileSync(file, readFileSync(file, 'utf8').replace('at noon', 'hourly'))
+    // The configuration is live: a plain `git log -p` runs it (so the assertions below can fail).
+    spawnSync('git', ['log', '-p', '-1'], { cwd: kb, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } })
+    expect(existsSync(marker)).toBe(true)
+    rmSync(marker)
+
+    const found = await documentHistory(s, a.id, undefined)
+    expect(found.source).toBe('git')
+    expect(found.revisions.map((r) => r.ref.length)).toEqual([7, 12, 12])
+    expect(found.revisions[0].ref).toBe('current')
+    expect(found.revisions[1]).toMatchObject({ author: 'Ann', subject: 'fix the hour [REDACTED]' })
+    expect(found.revisions[2].subject).toBe('first finding')
+    const [, newer, older] = found.revisions.map((r) => r.ref)
+    const diff = await historyDiff(s, a.id, older, newer, undefined)
+    expect(diff.hunks.flatMap((h) => h.lines).filter((l) => /^[-+]/.test(l))).toEqual([expect.stringMatching(/^-.*at night/), expect.stringMatching(/^\+.*at noon/)])
+    expect(JSON.stringify(diff)).not.toContain(TOKEN)
+    const now = await historyDiff(s, a.id, newer.slice(0, 7), 'current', undefined)
+    expect(now.added).toBe(1)
+    expect(existsSync(marker)).toBe(false)
+  })
+
+  it('a document never committed in a repository has no git history and no local one (git is the history there)', async () => {
+    const { root } = hostileRepo()
+    const s = open(join(root, 'kb'))
+    keepLocalHistory(s)
+    await s.start()
+    const a = await note(s, 'Fresh', 'Not committed yet.')
+    const found = await documentHistory(s, a.id, undefined)
+    expect(found).toMatchObject({ source: 'local', revisions: [{ ref: 'current' }] })
+    expect(existsSync(localHistoryFile(s.root))).toBe(false)
+  })
+
+  it('every override is a -c pair git accepts', () => {
+    const run = spawnSync('git', [...SAFE_CONFIG.flatMap((c) => ['-c', c]), '--no-pager', 'version'], { encoding: 'utf8' })
+    expect(run.status).toBe(0)
+  })
+})
+
+describe('the route and the command', () => {
+  it('answer the same history; the route refuses a foreign Host; the range is A..B', async () => {
+    const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-history-')), 'kb')
+    const s = open(root)
+    keepLocalHistory(s)
+    await s.start()
+    const a = await note(s, 'Route', 'One.')
+    await retire(s, { id: a.id, reason: 'stale' }, undefined, 'cli')
+    const server: Server = createServer(createHandler(s, { path: '/knowledge', trustedHosts: [], pageSize: 50 }))
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    const port = (server.address() as AddressInfo).port
+    const get = (path: string, host = `127.0.0.1:${port}`) =>
+      new Promise<{ status: number; body: any }>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, path, headers: { host } }, (res) => {
+          let text = ''
+          res.on('data', (d) => (text += d))
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }))
+        })
+        req.on('error', reject)
+        req.end()
+      })
+    try {
+      const route = await get(`/knowledge/history?id=${encodeURIComponent(a.id)}`)
+      expect(route.status).toBe(200)
+      expect(route.body.revisions.map((r: { ref: string }) => r.ref)).toEqual(['v2', 'v1'])
+      const diff = await get(`/knowledge/history/diff?id=${encodeURIComponent(a.id)}&from=v1&to=v2`)
+      expect(diff.body.added).toBeGreaterThan(0)
+      expect((await get(`/knowledge/history?id=${encodeURIComponent(a.id)}`, 'evil.example')).status).toBe(403)
+      expect((await get('/knowledge/history?id=nope-n1')).status).toBe(404)
+      await s.close()
+      const out: string[] = []
+      const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+        out.push(String(chunk))
+        return true
+      })
+      try {
+        await historyCommand({ values: { root, json: true }, positionals: [a.id] })
+        await historyCommand({ values: { root, diff: 'v1..v2' }, positionals: [a.id] })
+      } finally {
+        spy.mockRestore()
+      }
+      expect(JSON.parse(out[0])).toEqual(route.body)
+      expect(out[1]).toMatch(/^--- .*v1\n\+\+\+ .*v2\n@@ /)
+      expect(out[1]).toContain('+status: retired')
+    } finally {
+      server.close()
+    }
+    expect(parseRange('v2')).toEqual({ from: 'v2', to: 'current' })
+    expect(() => parseRange('v1...v2')).toThrow(/A\.\.B/)
+  })
+})
