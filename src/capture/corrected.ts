@@ -32,7 +32,7 @@ export interface CorrectionTarget {
 }
 
 const CUE = [
-  /^(?:no|nope|wrong|correction|sorry|oops|wait|actually)\b|\b(?:actually|wrong|incorrect|not right|i was wrong|i misspoke|i meant|my (?:bad|mistake)|scratch that|make (?:that|it)|correction)\b/i,
+  /^(?:no|nope|wrong|correction|sorry|oops|wait|actually)\b|,\s*not\s|\binstead of\b|\b(?:actually|wrong|incorrect|not right|i was wrong|i misspoke|i meant|my (?:bad|mistake)|scratch that|make (?:that|it)|correction)\b/i,
   /其实|不对|错了|说错|搞错|记错|更正|纠正|应该是|不是[^。！？!?]{1,30}[，,]\s?(?:而)?是/,
   /実は|いや|間違|訂正|じゃなくて/,
   /\b(?:eigentlich|korrektur|falsch|en fait|plutôt|en realidad|corrección|perdón|me equivoqué)\b|^(?:nein|non|doch)\b/i,
@@ -76,7 +76,7 @@ const STOP = new Set(
     "a an the is are was were be been it it's its on in at to of for from and or we we're our us i i'm me my you your this that these those there here one " +
     'so just now yes ok okay really also still then use uses using used run runs running listen listens lives sits served hosted located goes go moved changed ' +
     'actually no nope wrong correction sorry oops wait meant mean mistake bad scratch make rather instead right correct earlier before said told typo ' +
-    "not don't do does doesn't isn't aren't that's " +
+    "not don't do does doesn't isn't aren't that's hmm um uh well since last week yesterday today anymore currently " +
     'port ports version host path url channel branch number value ' +
     "ist es das der die wir sind bei uns eigentlich nein c'est c est le la les ce nous en fait non el los son realidad"
   ).split(' '),
@@ -123,16 +123,17 @@ export function factsOf(raw: string): Fact[] {
 
 const shapeOf = (value: string): string => (/^v?\d+\.\d+/.test(value) ? 'dotted' : /^\d+$/.test(value) ? 'int' : 'other')
 
-/** The words a text says beyond cues, keys and values: its subject. Latin words and Chinese character pairs. */
-function subjectTerms(text: string, values: readonly string[]): string[] {
+/**
+ * The words a text says beyond cues, keys and values: its subject. Each Latin word is one term; each run of Chinese
+ * characters is one term given as its character pairs (a run is named in the earlier round when any pair is).
+ */
+function subjectTerms(text: string, values: readonly string[]): string[][] {
   let rest = text.toLowerCase()
   for (const v of values) rest = rest.split(v.toLowerCase()).join(' ')
   for (const cue of CUE) rest = rest.replace(new RegExp(cue.source, `${cue.flags.replace('g', '')}g`), ' ')
-  const words = (rest.match(/[a-z][\w'’-]+/g) ?? []).filter((w) => !STOP.has(w))
-  const cjk = rest.replace(CJK_FUNCTION, ' ')
-  const pairs: string[] = []
-  for (const run of cjk.match(/[\u3400-\u9fff]{2,}/g) ?? []) for (let i = 0; i + 2 <= run.length; i++) pairs.push(run.slice(i, i + 2))
-  return [...words, ...pairs]
+  const words = (rest.match(/[a-z][\w'’-]+/g) ?? []).filter((w) => !STOP.has(w)).map((w) => [w])
+  const runs = (rest.replace(CJK_FUNCTION, ' ').match(/[\u3400-\u9fff]{2,}/g) ?? []).map((run) => Array.from({ length: run.length - 1 }, (_, i) => run.slice(i, i + 2)))
+  return [...words, ...runs]
 }
 
 interface Remembered {
@@ -173,7 +174,7 @@ export class SessionFacts {
         if (targets.some((t) => t.id === entry.id)) continue
         const lower = entry.text.toLowerCase()
         const about = clauses.filter((c) => !entry.facts.some((f) => c.lower.includes(f.value.toLowerCase())))
-        if (about.some((c) => c.terms.some((t) => !lower.includes(t)))) continue
+        if (about.some((c) => c.terms.some((term) => !term.some((t) => lower.includes(t))))) continue
         for (const fact of entry.facts)
           if (accept(fact) && fact.value.toLowerCase() !== to.toLowerCase() && (!oldValues.length || oldValues.some((v) => v.toLowerCase() === fact.value.toLowerCase()))) found.push({ entry, fact })
       }
