@@ -142,11 +142,14 @@ interface Remembered {
   facts: Fact[]
 }
 
+/** Characters of an earlier round kept for the subject check: 200 sessions × 20 rounds × this stays under 8 MB. */
+const REMEMBERED_TEXT = 1000
+
 /** The kept rounds of each session and the facts they state, newest last; bounded in sessions and rounds. */
 export class SessionFacts {
   private readonly sessions = new Map<string, Remembered[]>()
   constructor(
-    private readonly maxSessions = 1000,
+    private readonly maxSessions = 200,
     private readonly perSession = 20,
   ) {}
 
@@ -197,18 +200,22 @@ export class SessionFacts {
    */
   remember(session: string, id: string, text: string, corrected: readonly CorrectionTarget[] = []): void {
     let list = this.sessions.get(session)
+    // The least recently active session goes first: a session still talking keeps its facts.
+    this.sessions.delete(session)
     if (!list) {
       if (this.sessions.size >= this.maxSessions) this.sessions.delete(this.sessions.keys().next().value as string)
       list = []
-      this.sessions.set(session, list)
     }
-    const scan = text.length > STATEMENT_SCAN * 2 ? text.slice(0, STATEMENT_SCAN * 2) : text
-    const facts = [...factsOf(scan), ...corrected.map((t) => ({ key: t.key, value: t.to }))]
+    this.sessions.set(session, list)
+    const facts = factsOf(text.length > STATEMENT_SCAN * 2 ? text.slice(0, STATEMENT_SCAN * 2) : text)
+    // What the subject check reads of the earlier round: its first REMEMBERED_TEXT characters (bounds the memory).
+    const scan = text.length > REMEMBERED_TEXT ? text.slice(0, REMEMBERED_TEXT) : text
+    facts.push(...corrected.map((t) => ({ key: t.key, value: t.to })))
     for (const t of corrected) {
       const old = list.find((e) => e.id === t.id)
       if (old) old.facts = old.facts.filter((f) => f.key !== t.key)
     }
-    list.push({ id, text: [scan, ...corrected.map((t) => list.find((e) => e.id === t.id)?.text ?? '')].join('\n'), facts })
+    list.push({ id, text: [scan, ...corrected.map((t) => list.find((e) => e.id === t.id)?.text ?? '')].join('\n').slice(0, REMEMBERED_TEXT * 2), facts })
     while (list.length > this.perSession) list.shift()
   }
 
