@@ -15,7 +15,7 @@
  */
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -128,7 +128,9 @@ for (const size of sizes) {
   console.log(`server start (spawn → initialized): ${fmt(remote.start)}; RSS idle ${remote.rssIdle.toFixed(0)} MB, after the calls ${remote.rssAfter.toFixed(0)} MB`)
   console.log(`knowledge_search in-process   p50 ${fmt(local.p50)}  p99 ${fmt(local.p99)}  max ${fmt(local.max)}`)
   console.log(`knowledge_search through MCP  p50 ${fmt(remote.search.p50)}  p99 ${fmt(remote.search.p99)}  max ${fmt(remote.search.max)}`)
-  console.log(`ratio of medians (MCP / in-process): ${(remote.search.p50 / local.p50).toFixed(1)}×`)
+  console.log(
+    `ratio MCP / in-process: p50 ${(remote.search.p50 / local.p50).toFixed(1)}×, p99 ${(remote.search.p99 / local.p99).toFixed(1)}×, max ${(remote.search.max / local.max).toFixed(1)}×  (load ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores)`,
+  )
   if (remote.read) console.log(`knowledge_read through MCP   p50 ${fmt(remote.read.p50)}  max ${fmt(remote.read.max)}`)
 }
 

@@ -15,7 +15,7 @@
  * session events), note, recall, http (on a webServer service over a real loopback server), sync. Each round is one
  * turn: most answer with a finding; every 10th searches first, every 25th reads a hit, every 50th records a note.
  * A session is closed after 20 rounds and a new one begins (as tabs come and go). Meanwhile the page polls its
- * routes (revision every round, the list every 5, stats and recent rounds every 20, a token every 200), asks for
+ * routes (revision every round, the list every 5, stats and recent rounds every 20, a token minted by POST every 200), asks for
  * the health summary every 100 rounds and runs a sampled probe every 1,000; a sync against a loopback server whose
  * page changes runs every few simulated minutes; another process writes 20 rounds into the same root every 10
  * simulated minutes. Numbers are printed, not asserted.
@@ -193,7 +193,7 @@ function slope(key, from = 1) {
 // ---------------------------------------------------------------- the run
 const sessionOf = (k) => `session-${(0xa0000000 + Math.floor(k / 20)).toString(16)}-0000-4000-8000-000000000000`
 const t0 = performance.now()
-page.token = (await page.get('/token')).token
+page.token = (await page.post('/token')).token
 let syncs = 0
 let probes = 0
 let failures = 0
@@ -207,7 +207,7 @@ for (let k = 1; k <= ROUNDS; k++) {
     await page.get('/revision')
     if (k % 5 === 0) await page.get('/documents?limit=50')
     if (k % 20 === 0) await Promise.all([page.get('/stats'), page.get('/rounds?limit=50')])
-    if (k % 200 === 0) page.token = (await page.get('/token')).token
+    if (k % 200 === 0) page.token = (await page.post('/token')).token
     if (k % 100 === 0) await page.get('/health')
     if (k % 1000 === 0) probes += (await page.post('/health/run')) ? 1 : 0
     if (k % 25 === 0) readable = store.search('lockfile', { limit: 1 })[0]?.id ?? readable

@@ -38,6 +38,8 @@ export interface Round {
    * ("Which package manager?" … "pnpm, always"): kept with the stating round so the fact reads whole.
    */
   asked?: string
+  /** The message corrects a fact an earlier kept round of this session stated (capture/corrected.ts): a stated correction. */
+  corrects?: boolean
 }
 
 /** A deterministic judgement of whether a round carries knowledge. */

@@ -12,6 +12,8 @@ import z from '@deepseek-ai/schemastery'
 import type {} from '@deepseek-ai/dsh-session'
 import type {} from '../knowledge/index.js'
 import { AskedQuestions } from './asked.js'
+import { type CorrectionTarget, SessionFacts } from './corrected.js'
+import { supersedeCorrected } from './supersede-corrected.js'
 import { captureRound } from './keep-round.js'
 import { foldRound, type TurnEvent } from './round.js'
 import { sectionSchema } from '../knowledge/settings/settings.js'
@@ -67,10 +69,11 @@ export function apply(ctx: Context, config: Config): void {
   const store = ctx.knowledge
   const open = new Map<string, OpenTurn>()
   const asked = new AskedQuestions()
+  const facts = new SessionFacts()
   const settings = liveSettings(ctx, config, logger)
   const distiller = new Distiller(ctx, store, settings, logger)
   const queue = new CaptureQueue(
-    (turn) => keepTurn(store, turn, settings(), distiller, logger, asked),
+    (turn) => keepTurn(store, turn, settings(), distiller, logger, asked, facts),
     (error) => logger.error('capture failed: %s', (error as Error).stack ?? error),
   )
 
@@ -151,13 +154,16 @@ function turnNumber(turn: OpenTurn): number {
 }
 
 /** The capture queue's job: fold the turn into a round, keep it or not, and hand a kept round to distillation. */
-async function keepTurn(store: KnowledgeStore, turn: OpenTurn, current: Config, distiller: Distiller, logger: Logger, asked: AskedQuestions): Promise<void> {
+async function keepTurn(store: KnowledgeStore, turn: OpenTurn, current: Config, distiller: Distiller, logger: Logger, asked: AskedQuestions, facts: SessionFacts): Promise<void> {
   if (!current.captureSubagents && turn.subagent) return
   let round: Round
+  let corrected: CorrectionTarget[]
   let result: Awaited<ReturnType<typeof captureRound>>
   try {
     round = foldRound(turn.events as TurnEvent[], { session: turn.session, cwd: turn.cwd })
     round = asked.attach(round)
+    corrected = facts.corrects(round.session, round.question ?? '')
+    if (corrected.length) round = { ...round, corrects: true }
     result = await captureRound(store, round, { minScore: current.salience.minScore, keepFailedResults: current.keepFailedResults })
   } catch (error) {
     // Trigger: folding or scoring threw on a hostile round. Outcome: counted `failed` with the reason, never lost silently.
@@ -171,6 +177,7 @@ async function keepTurn(store: KnowledgeStore, turn: OpenTurn, current: Config, 
   if (result.error) logger.error('round %s t%d was kept but could not be written: %s', round.session, round.turn, result.error)
   else if (result.kept) {
     logger.debug('kept %s (score %d): %s', result.id, result.score, result.path)
+    if (result.id) await supersedeCorrected(store, facts, round, result.id, corrected, logger)
     if (result.id) distiller.push({ round, salience: { score: result.score, reasons: result.reasons }, id: result.id, turn })
   } else logger.debug('%s t%d not written: %s', round.session, round.turn, result.reasons.slice(0, 3).join(' '))
 }

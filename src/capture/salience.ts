@@ -300,9 +300,11 @@ export const LENGTH_FULL_WORDS = 100
  * What the person's message of a round states (./statement.ts), strongest first; `asked`: the agent's question the
  * message answers (./asked.ts), which makes a bare "pnpm" a stated fact.
  */
-export function statedIn(question: string, asked?: string): StatedKind[] {
+export function statedIn(question: string, asked?: string, corrects?: boolean): StatedKind[] {
   const kinds = statedKinds(question ?? '', detectSignals)
   if (asked && !kinds.includes('fact') && answersWithFact(question ?? '', detectSignals)) kinds.push('fact')
+  // A message that corrects a fact the session stated earlier ("actually it's 5433") is a correction, however short.
+  if (corrects && !kinds.includes('correction')) kinds.unshift('correction')
   return kinds
 }
 
@@ -312,7 +314,7 @@ const FURTHER_STATED = 0.5
 const ACK_PENALTIES: readonly ReasonName[] = ['ack', 'too-short', 'no-signal', 'terse-status']
 
 /** Score a round's content. Deterministic: the same question, answer and tools always give the same salience. */
-export function scoreRound(round: Pick<Round, 'question' | 'answer' | 'tools' | 'asked'>): Salience {
+export function scoreRound(round: Pick<Round, 'question' | 'answer' | 'tools' | 'asked' | 'corrects'>): Salience {
   const answer = round.answer ?? ''
   if (answer.trim() === '') return { score: 0, reasons: [NO_ANSWER] }
   const text = answer.length > SCAN_LIMIT ? answer.slice(0, SCAN_LIMIT) : answer
@@ -337,7 +339,7 @@ export function scoreRound(round: Pick<Round, 'question' | 'answer' | 'tools' | 
     else fired.set('no-signal', WEIGHTS['no-signal'])
   }
 
-  const stated = statedIn(round.question, round.asked)
+  const stated = statedIn(round.question, round.asked, round.corrects)
   stated.forEach((kind, k) => fired.set(`stated-${kind}`, k === 0 ? WEIGHTS[`stated-${kind}`] : FURTHER_STATED))
   if (stated.length) for (const penalty of ACK_PENALTIES) fired.delete(penalty)
 

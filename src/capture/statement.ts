@@ -33,6 +33,13 @@ const WORK_ZH =
   /提交|分支|合并|测试|发版|发布|部署|上线|生产|线上|接口|代码|依赖|日志|配置|数据库|镜像|注释|版本|目录|文件|仓库|评审|告警|周报|例会|模块|组件|密码|环境|集群|服务|结论|回答|格式|语法|字段|调用|迁移|备份|值班|回归|构建|任务|脚本|文档|术语|缓存|标题|单号|库|请求/
 /** A name of the work: a kebab, snake or slash identifier (shop-uploads-prod, eu-west-1, Asia/Shanghai), a CamelCase product name, a time of day. */
 const IDENTIFIER = /\b[a-z0-9]+(?:[-_/][a-z0-9]+){2,}\b|\b[A-Z][a-z]+[A-Z][A-Za-z]+\b|\b[A-Za-z][a-z]+\/[A-Z][a-z]+\b|\b\d{1,2} ?(?:am|pm)\b/
+/** A named branch (release/2024 branch, 分支 hotfix-1) or chat channel (#team-weekly): names of the work, facts of it. */
+const BRANCH_NAME = /\b[a-z][\w.-]*\/[\w./-]+ branch\b|\bbranch (?:is )?`?[a-z][\w.-]*\/[\w./-]+|[a-z][\w./-]*[/\d-][\w./-]*\s?分支/i
+const CHANNEL_NAME = /(?:^|\s)#[a-z][\w-]{1,40}\b/i
+/** What a thing is called, its HTTP method, its API version, a folder it is in: facts of the work too. */
+const NAMED_AS = /\b(?:called|named)\s+`?[\w.-]{2,60}|叫(?:做)?\s?[A-Za-z][\w.-]{1,60}|(?:是|用)\s?(?:GET|POST|PUT|PATCH|DELETE)\b|\b(?:is|uses?) (?:a )?(?:GET|POST|PUT|PATCH|DELETE)\b/
+const API_VERSION = /\bv\d{1,3}\b\s?(?:接口|api|endpoints?)|(?:api|接口)\s?v\d{1,3}\b/i
+const FOLDER = /\b(?:in|under|at|from)\s+\.?\/?[a-z][\w.-]*\/[\w.-]+/i
 /** A run of Latin letters inside Chinese text is nearly always a name of the work (requestId, release, k8s). */
 const LATIN_IN_CJK = /[\u3400-\u9fff][^\n]{0,40}\b[A-Za-z][\w.-]{2,40}\b|\b[A-Za-z][\w.-]{2,40}\b[^\n]{0,40}[\u3400-\u9fff]/
 
@@ -73,7 +80,8 @@ const SELF_HABIT = /\bI (?:always|never|usually|sometimes) (?!want|prefer|use|ne
 /** "For now", "wait for me", 等我, 先…吧: an instruction for the next few minutes, not a lasting one. */
 const TEMPORARY = /\b(?:for now|for the moment|wait for me|until I (?:say|check|look))\b|等我|(?:^|[，,])先[^。]{0,20}吧\s*[。!！]?$/i
 /** A fact is declared ("X is on…", "X 在…"); a sentence opening on a task verb asks for work on the thing named. */
-const DECLARATIVE = /\b(?:is|are|was|were|lives?|sits?|runs?|listens?|located|hosted|stored|kept|uses?|we're on|we are on)\b|在|是|位于|地址|用的|我们用/i
+const DECLARATIVE =
+  /\b(?:is|are|was|were|lives?|sits?|runs?|listens?|located|hosted|stored|kept|uses?|we're on|we are on)\b|在|是|位于|地址|用的|我们[^，。？！\n]{0,8}用|端口(?:号)?\s?\d|版本(?:号)?\s?\d|(?:仓库|项目|团队|这边|公司|前端|后端|服务|CI)[^，。？！\n]{0,6}用\s?[A-Za-z]/i
 const TASK_VERB =
   /^(?:please |pls |can you |could you )?(?:remove|delete|format|show|clean|open|run|fix|add|rename|move|check|look|help|print|read|write|update|install|revert|commit|push|rerun|retry|try)\b|^(?:帮我|请|把|给我看|看一下|打开|删|运行|跑一下)/i
 /** Sentence-final 吧 without a lasting marker: a suggestion for the task at hand ("用 pnpm 吧"). */
@@ -86,7 +94,7 @@ const any = (patterns: readonly RegExp[], text: string): boolean => patterns.som
 function hasAnchor(text: string, signals: readonly string[]): boolean {
   if (signals.some((s) => s === 'path' || s === 'version' || s === 'config' || s === 'command')) return true
   if (URL.test(text) || HOST_PORT.test(text) || HOST.test(text) || PORT.test(text) || VERSION.test(text) || TOOL_NAMES.test(text)) return true
-  if (/`[^`\n]{1,80}`/.test(text) || IDENTIFIER.test(text)) return true
+  if (/`[^`\n]{1,80}`/.test(text) || IDENTIFIER.test(text) || BRANCH_NAME.test(text) || CHANNEL_NAME.test(text)) return true
   return WORK_EN.test(text) || WORK_ZH.test(text) || LATIN_IN_CJK.test(text)
 }
 
@@ -95,6 +103,10 @@ function hasFactAnchor(text: string, signals: readonly string[]): boolean {
   return (
     signals.some((s) => s === 'path' || s === 'version' || s === 'config') ||
     IDENTIFIER.test(text) ||
+    BRANCH_NAME.test(text) ||
+    NAMED_AS.test(text) ||
+    API_VERSION.test(text) ||
+    FOLDER.test(text) ||
     URL.test(text) ||
     HOST_PORT.test(text) ||
     HOST.test(text) ||
@@ -123,7 +135,10 @@ export function statedKinds(message: string, signalsOf: (text: string) => readon
   if (any(SCHEDULE, text)) out.add('schedule')
   if (any(CHANNEL, text) && /\b(?:post|send|go(?:es)? to|file|raise|report)\b|发到|提到|发在|发给/i.test(text)) out.add('channel')
   const declared = DECLARATIVE.test(text) && !TASK_VERB.test(text)
-  if (declared && (hasFactAnchor(text, signals) || (TOOL_NAMES.test(text) && /\b(?:we use|we're on|we are on|run with|runs? with|is on|are on)\b|我们用|用的是|统一用|都用|管理/i.test(text))))
+  if (
+    declared &&
+    (hasFactAnchor(text, signals) || (TOOL_NAMES.test(text) && /\b(?:we use|we're on|we are on|run with|runs? with|is on|are on)\b|我们用|用的是|统一用|都用|管理|用\s?[A-Za-z]/i.test(text)))
+  )
     out.add('fact')
   if (SUGGESTION.test(text) && !any(RULE_MARKERS, text)) return []
   return STATED_KINDS.filter((k) => out.has(k))

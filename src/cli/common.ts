@@ -24,6 +24,8 @@ export interface Invocation {
     mask?: string
     pattern?: string[]
     'dsh-home'?: string
+    /** A dsh profile whose declared wiki page types `mcp` offers. */
+    profile?: string
     since?: string
     session?: string
     git?: boolean

@@ -78,7 +78,7 @@ Usage:
   dsh-knowledge sync [--root DIR] [--dry-run] [--source NAME] [--allow-local DIR]... [--json]   upstream: refresh curated sections (status = sync --dry-run)
   dsh-knowledge status|discover|audit|regenerate-md [--root DIR] [--json]
   dsh-knowledge promote --url U --file F --section S [--reason TEXT] [--force] [--root DIR] [--json]   (--force: replace a locked decision)
-  dsh-knowledge mcp [--root DIR] [--cwd DIR]      (a stdio MCP server: the same tools for any MCP client)
+  dsh-knowledge mcp [--root DIR] [--cwd DIR] [--profile NAME [--dsh-home DIR]]  (a stdio MCP server: the same tools for any MCP client; --profile: its wiki page types)
   dsh-knowledge index [--root DIR] [--cwd DIR] [--json]                  (the wiki's catalogue)
   dsh-knowledge create <type> <slug> --title T [--content-file F|-] [--field name=value]... [--json]
                                                    (no --content-file: print the type's template)
@@ -127,6 +127,7 @@ async function main(argv: string[]): Promise<number> {
       tool: { type: 'string' },
       limit: { type: 'string' },
       'dsh-home': { type: 'string' },
+      profile: { type: 'string' },
       git: { type: 'boolean' },
       sample: { type: 'string' },
       since: { type: 'string' },

@@ -6,11 +6,15 @@
 import { readFileSync } from 'node:fs'
 import { resolveRoot } from '../knowledge/documents/paths.js'
 import type { Command } from './common.js'
+import { dshHome } from './dsh-sessions.js'
+import { profileTypes } from './mcp/profile-types.js'
 
 export const mcp: Command = async (invocation) => {
   const [{ StdioServerTransport }, { createKnowledgeServer, storeClosed }] = await Promise.all([import('@modelcontextprotocol/sdk/server/stdio.js'), import('./mcp/server.js')])
   const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
-  const server = createKnowledgeServer({ root: resolveRoot(invocation.values.root), cwd: invocation.values.cwd, processCwd: process.cwd(), version })
+  const profile = invocation.values.profile
+  const types = profile ? profileTypes(dshHome(invocation.values['dsh-home']), profile) : []
+  const server = createKnowledgeServer({ root: resolveRoot(invocation.values.root), cwd: invocation.values.cwd, processCwd: process.cwd(), version, types })
   const transport = new StdioServerTransport()
   const ended = new Promise<void>((resolve) => {
     process.stdin.once('end', () => resolve())

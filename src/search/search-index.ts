@@ -40,6 +40,7 @@ import {
 } from './schema.js'
 import { type IndexFileState, loadSqlite, setIndexFileState } from './index-file.js'
 import { WriteCycle } from './write-cycle.js'
+import { StatementCache } from './statement-cache.js'
 import type { CheckpointOptions, Checkpointer } from './checkpointer.js'
 import { expandQuery, type ExpandOptions, warmExpansion } from './expand/index.js'
 import { addExpansion } from './expansion.js'
@@ -54,7 +55,8 @@ export type { IndexedMeta, ListSort, ManifestRow, ManifestTuple, RelationsRow } 
 /** A BM25 index over knowledge documents. Synchronous; one instance per store. */
 export class SearchIndex {
   private readonly db: DatabaseSync
-  private readonly statements = new Map<string, StatementSync>()
+  /** Prepared statements by SQL text, bounded (./statement-cache.ts); read by tests. */
+  readonly statements = new StatementCache()
   private readonly snippetWidth: number
   private readonly planner: QueryPlanner
   private readonly onPlan?: (plan: Plan) => void
@@ -168,9 +170,7 @@ export class SearchIndex {
 
   /** A prepared statement, cached by its SQL (for the planner and listings too). */
   stmt(sql: string): StatementSync {
-    let s = this.statements.get(sql)
-    if (!s) this.statements.set(sql, (s = this.db.prepare(sql)))
-    return s
+    return this.statements.get(sql, (text) => this.db.prepare(text))
   }
 
   /**

@@ -114,6 +114,34 @@ describe('one session in two transcript files', () => {
     expect(sessions[0].createdAt).toBe(Date.parse('2026-11-05T10:00:00Z'))
     expect((await reader.events(sessions[0].id)).filter((e) => e.type === 'turn/start')).toHaveLength(3)
   })
+
+  it('holds no transcript between list() and events(): each session is read from its file when its rounds are asked for', async () => {
+    const dir = tmp()
+    mkdirSync(join(dir, 'proj'))
+    const line = (o: object) => JSON.stringify(o)
+    const turn = (id: string, n: number) => [
+      line({ type: 'user', sessionId: id, cwd: '/ws', timestamp: '2026-11-05T10:00:00Z', message: { role: 'user', content: `Question number ${n} about the flaky build?` } }),
+      line({
+        type: 'assistant',
+        sessionId: id,
+        cwd: '/ws',
+        timestamp: '2026-11-05T10:00:01Z',
+        message: { role: 'assistant', content: [{ type: 'text', text: `Answer number ${n}: pin the toolchain.` }] },
+      }),
+    ]
+    write(join(dir, 'proj'), 's1.jsonl', turn('held-session-1', 1))
+    write(join(dir, 'proj'), 's2.jsonl', turn('held-session-2', 1))
+    const reader = openTranscripts('claude-code', dir)
+    const { sessions } = await reader.list()
+    expect(sessions).toHaveLength(2)
+    const [one, two] = sessions.map((s) => s.id).sort()
+    // The agent wrote on since list(): the rounds come from the file as it is now, not from a copy kept in memory.
+    write(join(dir, 'proj'), 's1.jsonl', [...turn('held-session-1', 1), ...turn('held-session-1', 2)])
+    expect((await reader.events(one)).filter((e) => e.type === 'turn/start')).toHaveLength(2)
+    // A file that now names another session is refused, not imported under the old id.
+    write(join(dir, 'proj'), 's2.jsonl', turn('someone-else', 1))
+    await expect(reader.events(two)).rejects.toThrow(/no longer holds session session-held-session-2/)
+  })
 })
 
 describe('hostile timestamps', () => {

@@ -28,7 +28,8 @@ import type { KnowledgeStore } from '../../knowledge/store.js'
 import { createRedactor, DEFAULT_MASK } from '../../redact/redactor.js'
 import { boundRead, renderDocument } from '../../recall/read-tool.js'
 import { ReadState } from '../../recall/read-state.js'
-import { type CallContext, mcpTools } from './tools.js'
+import type { DeclaredType } from '../../knowledge/wiki/page-types.js'
+import { type CallContext, McpToolTable } from './tools.js'
 
 export const SERVER_NAME = 'dsh-knowledge'
 export const RESOURCE_SCHEME = 'knowledge://'
@@ -47,6 +48,8 @@ export interface KnowledgeServerOptions {
   version: string
   /** How long the store stays open after a call (ms); 0 closes it after every call. Default {@link STORE_IDLE_MS}. */
   idleMs?: number
+  /** Wiki page types besides the built-ins, as a dsh profile declares them (`--profile`, see profile-types.ts). */
+  types?: readonly DeclaredType[]
 }
 
 /** Opens a store the way the CLI does: indexed, not watching; `write: false` may read a running dsh's index file. */
@@ -90,6 +93,8 @@ export function storeClosed(server: Server): Promise<unknown> {
 
 export function createKnowledgeServer(options: KnowledgeServerOptions): Server {
   const idleMs = options.idleMs ?? STORE_IDLE_MS
+  // Built once: the tools and the wiki's spec table do not change while the server runs.
+  const table = new McpToolTable(options.types)
   const server = new Server(
     { name: SERVER_NAME, version: options.version },
     {
@@ -172,7 +177,7 @@ export function createKnowledgeServer(options: KnowledgeServerOptions): Server {
   }
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: mcpTools({ canAsk: canAsk() }).map((t) => ({
+    tools: table.tools(canAsk()).map((t) => ({
       name: t.name,
       description: t.description,
       inputSchema: t.inputSchema as { type: 'object'; [key: string]: unknown },
@@ -181,7 +186,7 @@ export function createKnowledgeServer(options: KnowledgeServerOptions): Server {
   }))
 
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const tool = mcpTools({ canAsk: canAsk() }).find((t) => t.name === request.params.name)
+    const tool = table.tools(canAsk()).find((t) => t.name === request.params.name)
     if (!tool) return { content: [{ type: 'text', text: `Error: no tool named ${JSON.stringify(String(request.params.name).slice(0, 80))}` }], isError: true }
     try {
       return { content: [{ type: 'text', text: await tool.run(request.params.arguments ?? {}, call()) }] }

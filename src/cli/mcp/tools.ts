@@ -20,7 +20,8 @@ import { writeNote } from '../../note/write.js'
 import { CHECK_TOOL, RETIRE_TOOL, SUPERSEDE_TOOL } from '../../note/correct-tools.js'
 import { CHECK_DESCRIPTION, CHECK_PARAMETERS, NOTE_DESCRIPTION, NOTE_PARAMETERS, RETIRE_DESCRIPTION, RETIRE_PARAMETERS, SUPERSEDE_DESCRIPTION, SUPERSEDE_PARAMETERS } from '../../note/tool-specs.js'
 import { OUTPUT_BUDGET, withinBudget } from '../../tool-output.js'
-import { resolveTypes } from '../../knowledge/wiki/page-types.js'
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { type DeclaredType, resolveTypes } from '../../knowledge/wiki/page-types.js'
 import { Wiki, type WikiCaller } from '../../knowledge/wiki/wiki.js'
 import { type WithWiki, wikiToolSpecs } from '../../wiki/tools.js'
 
@@ -56,8 +57,11 @@ const object = (args: unknown): Record<string, unknown> => {
 
 const scopeFor = async (store: KnowledgeStore, call: CallContext) => store.visibleScope(await call.cwd(), true)
 
-/** The tools for a client; `retire` only where the person can be asked. */
-export function mcpTools({ canAsk }: { canAsk: boolean }): McpTool[] {
+/**
+ * The tools for a client; `retire` only where the person can be asked. `declared`: the wiki page types the profile
+ * declares besides the built-ins (see profile-types.ts).
+ */
+export function mcpTools({ canAsk, declared = [] }: { canAsk: boolean; declared?: readonly DeclaredType[] }): McpTool[] {
   const tools: McpTool[] = [
     {
       name: SEARCH_TOOL,
@@ -120,32 +124,7 @@ export function mcpTools({ canAsk }: { canAsk: boolean }): McpTool[] {
         }),
     },
   ]
-  // The wiki's tools, over the built-in page types (a profile's own types live in its dsh row config). The caller's
-  // scope needs the store, so it is filled in once the call's store is open, before the tool's work reads it.
-  const types = resolveTypes()
-  for (const spec of wikiToolSpecs(types, () => Promise.reject(new Error('listing only'))))
-    tools.push({
-      name: spec.name,
-      description: spec.description,
-      inputSchema: spec.parameters,
-      writes: spec.writes,
-      run: async (args, call) => {
-        const cwd = await call.cwd()
-        const caller: WikiCaller = { actor: 'tool', scope: undefined }
-        const withWiki: WithWiki = (writes, fn) =>
-          call.withStore(writes, async (store) => {
-            caller.scope = store.visibleScope(cwd, true)
-            const wiki = new Wiki(store)
-            try {
-              return await fn(wiki)
-            } finally {
-              wiki.close()
-            }
-          })
-        const own = wikiToolSpecs(types, withWiki).find((t) => t.name === spec.name)
-        return (await own!.run(args, caller)).text
-      },
-    })
+  tools.push(...wikiTools(declared))
   if (canAsk)
     tools.push({
       name: RETIRE_TOOL,
@@ -163,6 +142,55 @@ export function mcpTools({ canAsk }: { canAsk: boolean }): McpTool[] {
       },
     })
   return tools
+}
+
+/** The tools of one server, built once: its page types are fixed at start (as the wiki row's are). */
+export class McpToolTable {
+  private readonly built = new Map<boolean, McpTool[]>()
+  constructor(private readonly declared: readonly DeclaredType[] = []) {
+    resolveTypes(declared) // a bad declared type stops the server at start, with the reason
+  }
+
+  tools(canAsk: boolean): McpTool[] {
+    let tools = this.built.get(canAsk)
+    if (!tools) this.built.set(canAsk, (tools = mcpTools({ canAsk, declared: this.declared })))
+    return tools
+  }
+}
+
+/** The call a wiki tool runs for: its specs are built once, and each call lends them its store through this. */
+const wikiCall = new AsyncLocalStorage<{ call: CallContext; cwd: string | undefined; caller: WikiCaller }>()
+
+/**
+ * The wiki's tools over `types`, the specs built once. The caller's scope needs the store, so it is filled in once
+ * the call's store is open, before the tool's work reads it.
+ */
+function wikiTools(declared: readonly DeclaredType[]): McpTool[] {
+  const types = resolveTypes(declared)
+  const withWiki: WithWiki = (writes, fn) => {
+    const current = wikiCall.getStore()
+    if (!current) return Promise.reject(new Error('a wiki tool runs only inside a call'))
+    return current.call.withStore(writes, async (store) => {
+      current.caller.scope = store.visibleScope(current.cwd, true)
+      const wiki = new Wiki(store, declared)
+      try {
+        return await fn(wiki)
+      } finally {
+        wiki.close()
+      }
+    })
+  }
+  return wikiToolSpecs(types, withWiki).map((spec) => ({
+    name: spec.name,
+    description: spec.description,
+    inputSchema: spec.parameters,
+    writes: spec.writes,
+    run: async (args, call) => {
+      const caller: WikiCaller = { actor: 'tool', scope: undefined }
+      const cwd = await call.cwd()
+      return (await wikiCall.run({ call, cwd, caller }, () => spec.run(args, caller))).text
+    },
+  }))
 }
 
 /**

@@ -59,7 +59,13 @@ export function openTranscripts(agent: Agent, dir: string): SessionLogReader & {
     throw new Error(`no ${agent} transcripts at ${dir} (give the folder with --transcripts)`)
   }
   const parse = agent === 'claude-code' ? claudeCodeTranscript : codexTranscript
-  const parsed = new Map<string, Transcript>()
+  const read = (file: string): Transcript => {
+    const { values, skipped } = readJsonLines(file)
+    return parse(file, values, skipped)
+  }
+  // Only which file holds each session is kept between list() and events(): a folder of many large transcripts is
+  // read one file at a time, twice (once for the headers, once when the session's rounds are imported), never held.
+  const owner = new Map<string, { file: string; events: number }>()
   return {
     files: files.length,
     async list() {
@@ -67,13 +73,12 @@ export function openTranscripts(agent: Agent, dir: string): SessionLogReader & {
       const sessions = new Map<string, SessionHeaderLike>()
       for (const file of files) {
         try {
-          const { values, skipped } = readJsonLines(file)
-          const t = parse(file, values, skipped)
+          const t = read(file)
           if (!t.events.length) continue // no answered round in it (yet)
           // Two files naming one session (a resumed session copied forward) keep the longer.
-          const known = parsed.get(t.id)
-          if (known && known.events.length >= t.events.length) continue
-          parsed.set(t.id, t)
+          const known = owner.get(t.id)
+          if (known && known.events >= t.events.length) continue
+          owner.set(t.id, { file, events: t.events.length })
           sessions.set(t.id, { id: t.id, createdAt: t.createdAt, cwd: t.cwd })
         } catch (error) {
           unreadable.push({ session: file, error: (error as Error).message.split('\n')[0] })
@@ -82,12 +87,15 @@ export function openTranscripts(agent: Agent, dir: string): SessionLogReader & {
       return { sessions: [...sessions.values()], unreadable }
     },
     async events(id) {
-      const t = parsed.get(id)
-      if (!t) throw new Error(`unknown session ${id}`)
+      const known = owner.get(id)
+      if (!known) throw new Error(`unknown session ${id}`)
+      // Read again: the agent may have written more since list(); a file that now names another session is refused.
+      const t = read(known.file)
+      if (t.id !== id) throw new Error(`${known.file} no longer holds session ${id}`)
       return t.events
     },
     async close() {
-      parsed.clear()
+      owner.clear()
     },
   }
 }

@@ -13,8 +13,8 @@ import type { KnowledgeStore } from '../store.js'
 /** Longest reason kept (after redaction it goes into the front matter and the notice line). */
 export const MAX_REASON = 500
 
-/** Who asked for a change, as the ledger records it. */
-export type Actor = 'tool' | 'cli' | 'page'
+/** Who asked for a change, as the ledger records it (`capture`: a correction stated later in the same session). */
+export type Actor = 'tool' | 'cli' | 'page' | 'capture'
 
 /** A visible, existing document id, or an Error whose message says why not (invalid, missing, not visible). */
 export function visibleId(store: KnowledgeStore, raw: unknown, scope: string | undefined, what = 'id'): string {
