@@ -7,10 +7,11 @@
  * the recorded one, or, with no record, when the original changed after `ingested`.
  * @module dsh-knowledge-sync/originals/summaries
  */
-import { closeSync, constants, openSync, readSync } from 'node:fs'
+import { closeSync, constants, existsSync, openSync, readSync } from 'node:fs'
 import { join } from 'node:path'
 import type { KnowledgeStore } from '../knowledge/store.js'
-import { type ListedOriginal, type OriginalEntry, type OriginalsFolder, originalPath } from '../knowledge/originals/index.js'
+import { DEFAULT_ORIGINALS_DIR, type ListedOriginal, MANIFEST_DIR, type OriginalEntry, OriginalsFolder, originalPath } from '../knowledge/originals/index.js'
+import { provideStaleSummaries } from '../knowledge/wiki/wiki.js'
 
 const HEAD_BYTES = 4096
 const PAGE = 1000
@@ -131,4 +132,20 @@ export function isStale(entry: OriginalEntry, id: string, ref: SummaryRef | unde
   if (recorded) return recorded.sha256 !== entry.sha256
   if (!ref?.ingested) return false
   return Date.parse(entry.changedAt) > Date.parse(ref.ingested)
+}
+
+/**
+ * For a process without the originals row (the CLI, the MCP server): marks stale summaries in the wiki's catalogue
+ * from the default folder's manifest, rescanning the folder first (no watcher here). A root without a manifest is
+ * left as it is: a read command creates no folder.
+ */
+export function markStaleSummaries(store: KnowledgeStore): void {
+  if (!existsSync(join(store.root, DEFAULT_ORIGINALS_DIR, MANIFEST_DIR))) return
+  try {
+    const folder = new OriginalsFolder({ root: store.root }).open()
+    const links = new SummaryLinks(store, folder)
+    provideStaleSummaries(store, () => folder.scan().then(() => links.staleIds()))
+  } catch {
+    /* a folder that is a link or unreadable: no stale marks (originals list says why) */
+  }
 }

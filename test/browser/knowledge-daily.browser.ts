@@ -123,7 +123,7 @@ describe('the Knowledge page as a daily tool', () => {
     page = browser.page
     page.setDefaultTimeout(10_000)
     await openDsh(page, web.url)
-  }, 120_000)
+  }, 300_000)
 
   afterAll(async () => {
     await browser?.close()
@@ -379,7 +379,7 @@ describe('the Knowledge page as a daily tool', () => {
     expect(await chat.innerText()).not.toContain('document(s) match')
     expect(await chat.innerText()).not.toContain('**zebracard**')
     await screenshot(page, 'knowledge-daily-chat-card')
-  }, 90_000)
+  }, 180_000)
 
   it("11: in the chat, knowledge_read opens to dsh's read card (title line, id, a few numbered lines), not the document's raw text", async () => {
     if (!(await page.getByText('Found the zebracard note.').count())) {
@@ -415,7 +415,7 @@ describe('the Knowledge page as a daily tool', () => {
     const replayed = page.locator('[data-tool=knowledge_read]').last()
     await replayed.getByText(`knowledge_read · ${CARD_ID}`).click()
     expect(await replayed.locator('[data-read]').innerText()).toBe(text)
-  }, 90_000)
+  }, 180_000)
   it('11: a knowledge_search hit in the chat opens that document in the full-size Knowledge view; the row is rebuilt after a reload', async () => {
     if (!(await page.locator('[data-tool=knowledge_search]').count())) {
       await closeSettings(page)
@@ -453,5 +453,5 @@ describe('the Knowledge page as a daily tool', () => {
     await page.reload({ waitUntil: 'networkidle' })
     if (!(await page.locator('[data-tool=knowledge_search]').count())) await page.goto(url, { waitUntil: 'networkidle' })
     await openHit()
-  }, 90_000)
+  }, 180_000)
 })

@@ -71,7 +71,7 @@ describe('the full-size documents view', () => {
     page = browser.page
     page.setDefaultTimeout(10_000)
     await openDsh(page, web.url)
-  }, 120_000)
+  }, 180_000)
 
   afterAll(async () => {
     await browser?.close()

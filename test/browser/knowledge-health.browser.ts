@@ -117,7 +117,7 @@ describe('the Health tab', () => {
     expect(history).toHaveLength(1)
     expect(JSON.parse(history[0])).toMatchObject({ documents: DOCS, probed: 500 })
     await screenshot(page, 'knowledge-health')
-  }, 120_000)
+  }, 180_000)
 
   it('refuses a probe posted from another origin or without the page token', async () => {
     const host = new URL(web.url).host

@@ -300,7 +300,7 @@ describe('the Knowledge page in dsh web', () => {
     await page.getByRole('button', { name: 'Refresh' }).click()
     await poll(() => page.getByTestId('knowledge-stats').innerText()).toMatch(/^3 documents · 3 rounds kept · 2 dropped/)
     expect(await docRows().count()).toBe(3)
-  }, 120_000)
+  }, 180_000)
 
   it('after Reset the field inherits again, and the next chat round is kept as a new document', async () => {
     await page.getByTestId('knowledge-page').getByRole('tab', { name: 'Config' }).click()
@@ -323,7 +323,7 @@ describe('the Knowledge page in dsh web', () => {
     await page.getByRole('combobox', { name: 'Workspace' }).selectOption(workspace)
     await poll(() => docRows().count()).toBe(1)
     await page.getByRole('button', { name: 'Clear' }).click()
-  }, 120_000)
+  }, 180_000)
 
   it("refuses a bad regular expression and an out-of-range number, showing the host's message", async () => {
     await page.getByTestId('knowledge-page').getByRole('tab', { name: 'Config' }).click()

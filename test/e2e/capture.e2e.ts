@@ -79,7 +79,7 @@ describe('capture with the real dsh CLI', () => {
     expect(body).toContain(DIAGNOSIS)
     expect(body).not.toContain('Current runtime context')
     expect(meta.title).toBe('Deploy the orders service to staging')
-  }, 60_000)
+  }, 180_000)
 
   it('writes nothing for a "12 passed" round', async () => {
     const before = allDocuments(home.knowledgeRoot).length
@@ -88,7 +88,7 @@ describe('capture with the real dsh CLI', () => {
     expect(run.stdout).toContain('12 passed')
     expect(allDocuments(home.knowledgeRoot)).toHaveLength(before)
     expect(ledgerEntries(home.knowledgeRoot).some((e) => e.type === 'dropped')).toBe(true)
-  }, 60_000)
+  }, 180_000)
 
   it('writes nothing for an errored round', async () => {
     const before = allDocuments(home.knowledgeRoot).length
@@ -96,14 +96,14 @@ describe('capture with the real dsh CLI', () => {
     expect(run.code).toBe(1)
     expect(allDocuments(home.knowledgeRoot)).toHaveLength(before)
     expect(ledgerEntries(home.knowledgeRoot).some((e) => e.type === 'unanswered' && e.outcome === 'errored')).toBe(true)
-  }, 60_000)
+  }, 180_000)
 
   it('writes nothing for a round aborted by SIGINT, and the process exits cleanly', async () => {
     const before = allDocuments(home.knowledgeRoot).length
     const run = await home.run('slow question', { signalAfterMs: 2500, signal: 'SIGINT' })
     expect(run.code === null || run.code !== 0 || run.signal !== null).toBe(true)
     expect(allDocuments(home.knowledgeRoot)).toHaveLength(before)
-  }, 60_000)
+  }, 180_000)
 
   it('writes a valid document for a Chinese round', async () => {
     const run = await home.run('为什么构建失败？')
@@ -113,7 +113,7 @@ describe('capture with the real dsh CLI', () => {
     expect(doc!.path).toMatch(/\/[a-z0-9]{8}-t1-round-[a-f0-9]{8}\.md$/)
     const { meta } = parseDocument(doc!.text, doc!.path, 'x', 0)
     expect(meta.title).toBe('为什么构建失败？')
-  }, 60_000)
+  }, 180_000)
 
   it('never writes reasoning text anywhere under the root', () => {
     const files = allFiles(home.knowledgeRoot)

@@ -58,7 +58,7 @@ beforeAll(async () => {
   mkdirSync(join(root, 'manual'), { recursive: true })
   writeFileSync(join(root, 'manual/runbook.md'), '---\ntitle: Redis runbook\n---\n\n# Redis runbook\n\nFlush the redis cache only with the prefix.\n')
   writeFileSync(join(root, 'manual/top.md'), `---\ntitle: Project notes\ncwd: ${ws}\n---\n\n# Project notes\n\n## Finding\n\nredis lives on port 6380 here.\n\n## Evidence\n\nThe compose file.\n`)
-}, 60_000)
+}, 180_000)
 
 describe('search and read speak to a person (item 4)', () => {
   it('piped: no Markdown marks, no ANSI, and the hint is a dsh-knowledge command', async () => {
@@ -147,7 +147,7 @@ describe('first-minutes rough edges (item 21)', () => {
     expect(r.stdout.split('\n').filter(Boolean)).toHaveLength(1)
     expect(r.stderr).not.toMatch(/EPIPE|Error|at .*\.js/)
     expect(r.stderr).toContain('status=0')
-  }, 60_000)
+  }, 180_000)
 
   it('read --section picks one section like the tool (exact or unique prefix) and refuses an unknown one', async () => {
     const [top] = JSON.parse((await cli(['list', '--root', root, '--json'])).stdout).filter((m: { title: string }) => m.title === 'Project notes')

@@ -89,7 +89,7 @@ describe('the CLI starts lean', () => {
     // The probe works: a search does load it.
     const search = await cli(['search', 'anything', '--root', root])
     expect(search.sqlite.length).toBeGreaterThan(0)
-  }, 60_000)
+  }, 180_000)
 
   it('prints no ExperimentalWarning for SQLite in any command, and still prints other warnings', async () => {
     const root = tmp('root')
@@ -110,7 +110,7 @@ describe('the CLI starts lean', () => {
     const other = await cli(['stats', '--root', root], { preload: `setImmediate(() => process.emitWarning('another experiment', 'ExperimentalWarning'))` })
     expect(other.stderr).toContain('ExperimentalWarning: another experiment')
     expect(other.stderr).not.toContain('SQLite')
-  }, 60_000)
+  }, 180_000)
 
   it('runs from a profile after `dsh plugin add` with the documented command', async () => {
     const home = await createDshHome({ profile: 'headless' })

@@ -101,7 +101,7 @@ beforeAll(async () => {
     join(root, 'manual/release-checklist.md'),
     `---\nid: ${idManual}\ntitle: Release checklist\ncwd: ${ws}\ntags: [release]\n---\n\n# Release checklist\n\nRun pnpm publish only after the changelog is merged.\n`,
   )
-}, 60_000)
+}, 180_000)
 
 describe('dsh-knowledge capture', () => {
   it('writes the document exactly as the capture row writes the same round', async () => {

@@ -42,7 +42,7 @@ describe('import --from other agents', () => {
     const again = await cli(['import', '--from', 'claude-code', '--root', root, '--json'], env)
     expect(JSON.parse(again.stdout)).toMatchObject({ kept: 0, skipped: 2 })
     expect(allDocuments(root)).toHaveLength(1)
-  }, 60_000)
+  }, 180_000)
 
   it('Codex: imports from $CODEX_HOME/sessions/YYYY/MM/DD', async () => {
     const home = tmp('codex')
@@ -56,7 +56,7 @@ describe('import --from other agents', () => {
     expect(docs).toHaveLength(1)
     expect(docs[0].text).toContain('ON CONFLICT DO NOTHING')
     expect(docs[0].text).not.toContain('AGENTS.md instructions')
-  }, 60_000)
+  }, 180_000)
 
   it('refuses an unknown agent with a usage error', async () => {
     const run = await cli(['import', '--from', 'cursor', '--root', join(tmp('root'), 'kb')], {})

@@ -80,12 +80,12 @@ describe('dsh-knowledge import', () => {
     expect(text.stdout).not.toMatch(/^imported:/m)
     expect(allDocuments(root)).toEqual(live)
     expect(ledgerEntries(root)).toHaveLength(ledgerEntries(home.knowledgeRoot).length)
-  }, 60_000)
+  }, 180_000)
 
   it('skips rounds live capture already recorded in the same root', async () => {
     const run = await cli(['import', '--dsh-home', home.home, '--root', home.knowledgeRoot, '--json'])
     expect(JSON.parse(run.stdout)).toMatchObject({ sessions: 3, kept: 0, skipped: 3 })
-  }, 60_000)
+  }, 180_000)
 
   it('reports a corrupt session log, imports a cut-short one up to the cut, and a dry run writes nothing', async () => {
     const copy = mkdtempSync(join(tmpdir(), 'dsh-ks-import-home-'))
@@ -113,7 +113,7 @@ describe('dsh-knowledge import', () => {
     // The cut log's turn has no turn/end: counted as interrupted, as live capture counts a turn cut by a crash.
     expect(ledgerEntries(root).filter((e) => e.type === 'unanswered')).toMatchObject([{ session: cut, outcome: 'interrupted' }])
     expect(summary).toMatchObject({ sessions: 2, dropped: 1, unanswered: 1, kept: 0, failed: 0 })
-  }, 60_000)
+  }, 180_000)
 
   it('refuses a zstd log that expands past the cap and a symlinked FIFO log at once, and imports the rest', async () => {
     const copy = mkdtempSync(join(tmpdir(), 'dsh-ks-import-home-'))
@@ -134,7 +134,7 @@ describe('dsh-knowledge import', () => {
     expect(why[bomb]).toMatch(/expands past 256 MiB/)
     expect(why[fifo]).toMatch(/symbolic link/)
     expect(summary).toMatchObject({ sessions: 1, failed: 0 })
-  }, 60_000)
+  }, 180_000)
 
   it("runs from the dsh profile the bundle was installed into, with the profile's own dsh packages", async () => {
     const bin = join(home.home, 'profiles', home.profile, 'node_modules/dsh-knowledge-sync/lib/cli/bin.js')
@@ -143,7 +143,7 @@ describe('dsh-knowledge import', () => {
     expect(run.code, run.stderr).toBe(0)
     expect(JSON.parse(run.stdout)).toMatchObject({ sessions: 3, kept: 2, failed: 0 })
     expect(allDocuments(root)).toEqual(allDocuments(home.knowledgeRoot))
-  }, 60_000)
+  }, 180_000)
 
   it('selects sessions by --session and --since, and names a missing home clearly', async () => {
     const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-import-')), 'kb')
@@ -152,5 +152,5 @@ describe('dsh-knowledge import', () => {
     const missing = await cli(['import', '--dsh-home', join(tmpdir(), 'no-such-dsh-home'), '--root', root])
     expect(missing.code).toBe(1)
     expect(missing.stderr).toMatch(/no dsh session logs at .*no-such-dsh-home/)
-  }, 60_000)
+  }, 180_000)
 })

@@ -214,7 +214,7 @@ describe('knowledge_note with the real dsh CLI', () => {
     expect(ranked.slice(0, 2), result).toEqual([note.meta.id, raw.meta.id])
     expect(second.stdout).toContain('server.hmr.clientPort to 443')
     expect(server.requests.slice(mark).map((r) => r.kind)).not.toContain('distill')
-  }, 60_000)
+  }, 180_000)
 })
 
 describe('distillation with the real dsh CLI', () => {
@@ -249,7 +249,7 @@ describe('distillation with the real dsh CLI', () => {
     const stats = await cliStats(rootA())
     expect(stats.byKind).toEqual({ distilled: 1 })
     expect(stats.rounds.distill).toMatchObject({ calls: 1, failed: 0, tokensIn: 777, tokensOut: 55 })
-  }, 60_000)
+  }, 180_000)
 
   it('with budgetPerDay 1 does not distill the second kept round, and stats say why', async () => {
     const mark = server.requests.length
@@ -272,7 +272,7 @@ describe('distillation with the real dsh CLI', () => {
       .map(parsed)
       .find((d) => d.meta.title === Q_BUDGET)!
     expect(ledgerEntries(rootA()).filter((e) => e.type === 'distill-skipped')).toMatchObject([{ id: second.meta.id, reason: 'budget' }])
-  }, 60_000)
+  }, 180_000)
 
   it('leaves the raw document byte-identical when the server fails the distill request, and records why', async () => {
     const root = join(home.home, 'kb-fail')
@@ -287,7 +287,7 @@ describe('distillation with the real dsh CLI', () => {
     const failure = ledgerEntries(root).find((e) => e.type === 'distill-failed')
     expect(failure?.error).toMatch(/scripted failure 400/)
     expect((await cliStats(root)).rounds.distill).toMatchObject({ calls: 0, failed: 1 })
-  }, 60_000)
+  }, 180_000)
 
   it('abandons a distill call still running at shutdown: the process exits in its window and the raw document is intact', async () => {
     const root = join(home.home, 'kb-slow')

@@ -78,5 +78,5 @@ describe('the packed bundle', () => {
     const layer = dump.stdout.split(/^# == /m).find((part) => part.startsWith('dsh-knowledge-sync'))
     expect(layer, dump.stdout.slice(0, 2000)).toBeDefined()
     for (const id of ROW_IDS) expect(layer).toContain(`- id: ${id}\n`)
-  }, 120_000)
+  }, 180_000)
 })

@@ -76,7 +76,7 @@ describe('recall with the real dsh CLI', () => {
     expect(readResult).toContain('exporting TZ=UTC in .github/workflows/ci.yml')
     expect(readResult).toContain(`id: ${capturedId}`)
     expect(second.stdout).toContain('export TZ=UTC')
-  }, 90_000)
+  }, 180_000)
 
   it('gives a session in another workspace no pointer', async () => {
     const elsewhere = mkdtempSync(join(tmpdir(), 'dsh-ks-elsewhere-'))
@@ -86,7 +86,7 @@ describe('recall with the real dsh CLI', () => {
     const chat = server.requests.slice(mark).filter((r) => r.kind === 'chat')
     expect(chat.length).toBeGreaterThan(0)
     expect(chat.map(pointerOf)).toEqual(chat.map(() => ''))
-  }, 60_000)
+  }, 180_000)
 
   it('gives a session in a subdirectory the pointer and the documents', async () => {
     const mark = server.requests.length
@@ -95,7 +95,7 @@ describe('recall with the real dsh CLI', () => {
     const chat = server.requests.slice(mark).filter((r) => r.kind === 'chat')
     expect(pointerOf(chat[0])).toContain(`for workspace ${workspace}`)
     expect(toolMessages(chat[1]).at(-1)).toContain(capturedId)
-  }, 60_000)
+  }, 180_000)
 
   it("finds the English round for a Traditional Chinese query through the installed package's dictionary tables", async () => {
     // 快照 is in CC-CEDICT (snapshot) but not in the glossary: a hit proves the packed cedict-tables.sqlite opens.
@@ -107,5 +107,5 @@ describe('recall with the real dsh CLI', () => {
     const result = toolMessages(chat[1]).at(-1)!
     expect(result.split('\n').find((l) => /^1\. /.test(l))).toContain(capturedId)
     expect(result).toContain('**snapshot**')
-  }, 60_000)
+  }, 180_000)
 })

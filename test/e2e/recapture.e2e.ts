@@ -87,7 +87,7 @@ describe('re-capturing a round (10.7)', () => {
     const stats = JSON.parse((await cli(['stats', '--root', root, '--json'])).stdout)
     expect(stats.documents).toBe(1)
     expect(stats.invalidFiles).toEqual([])
-  }, 60_000)
+  }, 180_000)
 
   it('two CLI processes one after the other: the later capture wins, one file', async () => {
     const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-recap-')), 'kb')
@@ -103,7 +103,7 @@ describe('re-capturing a round (10.7)', () => {
     expect(allDocuments(root)[0].text).toContain('Second: the lockfile')
     const read = await cli(['read', '7e7e7e7e-t1', '--root', root])
     expect(read.stdout).toContain('Second: the lockfile')
-  }, 60_000)
+  }, 180_000)
 
   it('two processes capturing the same round at the same moment still leave one file (a per-round lock)', async () => {
     const script = join(PROJECT_ROOT, 'test/harness/capture-at.ts')
@@ -119,7 +119,7 @@ describe('re-capturing a round (10.7)', () => {
       expect(codes).toEqual([0, 0, 0])
       expect(idsOf(root), `attempt ${attempt}`).toEqual(['c0ccc0cc-t1'])
     }
-  }, 120_000)
+  }, 180_000)
 
   it('cleans up two files of one id left by an older version, keeping the newer round', async () => {
     const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-recap-')), 'kb')
@@ -136,5 +136,5 @@ describe('re-capturing a round (10.7)', () => {
     expect(idsOf(root).sort()).toEqual(['7e7e7e7e-t1', 'my-own-notes'])
     expect(allDocuments(root).find((d) => d.text.includes('id: 7e7e7e7e-t1'))!.text).toContain('Third: the runner cache')
     expect(allDocuments(root).find((d) => d.path.endsWith('my-own-notes.md'))!.text).toContain('keep me')
-  }, 60_000)
+  }, 180_000)
 })

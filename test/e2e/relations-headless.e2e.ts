@@ -65,7 +65,7 @@ describe('correcting knowledge with the real dsh CLI (headless)', () => {
     expect(second.code, second.log).toBe(0)
     const system = systemText(chat().at(-1)!.body)
     expect(system).toMatch(/Preferences the person stated in earlier sessions of this workspace[^\n]*\n- \S+-n1: Always use British spelling \(the person: "always use British spelling"\)/)
-  }, 120_000)
+  }, 180_000)
 
   it("a later run supersedes a note with a new one; the next run's search lists the new one first, the old one marked", async () => {
     const noted = await home.run('Please record the port finding.', { cwd: workspace })

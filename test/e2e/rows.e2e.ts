@@ -33,7 +33,7 @@ describe('rows are independent in a real dsh profile', () => {
     const tools = toolsOffered()
     expect(tools.has('knowledge_search')).toBe(false)
     expect(tools.has('knowledge_note')).toBe(false)
-  }, 60_000)
+  }, 180_000)
 
   it('offers recall and note with capture disabled, and writes nothing', async () => {
     const home = await createDshHome({ modelUrl: server.url, profilePatch: '- id: knowledge-capture\n  disabled: true' })
@@ -44,5 +44,5 @@ describe('rows are independent in a real dsh profile', () => {
     expect(tools.has('knowledge_search')).toBe(true)
     expect(tools.has('knowledge_read')).toBe(true)
     expect(tools.has('knowledge_note')).toBe(true)
-  }, 60_000)
+  }, 180_000)
 })

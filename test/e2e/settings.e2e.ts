@@ -37,7 +37,7 @@ describe('settings with the real dsh CLI', () => {
     const after = await home.run('run the tests')
     expect(after.code, after.log).toBe(0)
     expect(allDocuments(home.knowledgeRoot)).toHaveLength(1)
-  }, 60_000)
+  }, 180_000)
 
   it("keeps working on the rows' own config when the stored settings are invalid, and says why", async () => {
     const home = await createDshHome({ modelUrl: server.url })
@@ -48,7 +48,7 @@ describe('settings with the real dsh CLI', () => {
     expect(docs).toHaveLength(1)
     expect(docs[0].text).not.toContain(TOKEN.slice(4))
     expect(run.log).toMatch(/unclosed/)
-  }, 60_000)
+  }, 180_000)
 
   it('honors redact.enabled: false and logs it as a warning', async () => {
     const home = await createDshHome({ modelUrl: server.url, profilePatch: "- id: knowledge\n  config: { root: '', redact: { enabled: false, mask: '[REDACTED]', patterns: [] } }\n" })
@@ -56,7 +56,7 @@ describe('settings with the real dsh CLI', () => {
     expect(run.code, run.log).toBe(0)
     expect(run.log).toMatch(/warn \[knowledge\] redaction is DISABLED/)
     expect(allDocuments(home.knowledgeRoot)[0].text).toContain(TOKEN)
-  }, 60_000)
+  }, 180_000)
 
   it('refuses a bad redact pattern in the row config with a clear error naming it', async () => {
     const home = await createDshHome({
@@ -66,5 +66,5 @@ describe('settings with the real dsh CLI', () => {
     const run = await home.run('rotate the token now')
     expect(`${run.stderr}\n${run.log}`).toMatch(/redact\.patterns\[1\].*\(unclosed/)
     expect(allDocuments(home.knowledgeRoot)).toHaveLength(0)
-  }, 60_000)
+  }, 180_000)
 })

@@ -61,7 +61,7 @@ beforeAll(async () => {
   storeA = new KnowledgeStore({ root: a, redactor: redactor() })
   storeB = new KnowledgeStore({ root: b, redactor: redactor() })
   await Promise.all([storeA.start(), storeB.start()])
-}, 60_000)
+}, 180_000)
 
 afterAll(async () => {
   await storeA?.close()
@@ -112,7 +112,7 @@ describe('a base shared through git', () => {
     await fresh.start()
     expect(idMap(fresh)).toEqual(ids)
     await fresh.close()
-  }, 60_000)
+  }, 180_000)
 
   it("new writes on the machine that lost the short prefix never collide with the teammate's ids", async () => {
     const written = await captureRound(storeB, round(Y, 2, 'the flaky e2e test'), { minScore: 2 })

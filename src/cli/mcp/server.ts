@@ -25,6 +25,7 @@ import {
   RootsListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { KnowledgeStore } from '../../knowledge/store.js'
+import { markStaleSummaries } from '../../originals/summaries.js'
 import { createRedactor, DEFAULT_MASK } from '../../redact/redactor.js'
 import { boundRead, renderDocument } from '../../recall/read-tool.js'
 import { ReadState } from '../../recall/read-state.js'
@@ -57,6 +58,7 @@ async function openStore(root: string, write: boolean): Promise<KnowledgeStore> 
   const { KnowledgeStore } = await import('../../knowledge/store.js')
   const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: DEFAULT_MASK, patterns: [] }), watch: false, readOnly: !write })
   await store.start()
+  markStaleSummaries(store)
   return store
 }
 
