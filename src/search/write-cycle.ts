@@ -15,6 +15,25 @@ export const MERGE_STEP_PAGES = 200
 export interface WriteCycleHost {
   readonly db: DatabaseSync
   stmt(sql: string): StatementSync
+  /**
+   * A file other processes write too: transactions take the write lock as they begin (`BEGIN IMMEDIATE`), so a
+   * transaction never reads a state another process changes before it commits; `began` then catches up with what they
+   * committed (./shared-file.ts) before the first write.
+   */
+  readonly shared: boolean
+  began(): void
+}
+
+/**
+ * How many times a write transaction is begun again when SQLite's busy handler gave up (another process held the
+ * lock past BUSY_TIMEOUT_MS, see ./index-file.ts): then the write fails with SQLite's error.
+ */
+export const BEGIN_ATTEMPTS = 3
+
+/** SQLITE_BUSY or SQLITE_LOCKED, whatever the extended code. */
+export function isBusy(error: unknown): boolean {
+  const code = (error as { errcode?: number }).errcode
+  return code !== undefined && ((code & 0xff) === 5 || (code & 0xff) === 6)
 }
 
 /** Transaction batching and background merging for one index. */
@@ -43,7 +62,8 @@ export class WriteCycle {
    */
   begin(): void {
     if (this.inTx || this.closed) return
-    this.host.db.exec('BEGIN')
+    if (this.host.shared) this.beginShared()
+    else this.host.db.exec('BEGIN')
     this.inTx = true
     setImmediate(() => {
       try {
@@ -52,6 +72,29 @@ export class WriteCycle {
         // Nothing to report to: the next write opens a fresh transaction; an in-memory COMMIT does not fail in practice.
       }
     })
+  }
+
+  /** Takes the file's write lock (waiting for another process's turn, a bounded number of times) and catches up. */
+  private beginShared(): void {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        this.host.db.exec('BEGIN IMMEDIATE')
+        break
+      } catch (error) {
+        if (!isBusy(error) || attempt >= BEGIN_ATTEMPTS) throw error
+      }
+    }
+    try {
+      this.host.began()
+    } catch (error) {
+      this.host.db.exec('ROLLBACK')
+      throw error
+    }
+  }
+
+  /** A write transaction is open on this connection (its reads are current: no other process can commit). */
+  get open(): boolean {
+    return this.inTx
   }
 
   /** Commits pending writes now (they are committed on the next event-loop turn anyway). */

@@ -8,10 +8,11 @@
  * @module dsh-knowledge-sync/knowledge/view/store-index
  */
 import type { KnowledgeDoc } from '../../types.js'
-import { locations, manifestRow, manifestRows } from '../../search/manifest.js'
+import { indexedAs, locations, manifestRow, manifestRows } from '../../search/manifest.js'
 import { SearchIndex, type SearchIndexOptions } from '../../search/search-index.js'
 import { WARM_SEARCHES } from '../../search/warm.js'
 import { DocumentFiles } from './files.js'
+import { followChanges } from './follow.js'
 import type { Location } from '../index-cache/path-table.js'
 import type { Manifest } from '../index-cache/walk.js'
 import type { IdClaims } from '../ids/id-claims.js'
@@ -119,13 +120,15 @@ export class StoreIndex {
       {
         upsertMany: (docs) => {
           for (const doc of docs) this.relate(doc)
-          this.index.upsertMany(docs)
+          // Inside the write transaction, so another process reconciling the same files at once is seen: what it
+          // indexed already, as it is, is not indexed twice.
+          this.index.batch(() => this.index.upsertMany(docs.filter((doc) => !indexedAs(this.index, doc))))
           for (const doc of docs) ids.noteIndexed(doc.id, doc.meta.session)
           revisions.index(docs)
         },
         upsert: (doc) => {
           this.relate(doc)
-          this.index.upsert(doc)
+          this.index.batch(() => indexedAs(this.index, doc) || this.index.upsert(doc))
           ids.noteIndexed(doc.id, doc.meta.session)
           revisions.index([doc])
         },
@@ -137,6 +140,7 @@ export class StoreIndex {
         indexedMtime: (id) => this.index.get(id)?.mtimeMs,
         locations: () => this.locations(),
         located: (id) => this.index_?.get(id),
+        follow: () => this.index_?.follow(),
         holdMerges: () => this.index.holdMerges(),
         restamp: (doc) => {
           if (doc.stamp) this.index.restamp(doc.id, doc.mtimeMs, doc.stamp)
@@ -175,6 +179,7 @@ export class StoreIndex {
         this.index_?.close()
         this.index_ = opened.index
         this.releaseCache = opened.release
+        this.index_.onForeign = (changes) => this.follow(changes)
       }
     }
     if (mode === 'shared') {
@@ -198,7 +203,10 @@ export class StoreIndex {
       if (mode === 'reused') this.restoreGraph()
       await this.files.scan(mode === 'reused' ? this.manifest() : undefined)
     }
-    if (mode === 'rebuild' && !closed()) this.index.setState('complete')
+    if (mode === 'rebuild' && !closed()) {
+      this.index.setState('complete')
+      this.releaseCache() // built: other processes open it from now on
+    }
     this.ownsCache = mode === 'reused' || mode === 'rebuild'
     const { kept, read, restamped, dropped } = this.files.scanned
     this.host.logger.debug(
@@ -211,6 +219,27 @@ export class StoreIndex {
       read,
       restamped,
       dropped,
+    )
+  }
+
+  /** Other processes' commits to the shared index, into this process's tables (see ./follow.ts). */
+  private follow(changes: Parameters<typeof followChanges>[1]): void {
+    const { ids, revisions } = this.host
+    followChanges(
+      {
+        index: this.index,
+        table: this.files.table,
+        graph: this.graph,
+        ids,
+        revisions,
+        emit: (change) => this.host.emit(change),
+        reload: () => {
+          this.files.table.reset()
+          this.graph = this.newGraph()
+          this.restoreGraph()
+        },
+      },
+      changes,
     )
   }
 
