@@ -27,6 +27,8 @@ import type { StoreChange, StoreLogger } from '../store-types.js'
 const WARM_SLICE_MS = 4
 /** How much of the revision log one warm-up slice folds. */
 const WARM_LOG_BYTES = 256 * 1024
+/** How often a build from the files (a fresh clone of a large base: minutes at a million documents) says how far it got. */
+export const PROGRESS_EVERY_MS = 5000
 
 /** What the indexed view needs from its store. */
 export interface StoreIndexHost {
@@ -46,6 +48,8 @@ export class StoreIndex {
   private warming?: NodeJS.Timeout
   /** This process opened the persisted index for writing (not another process's file, nor memory). */
   private ownsCache = false
+  /** A build from every file in progress: documents indexed so far, and when that was last said. */
+  private building?: { docs: number; said: number }
   files: DocumentFiles
   /** Links and supersede relations of the indexed documents; backlinks are computed from it. */
   graph: RelationGraph
@@ -119,6 +123,7 @@ export class StoreIndex {
       this.host.root,
       {
         upsertMany: (docs) => {
+          this.progress(docs.length)
           for (const doc of docs) this.relate(doc)
           // Inside the write transaction, so another process reconciling the same files at once is seen: what it
           // indexed already, as it is, is not indexed twice.
@@ -182,6 +187,7 @@ export class StoreIndex {
         this.index_.onForeign = (changes) => this.follow(changes)
       }
     }
+    if (mode === 'rebuild') this.building = { docs: 0, said: Date.now() }
     if (mode === 'shared') {
       // Another process's file, read-only: good as long as the reconcile has nothing to write. A change (the
       // owner is not watching, or a file changed this instant) means indexing in memory after all.
@@ -203,6 +209,7 @@ export class StoreIndex {
       if (mode === 'reused') this.restoreGraph()
       await this.files.scan(mode === 'reused' ? this.manifest() : undefined)
     }
+    this.building = undefined
     if (mode === 'rebuild' && !closed()) {
       this.index.setState('complete')
       this.releaseCache() // built: other processes open it from now on
@@ -220,6 +227,15 @@ export class StoreIndex {
       restamped,
       dropped,
     )
+  }
+
+  /** One line every {@link PROGRESS_EVERY_MS} while the index is built from every file. */
+  private progress(docs: number): void {
+    if (!this.building) return
+    this.building.docs += docs
+    if (Date.now() - this.building.said < PROGRESS_EVERY_MS) return
+    this.building.said = Date.now()
+    this.host.logger.info('building the search index cache of %s: %d documents so far', this.host.root, this.building.docs)
   }
 
   /** Other processes' commits to the shared index, into this process's tables (see ./follow.ts). */
