@@ -4,11 +4,13 @@
  * which only dsh reads); pages of any type on disk are listed, edited and rewritten alike.
  * @module dsh-knowledge-sync/cli/wiki
  */
-import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { existsSync, readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { parseFieldChanges } from '../knowledge/wiki/page-fields.js'
 import { readLogTail, renderLog } from '../knowledge/wiki/op-log.js'
-import { templateText, Wiki } from '../knowledge/wiki/wiki.js'
+import { provideStaleSummaries, templateText, Wiki } from '../knowledge/wiki/wiki.js'
+import { DEFAULT_ORIGINALS_DIR, MANIFEST_DIR, OriginalsFolder } from '../knowledge/originals/index.js'
+import { SummaryLinks } from '../originals/summaries.js'
 import { resolveTypes } from '../knowledge/wiki/page-types.js'
 import type { KnowledgeStore } from '../knowledge/store.js'
 import { type Command, type Invocation, openStore, print, printJson, readStdin, UsageError } from './common.js'
@@ -52,8 +54,25 @@ async function withWiki<T>(invocation: Invocation, write: boolean, run: (wiki: W
   }
 }
 
+/**
+ * Marks stale summaries in the catalogue as dsh does, from the originals manifest of the default folder; a root
+ * without one is left as it is (a read command creates no folder).
+ */
+function followOriginals(store: KnowledgeStore): void {
+  if (!existsSync(join(store.root, DEFAULT_ORIGINALS_DIR, MANIFEST_DIR))) return
+  try {
+    const folder = new OriginalsFolder({ root: store.root }).open()
+    const links = new SummaryLinks(store, folder)
+    // No watcher here: the folder is rescanned first, so an original changed on disk since the last run counts.
+    provideStaleSummaries(store, () => folder.scan().then(() => links.staleIds()))
+  } catch {
+    /* a folder that is a link or unreadable: no stale marks (originals list says why) */
+  }
+}
+
 export const index: Command = (invocation) =>
-  withWiki(invocation, false, async (wiki, _store, scope) => {
+  withWiki(invocation, false, async (wiki, store, scope) => {
+    followOriginals(store)
     if (invocation.values.json) printJson(await wiki.catalogue(scope))
     else print(await wiki.indexText(scope, Number.POSITIVE_INFINITY))
     return 0

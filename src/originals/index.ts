@@ -13,6 +13,7 @@ import type { PreToolDecision } from '@deepseek-ai/dsh-tools'
 import type {} from '../knowledge/index.js'
 import { TreeWatcher } from '../knowledge/disk/tree-watch.js'
 import { DEFAULT_ORIGINALS_DIR, OriginalsFolder, typeOf } from '../knowledge/originals/index.js'
+import { provideStaleSummaries } from '../knowledge/wiki/wiki.js'
 import { SafeFetcher } from '../net/fetcher.js'
 import { sessionOf } from '../tool-output.js'
 import { registerAskTools } from './ask-tools.js'
@@ -70,6 +71,7 @@ export function apply(ctx: Context, config: Config): void {
   const summaries = new SummaryLinks(store, folder)
   const service = new OriginalsService(store, folder, () => new SafeFetcher({ logger, timeoutMs: DOWNLOAD_TIMEOUT_MS }), summaries)
   ctx.effect(() => summaries.follow(), 'originals summary links')
+  ctx.effect(() => provideStaleSummaries(store, () => summaries.staleIds()), 'originals stale summaries for the wiki index')
   registerTools(ctx, service)
   registerAskTools(ctx, service)
 

@@ -101,6 +101,18 @@ export class SummaryLinks {
     return this.loaded
   }
 
+  /** The ids of the summaries whose original changed after they were written (for the wiki's catalogue). */
+  async staleIds(): Promise<Set<string>> {
+    await this.load()
+    const entries = new Map((await this.folder.entries()).map((e) => [e.path, e]))
+    const stale = new Set<string>()
+    for (const [id, ref] of this.byId) {
+      const entry = entries.get(ref.file)
+      if (entry && isStale(entry, id, ref)) stale.add(id)
+    }
+    return stale
+  }
+
   /** Adds `summaries` and `staleSummaries` to each listed original. */
   async annotate(listed: ListedOriginal[]): Promise<ListedOriginal[]> {
     await this.load()

@@ -69,7 +69,8 @@ const isPrompt = (m: ChatMessage) => m.role === 'user' && !/^Current runtime con
 function script(request: LoggedRequest): Reply {
   if (request.kind === 'title') return { text: 'Scripted title' }
   if (request.kind === 'distill') {
-    if (request.prompt.includes(Q_FAIL)) return { status: 400, delayMs: 1500 }
+    // Failed only once the watcher has seen the raw document: a rewrite after the failure would then show.
+    if (request.prompt.includes(Q_FAIL)) return { status: 400, until: rawSeen.promise }
     if (request.prompt.includes(Q_SLOW)) return { ...DISTILLED, until: slowReply.held }
     return DISTILLED
   }
@@ -101,10 +102,23 @@ function capturePatch(name: string, distill: Record<string, unknown>): string {
 }
 
 /** Runs one prompt; meanwhile records the first text each document had on disk (the raw round before distill). */
+/** Settles when the running watcher first records a document (an event, not a duration). */
+let rawSeen = resolvers()
+
+function resolvers(): { promise: Promise<void>; resolve: () => void } {
+  let resolve = (): void => {}
+  const promise = new Promise<void>((r) => {
+    resolve = r
+  })
+  return { promise, resolve }
+}
+
 async function runWatching(prompt: string, root: string, args: string[]): Promise<{ run: RunResult; firstSeen: Map<string, string> }> {
   const firstSeen = new Map<string, string>()
+  rawSeen = resolvers()
   const timer = setInterval(() => {
     for (const d of allDocuments(root)) if (!firstSeen.has(d.path)) firstSeen.set(d.path, d.text)
+    if (firstSeen.size) rawSeen.resolve()
   }, 25)
   const run = await home.run(prompt, { cwd: workspace, args, env: { DSH_KNOWLEDGE_ROOT: root } })
   clearInterval(timer)

@@ -61,6 +61,18 @@ describe('dsh-knowledge originals', () => {
     expect(doc.text).toContain('# Course syllabus')
   })
 
+  it('index marks a summary page STALE once its original changed on disk', async () => {
+    writeFileSync(join(base, 'slides-summary.md'), 'What the six slides say.\n')
+    const made = await cli(['create', 'summary', 'slides', '--title', 'The slides', '--field', 'file=originals/course/slides.pptx', '--content-file', 'slides-summary.md'])
+    expect(made.code, made.stderr).toBe(0)
+    expect((await cli(['index'])).stdout).not.toContain('STALE')
+    writeFileSync(join(root, 'originals/course/slides.pptx'), await makePptx(7))
+    const index = await cli(['index'])
+    expect(index.stdout).toMatch(/^- The slides — summary\/slides.* — STALE: its original changed/m)
+    const list = JSON.parse((await cli(['originals', 'list', '--json'])).stdout)
+    expect(list.find((o: { path: string }) => o.path === 'course/slides.pptx').staleSummaries).toEqual(['summary/slides'])
+  })
+
   it('download needs the exemption to reach 127.0.0.1; with it, the page and its Markdown are saved', async () => {
     const refused = await cli(['originals', 'download', `${server.url}/menu`, '--as', 'web/menu.html'])
     expect(refused.code).toBe(1)

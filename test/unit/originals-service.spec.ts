@@ -14,6 +14,7 @@ import { SafeFetcher } from '../../src/net/fetcher.js'
 import { countPages } from '../../src/originals/extract/index.js'
 import { OriginalsService, listedJson } from '../../src/originals/service.js'
 import { SummaryLinks } from '../../src/originals/summaries.js'
+import { provideStaleSummaries, Wiki } from '../../src/knowledge/wiki/wiki.js'
 import { makeDocx, makePptx } from '../harness/office-files.js'
 import { storeFixture } from '../harness/stores.js'
 
@@ -156,5 +157,33 @@ describe('downloads', () => {
     await expect(service.download(`${base}/missing`, 'm.html')).rejects.toThrow(/answered HTTP 404/)
     expect(await service.list()).toEqual([])
     expect(existsSync(folder.fullPath('huge.bin'))).toBe(false)
+  })
+})
+
+describe('the wiki index and stale summaries', () => {
+  it('knowledge_index marks a summary page STALE once its original changes, and names it in its head', async () => {
+    const { store, folder, links, run, service } = await setup()
+    writeFileSync(join(run, 'deck.pptx'), await makePptx(3))
+    await service.save('deck.pptx', 'deck.pptx', { kind: 'run' }, { within: run, cwd: run })
+    const wiki = new Wiki(store)
+    const caller = { actor: 'tool', scope: undefined }
+    await wiki.create([{ type: 'summary', slug: 'deck', title: 'The deck', content: 'What the deck says.', fields: [{ name: 'file', value: 'originals/deck.pptx' }] }], caller)
+    const off = provideStaleSummaries(store, () => links.staleIds())
+    const before = await wiki.indexText(undefined, 8000)
+    expect(before).toContain('summary/deck')
+    expect(before).not.toMatch(/STALE|Stale summaries/)
+    // The original changes after the summary was written (the row's watcher rescans; here the scan is called).
+    writeFileSync(folder.fullPath('deck.pptx'), await makePptx(4))
+    await folder.scan()
+    const after = await wiki.indexText(undefined, 8000)
+    expect(after).toMatch(/^- The deck — summary\/deck.* — STALE: its original changed after it was written/m)
+    expect(after).toContain('Stale summaries (their originals changed since): summary/deck.')
+    // The generated index.md stays a function of the pages: no stale marks there.
+    await wiki.regenerateIndex()
+    expect(readFileSync(join(store.root, 'index.md'), 'utf8')).not.toContain('STALE')
+    // Without the originals row (unregistered), nothing is marked.
+    off()
+    expect(await wiki.indexText(undefined, 8000)).not.toContain('STALE')
+    wiki.close()
   })
 })

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { KnowledgeStore } from '../../src/knowledge/store.js'
@@ -278,15 +278,17 @@ describe('the revision log', () => {
     writeFileSync(lock, '')
     const old = new Date(Date.now() - 60_000)
     utimesSync(lock, old, old)
-    let t = Date.now()
-    expect(log.observe('abc-t1', contentHash('two'))).toBe(2)
-    expect(Date.now() - t).toBeLessThan(500)
-    writeFileSync(lock, '') // a fresh lock nobody releases
+    // The stale lock is broken, not waited out: no "held for over" warning (what a wait would end with), and the
+    // lock file is this writer's own, released after the append. Asserted without a clock: a busy machine stretches
+    // any wall-clock bound.
     const warnings: string[] = []
+    const first = new Revisions(root, { warn: (f: string) => warnings.push(f) })
+    expect(first.observe('abc-t1', contentHash('two'))).toBe(2)
+    expect(warnings).toEqual([])
+    expect(existsSync(lock)).toBe(false)
+    writeFileSync(lock, '') // a fresh lock nobody releases
     const other = new Revisions(root, { warn: (f: string) => warnings.push(f) })
-    t = Date.now()
     expect(other.observe('abc-t1', contentHash('three'))).toBe(3)
-    expect(Date.now() - t).toBeLessThan(3000)
     expect(warnings.join()).toMatch(/held for over/)
     expect(new Revisions(root).observe('abc-t1', contentHash('three'))).toBe(3)
   })

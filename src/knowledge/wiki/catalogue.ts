@@ -19,6 +19,8 @@ export interface CatalogueEntry {
   /** The first sentence of its content, one line. */
   summary: string
   fields: Array<[name: string, text: string]>
+  /** A summary whose original changed after it was written (see provideStaleSummaries in ./wiki.ts). */
+  stale?: true
 }
 
 /** The catalogue: the sections in order, and what is not listed (rounds and notes are only counted). */
@@ -77,8 +79,19 @@ export function buildCatalogue(entries: CatalogueEntry[], types: readonly PageTy
 const plain = (text: string) => text.replace(/[[\]\n]/g, '')
 const tail = (entry: CatalogueEntry) => `${entry.summary ? ` — ${entry.summary}` : ''}${entry.fields.map(([name, text]) => ` — ${name}: ${text}`).join('')}`
 
-/** One page's line for the model: title, id, what it is, index fields. */
-export const modelLine = (entry: CatalogueEntry) => `- ${plain(entry.title)} — ${entry.id}${tail(entry)}`
+/** What a stale summary's line ends with (about 20 tokens; only on stale pages). */
+export const STALE_MARK = ' — STALE: its original changed after it was written; extract_text it again and update the page'
+
+/** One page's line for the model: title, id, what it is, index fields, and whether it is stale. */
+export const modelLine = (entry: CatalogueEntry) => `- ${plain(entry.title)} — ${entry.id}${tail(entry)}${entry.stale ? STALE_MARK : ''}`
+
+/** The head line naming the stale summaries (they may sit in a section that is not listed). */
+function staleLine(catalogue: Catalogue): string {
+  const stale = catalogue.sections.flatMap((s) => s.entries.filter((e) => e.stale).map((e) => e.id))
+  if (!stale.length) return ''
+  const shown = stale.slice(0, 10).join(', ')
+  return `Stale summaries (their originals changed since): ${shown}${stale.length > 10 ? ` and ${stale.length - 10} more` : ''}.`
+}
 
 function othersLine(catalogue: Catalogue): string {
   const parts = Object.entries(catalogue.others)
@@ -99,6 +112,7 @@ export function renderForModel(catalogue: Catalogue, budget: number, options: { 
     catalogue.pages ? `Wiki index: ${catalogue.pages} page(s) (${counts}).` : 'Wiki index: no pages yet. Create one with knowledge_create.',
     catalogue.overview ? 'The overview: knowledge_read({"id": "overview"}).' : 'No overview yet (knowledge_rewrite({"page": "overview", …}) writes it).',
     othersLine(catalogue),
+    staleLine(catalogue),
   ].filter(Boolean)
   if (options.section !== undefined) {
     const wanted = options.section.trim().toLowerCase()

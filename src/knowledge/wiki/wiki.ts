@@ -39,6 +39,20 @@ export function onPageIngested(store: KnowledgeStore, listener: (event: Ingested
   return () => set.delete(listener)
 }
 
+const staleSources = new WeakMap<KnowledgeStore, () => Promise<ReadonlySet<string>>>()
+
+/**
+ * Names who tells the catalogue which summary pages are stale (their original changed after they were written): the
+ * originals row, which keeps the manifest, registers it on the store the wiki reads, as {@link onPageIngested} runs
+ * the other way. Returns the unregister. Without one (no originals row), no page is marked stale.
+ */
+export function provideStaleSummaries(store: KnowledgeStore, source: () => Promise<ReadonlySet<string>>): () => void {
+  staleSources.set(store, source)
+  return () => {
+    if (staleSources.get(store) === source) staleSources.delete(store)
+  }
+}
+
 /** The template of type `name` among `types`, with its fields named; throws for an unknown type. */
 export function templateText(types: readonly PageType[], name: string): string {
   const type = types.find((t) => t.type === name)
@@ -162,6 +176,11 @@ export class Wiki {
     const preferencePages = entries.filter((e) => e.type === 'preference').length
     if (others.preference !== undefined) others.preference -= preferencePages
     const overview = this.store.get(OVERVIEW_ID)
+    // Stale is the manifest's word, asked at each call (an original can change without any page changing).
+    const stale = await staleSources
+      .get(this.store)?.()
+      .catch(() => undefined)
+    if (stale?.size) for (const [k, entry] of entries.entries()) if (stale.has(entry.id)) entries[k] = { ...entry, stale: true }
     return buildCatalogue(entries, this.types, others, !!overview && isVisible(overview.cwd, scope) && overview.status !== 'retired')
   }
 
