@@ -231,7 +231,9 @@ async function curve(sizes, { memory }) {
     if (!existsSync(join(dir, '.manifest.json'))) writeRounds(dir, size)
     console.log(`\n## ${size.toLocaleString('en')} documents (load: ${readFileSync('/proc/loadavg', 'utf8').trim()})`)
     const rebuild = child('rebuild', dir)
-    console.log(`rebuild (fresh clone): ${f(rebuild.start)}, ${rebuild.docs} docs, ${rebuild.progress} progress lines (last: ${rebuild.lastProgress}), disk ${f(rebuild.disk, 'MB')}, RSS +${f(rebuild.rss, 'MB')}`)
+    console.log(
+      `rebuild (fresh clone): ${f(rebuild.start)}, ${rebuild.docs} docs, ${rebuild.progress} progress lines (last: ${rebuild.lastProgress}), disk ${f(rebuild.disk, 'MB')}, RSS +${f(rebuild.rss, 'MB')}`,
+    )
     const reuse = child('reuse', dir)
     console.log(`reuse: start ${f(reuse.start)}, RSS +${f(reuse.rss, 'MB')}, search p50/p99/max ${f(reuse.search.p50)} / ${f(reuse.search.p99)} / ${f(reuse.search.max)}`)
     const first = running('hold', dir)
@@ -242,7 +244,9 @@ async function curve(sizes, { memory }) {
     await first.result
     console.log(
       `second process (first one open): ready ${f(second.start)}, RSS +${f(second.rss, 'MB')}` +
-        (baseline ? `; private in-memory build (before): ${f(baseline.start)}, RSS +${f(baseline.rss, 'MB')} → ${(baseline.start / second.start).toFixed(1)}× faster, ${(baseline.rss / Math.max(second.rss, 1)).toFixed(1)}× less memory` : ''),
+        (baseline
+          ? `; private in-memory build (before): ${f(baseline.start)}, RSS +${f(baseline.rss, 'MB')} → ${(baseline.start / second.start).toFixed(1)}× faster, ${(baseline.rss / Math.max(second.rss, 1)).toFixed(1)}× less memory`
+          : ''),
     )
     const changed = child('changed', dir)
     console.log(`1% changed (${changed.changedFiles} files): ready ${f(changed.start)} (${(changed.start / reuse.start).toFixed(2)}× the unchanged start)`)
@@ -291,7 +295,9 @@ async function writers(seconds) {
   const b = all(fresh)
   const same = a.length === b.length && new Set(a).size === a.length && b.every((id) => new Set(a).has(id))
   const rankings = QUERIES.filter((q) => JSON.stringify(cached.search(q, { limit: 10 }).map((h) => h.id)) === JSON.stringify(fresh.search(q, { limit: 10 }).map((h) => h.id))).length
-  console.log(`files ${files}, cache ${a.length} docs (${a.length - new Set(a).size} duplicated, ${files - a.length} lost), rebuild ${b.length}; same ids: ${same}; same top-10 for ${rankings}/${QUERIES.length} queries`)
+  console.log(
+    `files ${files}, cache ${a.length} docs (${a.length - new Set(a).size} duplicated, ${files - a.length} lost), rebuild ${b.length}; same ids: ${same}; same top-10 for ${rankings}/${QUERIES.length} queries`,
+  )
   await cached.close()
   await fresh.close()
   rmSync(dir, { recursive: true, force: true })

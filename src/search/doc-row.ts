@@ -106,12 +106,7 @@ export function oldestFirst(docs: Iterable<KnowledgeDoc>): KnowledgeDoc[] {
  * Deletes the rows of one document (by rowid), telling `dropTool` each tool name it used and `deleted` its file,
  * status and tools (a shared file's change log); returns whether it was retired.
  */
-export function deleteDocRows(
-  stmt: (sql: string) => StatementSync,
-  rowid: number,
-  dropTool: (name: string) => void,
-  deleted: (path: string, retired: boolean, tools: string) => void,
-): boolean {
+export function deleteDocRows(stmt: (sql: string) => StatementSync, rowid: number, dropTool: (name: string) => void, deleted: (path: string, retired: boolean, tools: string) => void): boolean {
   const row = stmt('SELECT tools, path FROM doc WHERE rowid = ?').get(rowid) as { tools: string; path: string }
   const retired = ((rowid >> 3) & 3) === STATUS_INDEX.retired
   deleted(row.path, retired, row.tools)

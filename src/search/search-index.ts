@@ -24,20 +24,7 @@ import { CREATED_COLUMN, deleteDocRows, docRow, INSERT_DOC, insertTokens, oldest
 import { countDocs, facetCounts, listDocs, workspaceCount } from './facets.js'
 import { tagKey, Vocabulary, whereOf } from './filter.js'
 import { type Plan, QueryPlanner } from './planner.js'
-import {
-  DEFAULT_SEARCH_LIMIT,
-  DOC_COLUMNS,
-  type DocRow,
-  type IndexedMeta,
-  type ListSort,
-  ownString,
-  page,
-  type RelationsRow,
-  ROWID_STEP,
-  SCHEMA,
-  STATUS_INDEX,
-  toMeta,
-} from './schema.js'
+import { DEFAULT_SEARCH_LIMIT, DOC_COLUMNS, type DocRow, type IndexedMeta, type ListSort, ownString, page, type RelationsRow, ROWID_STEP, SCHEMA, STATUS_INDEX, toMeta } from './schema.js'
 import { type IndexFileState, loadSqlite, setIndexFileState } from './index-file.js'
 import { WriteCycle } from './write-cycle.js'
 import { type FileState, type ForeignChange, SharedFile } from './shared-file.js'
@@ -279,7 +266,12 @@ export class SearchIndex {
     const rowid = this.rowidOf(id)
     if (rowid === undefined) return false
     this.rowids.delete(id)
-    const retired = deleteDocRows((sql) => this.stmt(sql), rowid, (tool) => this.vocabulary.dropTool(tool), (path, retired, tools) => this.file?.record(id, path, true, retired, tools))
+    const retired = deleteDocRows(
+      (sql) => this.stmt(sql),
+      rowid,
+      (tool) => this.vocabulary.dropTool(tool),
+      (path, retired, tools) => this.file?.record(id, path, true, retired, tools),
+    )
     if (retired) this.state.retired--
     return true
   }

@@ -119,14 +119,7 @@ export class SharedFile {
   /** Records one document row inserted or deleted (inside the open write transaction). */
   record(id: string, path: string, gone: boolean, retired: boolean, tools: string): void {
     if (!this.logging) return
-    const { lastInsertRowid } = this.stmt('INSERT INTO change (origin, id, path, gone, retired, tools) VALUES (?, ?, ?, ?, ?, ?)').run(
-      this.origin,
-      id,
-      path,
-      gone ? 1 : 0,
-      retired ? 1 : 0,
-      tools,
-    )
+    const { lastInsertRowid } = this.stmt('INSERT INTO change (origin, id, path, gone, retired, tools) VALUES (?, ?, ?, ?, ?, ?)').run(this.origin, id, path, gone ? 1 : 0, retired ? 1 : 0, tools)
     const seq = Number(lastInsertRowid)
     this.seen = Math.max(this.seen, seq)
     if (seq % PRUNE_EVERY === 0) this.stmt('DELETE FROM change WHERE seq <= ?').run(seq - CHANGE_KEEP)

@@ -36,6 +36,14 @@ export function isBusy(error: unknown): boolean {
   return code !== undefined && ((code & 0xff) === 5 || (code & 0xff) === 6)
 }
 
+/**
+ * The cycle of this process holding each shared file's write lock (by path). Why: SQLite's busy handler waits
+ * synchronously, so a second connection of the same process (two stores on one root: the MCP server beside a
+ * command, tests) would wait for a transaction that commits only on a later turn of the very event loop it blocks.
+ * It commits that transaction first instead.
+ */
+const holders = new Map<string, WriteCycle>()
+
 /** Transaction batching and background merging for one index. */
 export class WriteCycle {
   private inTx = false
@@ -74,8 +82,16 @@ export class WriteCycle {
     })
   }
 
+  /** Commits what another cycle of this process holds open on the same file (see {@link holders}). */
+  private takeTurn(): void {
+    const path = this.host.db.location()
+    const holder = path ? holders.get(path) : undefined
+    if (holder && holder !== this) holder.flush()
+  }
+
   /** Takes the file's write lock (waiting for another process's turn, a bounded number of times) and catches up. */
   private beginShared(): void {
+    this.takeTurn()
     for (let attempt = 1; ; attempt++) {
       try {
         this.host.db.exec('BEGIN IMMEDIATE')
@@ -90,6 +106,8 @@ export class WriteCycle {
       this.host.db.exec('ROLLBACK')
       throw error
     }
+    const path = this.host.db.location()
+    if (path) holders.set(path, this)
   }
 
   /** A write transaction is open on this connection (its reads are current: no other process can commit). */
@@ -101,6 +119,8 @@ export class WriteCycle {
   flush(): void {
     if (!this.inTx || this.closed) return
     this.inTx = false
+    const path = this.host.shared ? this.host.db.location() : null
+    if (path && holders.get(path) === this) holders.delete(path)
     try {
       this.host.db.exec('COMMIT')
     } catch (err) {
@@ -131,6 +151,7 @@ export class WriteCycle {
       if (!this.closed) {
         try {
           const before = (changes.get() as { n: number }).n
+          if (this.host.shared && !this.inTx) this.takeTurn()
           merge.run()
           // FTS5's documented signal: fewer than two changes means there was nothing left to merge.
           more = (changes.get() as { n: number }).n - before >= 2

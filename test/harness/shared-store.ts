@@ -27,7 +27,9 @@ const logger = {
 }
 const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: flags.includes('--watch'), logger })
 await store.start()
-const say = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`)
+const say = (value: unknown): void => {
+  process.stdout.write(`${JSON.stringify(value)}\n`)
+}
 say({ ready: store.size, scan })
 // The checkpoint worker never keeps a process alive; the open stdin does until `exit`.
 const alive = setInterval(() => {}, 60_000)

@@ -4,7 +4,7 @@
  * clocks. Needs `pnpm run build` first.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -16,7 +16,7 @@ import { createRedactor } from '../../src/redact/redactor.js'
 import { PROJECT_ROOT } from '../harness/dsh.ts'
 
 const HARNESS = join(PROJECT_ROOT, 'test/harness/shared-store.ts')
-const children: ChildProcessWithoutNullStreams[] = []
+const children: ChildProcess[] = []
 const stores: KnowledgeStore[] = []
 afterEach(async () => {
   for (const child of children.splice(0)) child.kill('SIGKILL')

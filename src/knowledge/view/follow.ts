@@ -30,7 +30,10 @@ export interface Followed {
 
 /** Applies other processes' document changes, in commit order; each id ends as the index holds it now. */
 export function followChanges(target: Followed, changes: ForeignChange[] | null): void {
-  if (changes === null) return target.reload()
+  if (changes === null) {
+    target.reload()
+    return
+  }
   const last = new Map<string, ForeignChange>()
   for (const change of changes) {
     if (change.gone) {
