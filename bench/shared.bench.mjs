@@ -290,11 +290,22 @@ async function writers(seconds) {
   await cached.start()
   const fresh = await openStore(dir, { cache: false })
   await fresh.start()
-  const all = (s) => s.list({ limit: 1_000_000, status: 'all' }).items.map((m) => m.id)
-  const a = all(cached)
-  const b = all(fresh)
-  const same = a.length === b.length && new Set(a).size === a.length && b.every((id) => new Set(a).has(id))
-  const rankings = QUERIES.filter((q) => JSON.stringify(cached.search(q, { limit: 10 }).map((h) => h.id)) === JSON.stringify(fresh.search(q, { limit: 10 }).map((h) => h.id))).length
+  // Ids straight from the shared file (a listing pages at most MAX_WINDOW); the rebuild is asked for each of them.
+  const { DatabaseSync } = await import('node:sqlite')
+  const db = new DatabaseSync(join(cacheDir(dir), 'index-v4.sqlite'), { readOnly: true })
+  const a = db.prepare('SELECT id FROM doc').all().map((r) => r.id)
+  db.close()
+  const b = { length: fresh.size }
+  const same = a.length === fresh.size && new Set(a).size === a.length && a.every((id) => fresh.get(id) !== undefined)
+  // Ties are ordered by commit order in the shared file and by file time in a rebuild: compared as score groups.
+  const groups = (s, q) => {
+    const by = new Map()
+    for (const h of s.search(q, { limit: 10 })) by.set(h.score.toFixed(6), [...(by.get(h.score.toFixed(6)) ?? []), h.id].sort())
+    const out = [...by]
+    if (out.length) out[out.length - 1] = [out[out.length - 1][0]]
+    return JSON.stringify(out)
+  }
+  const rankings = QUERIES.filter((q) => groups(cached, q) === groups(fresh, q)).length
   console.log(
     `files ${files}, cache ${a.length} docs (${a.length - new Set(a).size} duplicated, ${files - a.length} lost), rebuild ${b.length}; same ids: ${same}; same top-10 for ${rankings}/${QUERIES.length} queries`,
   )
