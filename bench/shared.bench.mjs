@@ -293,7 +293,10 @@ async function writers(seconds) {
   // Ids straight from the shared file (a listing pages at most MAX_WINDOW); the rebuild is asked for each of them.
   const { DatabaseSync } = await import('node:sqlite')
   const db = new DatabaseSync(join(cacheDir(dir), 'index-v4.sqlite'), { readOnly: true })
-  const a = db.prepare('SELECT id FROM doc').all().map((r) => r.id)
+  const a = db
+    .prepare('SELECT id FROM doc')
+    .all()
+    .map((r) => r.id)
   db.close()
   const b = { length: fresh.size }
   const same = a.length === fresh.size && new Set(a).size === a.length && a.every((id) => fresh.get(id) !== undefined)
