@@ -206,7 +206,10 @@ function FieldRow({ spec, view, section, editable, host, t, labels, onSaved }: F
             <input
               id={id}
               type="checkbox"
-              checked={view.effective === true && !pending}
+              // Masking stays on until the person confirms: the box shows what is in force, the pending state is said beside it.
+              checked={view.effective === true}
+              aria-describedby={pending ? `${id}-confirm-title` : undefined}
+              data-pending={pending ? 'true' : undefined}
               disabled={busy}
               onChange={(e) => {
                 if (pending) setPending(undefined)
@@ -226,7 +229,11 @@ function FieldRow({ spec, view, section, editable, host, t, labels, onSaved }: F
               {t('reset')}
             </button>
           )}
-          {dirty ? (
+          {pending ? (
+            <span data-testid="knowledge-pending" style={{ ...s.badge('off'), borderColor: palette.error, color: palette.error }}>
+              {t('maskingPending')}
+            </span>
+          ) : dirty ? (
             <span data-testid="knowledge-unsaved" style={{ ...s.badge('off'), borderColor: palette.warn, color: palette.warn }} title={t('unsavedHint')}>
               {t('unsaved')}
             </span>

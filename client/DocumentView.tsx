@@ -14,6 +14,7 @@ import type { Lang, MessageKey, Translate } from './i18n.js'
 import { Markdown } from './markdown.js'
 import { moveFocus } from './roving.js'
 import { StatusActions } from './StatusActions.js'
+import { EditDocument, offersEdit } from './EditDocument.js'
 import { palette, s } from './styles.js'
 
 export interface DocumentViewProps {
@@ -106,6 +107,17 @@ export function DocumentView({ api, id, t, lang, onBack, onOpen, onTag, onChange
           t={t}
           lang={lang}
           onChanged={() => {
+            setReload((n) => n + 1)
+            onChanged?.()
+          }}
+        />
+      )}
+      {doc && offersEdit(doc) && (
+        <EditDocument
+          api={api}
+          doc={doc}
+          t={t}
+          onSaved={() => {
             setReload((n) => n + 1)
             onChanged?.()
           }}

@@ -8,6 +8,8 @@ import { ConfigTab } from './ConfigTab.js'
 import { DocumentsTab } from './DocumentsTab.js'
 import { HealthTab } from './HealthTab.js'
 import { SourcesTab } from './SourcesTab.js'
+import { OriginalsTab } from './OriginalsTab.js'
+import { WikiTab } from './WikiTab.js'
 import { MaskingWarning } from './MaskingWarning.js'
 import { moveFocus } from './roving.js'
 import type { KnowledgeHost } from './host.js'
@@ -20,7 +22,7 @@ export interface KnowledgeSectionProps {
   close?: () => void
 }
 
-type TabId = 'documents' | 'sources' | 'health' | 'config'
+type TabId = 'documents' | 'wiki' | 'originals' | 'sources' | 'health' | 'config'
 
 /** The `settings.section` component. */
 export function KnowledgeSection(props: KnowledgeSectionProps) {
@@ -48,6 +50,8 @@ function SectionBody({ host }: { host: KnowledgeHost }) {
   }
   const tabs: Array<[TabId, string]> = [
     ['documents', t('tabDocuments')],
+    ['wiki', t('tabWiki')],
+    ['originals', t('tabOriginals')],
     ['sources', t('tabSources')],
     ['health', t('tabHealth')],
     ['config', t('tabConfig')],
@@ -98,6 +102,16 @@ function SectionBody({ host }: { host: KnowledgeHost }) {
           ) : (
             <DocumentsTab api={host.api} t={t} lang={lang} active={tab === 'documents'} />
           )}
+        </div>
+      )}
+      {visited.has('wiki') && (
+        <div id="knowledge-panel-wiki" role="tabpanel" aria-labelledby="knowledge-tab-wiki" hidden={tab !== 'wiki'}>
+          <WikiTab api={host.api} t={t} lang={lang} active={tab === 'wiki'} />
+        </div>
+      )}
+      {visited.has('originals') && (
+        <div id="knowledge-panel-originals" role="tabpanel" aria-labelledby="knowledge-tab-originals" hidden={tab !== 'originals'}>
+          <OriginalsTab api={host.api} t={t} lang={lang} active={tab === 'originals'} />
         </div>
       )}
       {visited.has('health') && (

@@ -33,7 +33,9 @@ export function MaskingWarning({ host, t }: { host: KnowledgeHost; t: Translate 
   if (!config?.sections.redact || view.effective !== false) return null
   const turnOn = async () => {
     setBusy(true)
-    const result = await host.write(['redact', 'enabled'], true)
+    // Back to the row's own value when that masks (the field reads Inherited again); an override only where the row
+    // itself turns masking off.
+    const result = await host.write(['redact', 'enabled'], view.inherited === true ? undefined : true)
     setBusy(false)
     setError(result.ok ? undefined : result.message)
   }

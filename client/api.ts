@@ -17,6 +17,8 @@ export class ApiError extends Error {
   constructor(
     message: string,
     readonly status: number,
+    /** The routes' error code (`not-found`, `conflict`, …), which the page translates. */
+    readonly code?: string,
   ) {
     super(message)
     this.name = 'ApiError'
@@ -42,7 +44,7 @@ export interface DocumentQuery {
 export class KnowledgeApi {
   constructor(readonly prefix: string = DEFAULT_ROUTE_PREFIX) {}
 
-  private async get<T>(path: string, signal?: AbortSignal): Promise<T> {
+  async get<T>(path: string, signal?: AbortSignal): Promise<T> {
     let response: Response
     try {
       response = await fetch(`${this.prefix}${path}`, { headers: { accept: 'application/json' }, credentials: 'same-origin', signal })
@@ -52,8 +54,8 @@ export class KnowledgeApi {
     }
     const type = response.headers.get('content-type') ?? ''
     if (!type.includes('application/json')) throw new ApiError(`${this.prefix}${path} answered ${response.status} ${type || 'without a type'}, not JSON`, response.status)
-    const body = (await response.json()) as T & { error?: string }
-    if (!response.ok) throw new ApiError(body.error ?? `HTTP ${response.status}`, response.status)
+    const body = (await response.json()) as T & { error?: string; code?: string }
+    if (!response.ok) throw new ApiError(body.error ?? `HTTP ${response.status}`, response.status, body.code)
     return body
   }
 
@@ -136,12 +138,12 @@ export class KnowledgeApi {
       }
       const type = response.headers.get('content-type') ?? ''
       if (!type.includes('application/json')) throw new ApiError(`${this.prefix}${path} answered ${response.status}, not JSON`, response.status)
-      const answer = (await response.json()) as T & { error?: string }
+      const answer = (await response.json()) as T & { error?: string; code?: string }
       if (response.status === 403 && attempt === 0 && /token/.test(answer.error ?? '')) {
         this.token = undefined
         continue
       }
-      if (!response.ok) throw new ApiError(answer.error ?? `HTTP ${response.status}`, response.status)
+      if (!response.ok) throw new ApiError(answer.error ?? `HTTP ${response.status}`, response.status, answer.code)
       return answer
     }
   }

@@ -318,3 +318,82 @@ export interface RecentRounds {
   /** Newest last. Titles are redacted; dropped rounds carry their first drop reason. */
   rounds: Array<{ at: string; kept: boolean; score: number; title: string; reason?: string; id?: string }>
 }
+
+// ---- The Originals, Wiki and in-place edit routes (issues 26, 27): their JSON shapes, for the page.
+
+export type OriginalProvenance = { kind: 'run'; session?: string } | { kind: 'url'; url: string } | { kind: 'person' } | { kind: 'manual' }
+
+/** One original in the Originals view (no hash leaves the manifest); `problem`: why it cannot be read as it is. */
+export interface OriginalRow {
+  path: string
+  status: 'present' | 'missing' | 'retired'
+  type: string
+  size: number
+  addedAt: string
+  changedAt: string
+  provenance: OriginalProvenance
+  replaces?: string
+  pages?: number
+  slides?: number
+  declaredPages?: number
+  retired?: { at: string; why: 'wrong' | 'replaced'; reason: string; replacedBy?: string }
+  problem?: string
+  /** Summary pages built from it; `stale` when the original changed after they were written. */
+  summaries: Array<{ id: string; title: string; stale: boolean; status: string }>
+  /** `text` opens; `counted`: a PDF (pages counted, no text); `none`: image or other; `unreadable`: not a plain file now. */
+  extraction: 'text' | 'counted' | 'none' | 'unreadable' | 'missing' | 'retired'
+}
+
+/** `GET /originals` (`available` false: the originals row is off); `folder` relative to the root. */
+export interface OriginalsView {
+  available: boolean
+  folder: string
+  originals: OriginalRow[]
+}
+
+/** `GET /originals/text`: one page of an original's extracted, redacted text. */
+export interface OriginalText {
+  path: string
+  text: string
+  unit: string
+  total: number
+  from: number
+  to: number
+  next?: number
+}
+
+/** One line of the wiki's catalogue (`stale`: a summary whose original changed after it was written). */
+export interface WikiEntry {
+  id: string
+  title: string
+  type: string
+  summary: string
+  fields: Array<[string, string]>
+  stale?: boolean
+}
+
+/** `GET /wiki`: the index grouped by type, what else is counted, the overview, the last log entries. */
+export interface WikiView {
+  available: boolean
+  types: Array<{ type: string; section: string; description: string }>
+  sections: Array<{ section: string; type: string; entries: WikiEntry[] }>
+  pages: number
+  others: Record<string, number>
+  overview?: { id: string; title: string; content: string; version?: number }
+  log: Array<{ at: string; operation: string; what: string; pages: string[] }>
+}
+
+/** `GET /editable?id=`: what the editor starts from; `POST /documents/<id>/edit` answers {@link EditResult}. */
+export interface EditableView {
+  id: string
+  as: 'page' | 'note'
+  title: string
+  content: string
+  version: number | undefined
+}
+
+export interface EditResult {
+  id: string
+  version: number
+  redacted: number
+}

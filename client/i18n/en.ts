@@ -4,8 +4,11 @@
  * @module dsh-knowledge-sync/client/i18n/en
  */
 
+import { viewsEn } from './views-en.js'
+
 /** English text of every page message; `{name}` marks a parameter. */
 export const en = {
+  ...viewsEn,
   nav: 'Knowledge',
   title: 'Knowledge',
   intro: 'Conversation rounds worth keeping, saved as Markdown files with credentials masked. Later sessions search them with knowledge_search.',

@@ -3,9 +3,11 @@
  * @module dsh-knowledge-sync/client/i18n/zh
  */
 import type { en } from './en.js'
+import { viewsZh } from './views-zh.js'
 
 /** Chinese text of every page message, keyed like {@link en}. */
 export const zh: Record<keyof typeof en, string> = {
+  ...viewsZh,
   nav: '知识库',
   title: '知识库',
   intro: '值得保留的对话轮次，以 Markdown 文件保存，凭据已脱敏。之后的会话用 knowledge_search 检索它们。',

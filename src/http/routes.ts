@@ -14,6 +14,8 @@ import { collectStats } from '../knowledge/reports/stats.js'
 import { healthSummary } from '../knowledge/reports/health.js'
 import { bodyWithIds, relationsView } from '../knowledge/corrections/correct.js'
 import { stripNotice } from '../knowledge/relations/relations.js'
+import { Download, sendDownload } from './download.js'
+import { errorAnswer, statusOf } from './words.js'
 
 export interface RouteOptions {
   /** The prefix, e.g. `/knowledge`. */
@@ -22,9 +24,12 @@ export interface RouteOptions {
   pageSize: number
   /** State-changing routes (POST), matched against the sub-path after the prefix. */
   mutations?: Mutation[]
-  /** Further read-only routes by exact sub-path (e.g. `/sources` when the sync row runs). */
-  reads?: Record<string, () => Promise<unknown>>
+  /** Further read-only routes by exact sub-path (e.g. `/sources` when the sync row runs); they get the query and scope. */
+  reads?: Record<string, ReadRoute>
 }
+
+/** A read-only route: answers JSON, or a {@link Download} streamed as an attachment. */
+export type ReadRoute = (query: URLSearchParams, scope: string | undefined) => Promise<unknown>
 
 /** One state-changing route: `pattern` matches the sub-path; `run` gets the match and the parsed JSON body. */
 export interface Mutation {
@@ -51,6 +56,8 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {
+  // Every refusal the page shows is in people's words, whatever the store said to the model (./words.ts).
+  if (status >= 400 && body && typeof (body as { error?: unknown }).error === 'string') body = errorAnswer(status, body as { error: string })
   const text = JSON.stringify(body)
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
@@ -96,7 +103,7 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Pag
         const body = await readJson(req)
         return send(res, 200, await mutation.m.run(mutation.match!, body, store.visibleScope(cwd, true)))
       } catch (error) {
-        return send(res, 400, { error: (error as Error).message })
+        return send(res, statusOf(error), { error: (error as Error).message })
       }
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, { error: 'only GET and POST are served' })
@@ -153,7 +160,10 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Pag
       if (sub === '/rounds') return send(res, 200, await recentRounds(store, Math.min(Math.max(Number(q.get('limit')) || 200, 1), 1000)))
       if (sub === '/health') return send(res, 200, await healthSummary(store, scope))
       const read = options.reads && Object.hasOwn(options.reads, sub) ? options.reads[sub] : undefined
-      if (read) return send(res, 200, await read())
+      if (read) {
+        const answer = await read(q, scope)
+        return answer instanceof Download ? sendDownload(res, answer, req.method === 'HEAD') : send(res, 200, answer)
+      }
       return send(res, 404, {
         error: `no route ${url.pathname}`,
         routes: [
@@ -168,7 +178,7 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Pag
         ],
       })
     } catch (error) {
-      return send(res, 400, { error: (error as Error).message })
+      return send(res, statusOf(error), { error: (error as Error).message })
     }
   }
   return Object.assign(handler, { close: () => void unfollow() })

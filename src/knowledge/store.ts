@@ -384,6 +384,7 @@ export class KnowledgeStore {
       closed: () => this.closed,
       start: () => this.start(),
       read: (id) => this.read(id),
+      versionOf: (id) => this.revisions.current(id),
       commit: (id, relPath, meta, body, text) => this.commit(id, relPath, meta, body, text),
       landed: (doc) => {
         this.indexed.relate(doc)

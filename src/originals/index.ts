@@ -23,6 +23,12 @@ import { OriginalsService } from './service.js'
 import { SummaryLinks } from './summaries.js'
 import { registerTools } from './tools.js'
 
+declare module '@deepseek-ai/cordis' {
+  interface Context {
+    knowledgeOriginals: OriginalsService
+  }
+}
+
 export const name = 'knowledge-originals'
 export const inject = ['knowledge', 'tools']
 
@@ -72,6 +78,8 @@ export function apply(ctx: Context, config: Config): void {
   const service = new OriginalsService(store, folder, () => new SafeFetcher({ logger, timeoutMs: DOWNLOAD_TIMEOUT_MS }), summaries)
   ctx.effect(() => summaries.follow(), 'originals summary links')
   ctx.effect(() => provideStaleSummaries(store, () => summaries.staleIds()), 'originals stale summaries for the wiki index')
+  // The page's Originals view reads through the same service (rows never import each other: it is a service).
+  ctx.provide('knowledgeOriginals', service)
   registerTools(ctx, service)
   registerAskTools(ctx, service)
 

@@ -20,6 +20,12 @@ import { WIKI_PROMPT_ORDER, wikiPromptText } from './prompt.js'
 import { registerWikiTools, WIKI_WRITE_TOOLS } from './tools.js'
 import { wikiSkillProvider } from './skills.js'
 
+declare module '@deepseek-ai/cordis' {
+  interface Context {
+    knowledgeWiki: Wiki
+  }
+}
+
 export const name = 'knowledge-wiki'
 export const inject = ['knowledge', 'tools', 'systemPrompt']
 
@@ -62,6 +68,8 @@ export function apply(ctx: Context, config: Config): void {
     throw new Error(`knowledge-wiki: ${(error as Error).message}`)
   }
   ctx.effect(() => () => wiki.close(), 'knowledge-wiki')
+  // The page's Wiki view reads the catalogue with this profile's types (a service: rows never import each other).
+  ctx.provide('knowledgeWiki', wiki)
   // Pages link rounds of the session's own workspace only (the recall rule with sameWorkspaceOnly).
   registerWikiTools(ctx, wiki, (agent) => ({ actor: 'tool', scope: store.visibleScope(sessionOf(agent)?.header?.cwd, true) }))
 

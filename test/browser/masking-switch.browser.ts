@@ -2,7 +2,8 @@
  * Masking cannot be switched off by accident (issue 16, item 2), in real headless Chromium against a real `dsh web`
  * (0.1.0-rc.8) with the packed bundle. Unticking "Mask credentials" asks first, saying what it means; "Keep masking
  * on" changes nothing; confirming saves `redact.enabled: false` and a warning stays above both tabs (also after a
- * reload) until masking is back on. Live settings may make this change at all because dsh's own settings API is
+ * reload) until masking is back on. While the question is open the box stays ticked and says it is pending, and
+ * "Turn masking back on" returns the field to Inherited (issue 28, item 17). Live settings may make this change at all because dsh's own settings API is
  * fenced against other origins and rebound hosts (test/e2e/web-trust.e2e.ts). Also (issue 10, item 8): a file that
  * cannot be indexed is named on the Documents tab.
  *
@@ -87,8 +88,10 @@ describe('the masking switch on the Knowledge page', () => {
     expect(text).toContain('Turn off credential masking?')
     expect(text).toMatch(/written to disk as it is: a token, password or key/)
     expect(text).toMatch(/Documents already written stay masked/)
-    // Nothing is saved while the question is open.
-    expect(await checkbox().isChecked()).toBe(false)
+    // Nothing is saved while the question is open, and the box says so (28.17): masking is still on, pending a yes.
+    expect(await checkbox().isChecked()).toBe(true)
+    expect(await checkbox().getAttribute('data-pending')).toBe('true')
+    expect(await enabledField().getByTestId('knowledge-pending').innerText()).toBe('On until you confirm')
     expect(await redactionEnabled()).toBe(true)
     expect(settingsYaml()).not.toMatch(/enabled: false/)
     await screenshot(page, 'knowledge-masking-confirm')
@@ -121,5 +124,10 @@ describe('the masking switch on the Knowledge page', () => {
     await poll(redactionEnabled).toBe(true)
     await poll(() => banner().count()).toBe(0)
     expect(settingsYaml()).not.toMatch(/enabled: false/)
+    // Back to the row's own value, not an override that says `true` (28.17): the field reads Inherited again.
+    await openKnowledge('Config')
+    await poll(() => enabledField().getAttribute('data-overridden')).toBe('false')
+    expect(await checkbox().isChecked()).toBe(true)
+    expect(settingsYaml()).not.toMatch(/redact:\s*\n\s+enabled:/)
   })
 })

@@ -26,6 +26,8 @@ export type LedgerEntry =
   | { type: 'synced'; id: string; path: string; source: string; redacted: number }
   /** A wiki page created, edited or rewritten, and who asked: `tool`, `cli` or `page`. */
   | { type: 'page'; id: string; op: 'create' | 'edit' | 'rewrite'; version: number; redacted: number; actor: string }
+  /** A note's text edited in place (the page's editor), and who asked. */
+  | { type: 'edited'; id: string; version: number; redacted: number; actor: string }
 
 /** Aggregates shown by `stats` (CLI, routes, page). */
 /** What the ledger folds to (the wire shape of `rounds` in stats). */

@@ -9,7 +9,7 @@ import type { FrontMatter, KnowledgeDoc } from '../../types.js'
 import { redactFields, type FieldInput } from '../../redact/fields.js'
 import { isVisible } from '../../search/scope.js'
 import { formatDocument } from '../documents/document.js'
-import type { EditHost } from '../writes/edits.js'
+import { checkRevision, type EditHost } from '../writes/edits.js'
 import { carryStatus, idsToPaths, NOTICE_MARK, stripNotice, unresolvedIds } from '../relations/relations.js'
 import { bodyWithIds } from '../corrections/correct.js'
 import type { KnowledgeStore } from '../store.js'
@@ -46,6 +46,8 @@ export interface PageContext {
   typeOf(name: string): PageType | undefined
   actor: string
   scope: string | undefined
+  /** Refuse an edit or rewrite unless the page is still at this revision (checked inside the write queue). */
+  expectVersion?: number
   /** Told of each summary written with a `file` (the originals manifest ties it to the file). */
   ingested?: (event: { id: string; file: string }) => void
   /** The clock (ISO 8601), injectable for tests. */
@@ -149,6 +151,7 @@ async function changePage(ctx: PageContext, doc: KnowledgeDoc, content: string, 
   const applied = applyFieldChanges(type, doc.meta, changes)
   const previousFile = doc.meta[diskKey(type, 'file')]
   return ctx.store.edit(async (host) => {
+    await checkRevision(host, doc.id, ctx.expectVersion)
     const now = (ctx.now ?? isoNow)()
     const fields = { ...applied.fields }
     const ingest = type.fields.some((f) => f.name === 'ingested') && (fields.file !== previousFile || fields.url !== doc.meta.url)

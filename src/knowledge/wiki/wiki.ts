@@ -71,6 +71,8 @@ export function templateText(types: readonly PageType[], name: string): string {
 export interface WikiCaller {
   actor: string
   scope: string | undefined
+  /** Refuse the change unless the page is still at this revision (the page's editor: a concurrent edit wins). */
+  expectVersion?: number
 }
 
 export class Wiki {
@@ -106,6 +108,7 @@ export class Wiki {
       typeOf: (name) => this.typeOf(name),
       actor: caller.actor,
       scope: caller.scope,
+      expectVersion: caller.expectVersion,
       ingested: (event) => {
         for (const listener of ingestListeners.get(this.store) ?? []) listener(event)
       },

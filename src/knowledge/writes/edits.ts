@@ -21,6 +21,33 @@ import { readRootFile } from '../disk/safe-read.js'
 import { withStatusText } from '../relations/status-text.js'
 import type { WrittenDocument } from '../store-types.js'
 
+/**
+ * An edit made against revision `expected` of a document that is at revision `current` now: refused, never merged
+ * over the newer text (a person editing on the page while the agent, another tab or an editor changed it).
+ */
+export class RevisionConflict extends Error {
+  constructor(
+    readonly id: string,
+    readonly expected: number,
+    readonly current: number | undefined,
+  ) {
+    super(`${id} changed since it was opened for editing (v:${expected}, now v:${current ?? '?'}); open it again to see the newer text`)
+    this.name = 'RevisionConflict'
+  }
+}
+
+/**
+ * Throws {@link RevisionConflict} unless `id` is still at revision `expected` (none given: no check). Call inside the
+ * write queue. The file is read again, so a change the watcher has not seen yet (a hand edit, another process) is
+ * counted now, not overwritten.
+ */
+export async function checkRevision(host: Pick<EditHost, 'read' | 'versionOf'>, id: string, expected: number | undefined): Promise<void> {
+  if (expected === undefined) return
+  const fresh = await host.read(id)
+  const current = fresh?.version ?? host.versionOf(id)
+  if (current !== expected) throw new RevisionConflict(id, expected, current)
+}
+
 /** What the edits use of the store. */
 export interface EditHost {
   readonly root: string
@@ -29,6 +56,8 @@ export interface EditHost {
   closed(): boolean
   start(): Promise<void>
   read(id: string): Promise<KnowledgeDoc | undefined>
+  /** The newest revision of a document (another process's change included). */
+  versionOf(id: string): number | undefined
   /** The store's one atomic write (file, index, relations, change listeners); returns the revision. */
   commit(id: string, relPath: string, meta: FrontMatter, body: string, text: string): Promise<number>
   /** A spliced file is on disk: index it (and the revision of its text), note it, tell the change listeners. */
