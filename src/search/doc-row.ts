@@ -92,3 +92,27 @@ export function insertTokens(stmt: (sql: string) => StatementSync, rowid: number
   stmt('INSERT INTO fts (rowid, title, tags, body, title_id, body_id) VALUES (?, ?, ?, ?, ?, ?)').run(rowid, title.words, tags.words + tags.wholes, body.words, title.wholes, body.wholes)
   if (title.chars || body.chars) stmt('INSERT INTO fts_chars (rowid, chars) VALUES (?, ?)').run(rowid, title.chars + body.chars)
 }
+
+/** Documents in indexing order, oldest first (by `created`, else mtime; ties keep their order). */
+export function oldestFirst(docs: Iterable<KnowledgeDoc>): KnowledgeDoc[] {
+  const at = (d: KnowledgeDoc): number => epoch(typeof d.meta?.created === 'string' ? d.meta.created : '', d.mtimeMs ?? 0)
+  return [...docs]
+    .map((d, i) => ({ d, i, t: at(d) }))
+    .sort((a, b) => a.t - b.t || a.i - b.i)
+    .map(({ d }) => d)
+}
+
+/**
+ * Deletes the rows of one document (by rowid), telling `dropTool` each tool name it used and `deleted` its file,
+ * status and tools (a shared file's change log); returns whether it was retired.
+ */
+export function deleteDocRows(stmt: (sql: string) => StatementSync, rowid: number, dropTool: (name: string) => void, deleted: (path: string, retired: boolean, tools: string) => void): boolean {
+  const row = stmt('SELECT tools, path FROM doc WHERE rowid = ?').get(rowid) as { tools: string; path: string }
+  const retired = ((rowid >> 3) & 3) === STATUS_INDEX.retired
+  deleted(row.path, retired, row.tools)
+  for (const t of new Set(asStrings(JSON.parse(row.tools)))) dropTool(t)
+  for (const table of ['fts', 'fts_chars', 'doc', 'body']) stmt(`DELETE FROM ${table} WHERE rowid = ?`).run(rowid)
+  stmt('DELETE FROM tag WHERE doc = ?').run(rowid)
+  stmt('DELETE FROM tool WHERE doc = ?').run(rowid)
+  return retired
+}

@@ -42,15 +42,18 @@ const PROBE = 'Probe ERR_PNPM_FETCH_404 searchIndex src/search/search-index.ts v
 
 /** Tables and indexes of a file-backed index that the in-memory index does not need. */
 const FILE_SCHEMA = `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); CREATE INDEX doc_id ON doc (id);
-  CREATE INDEX doc_related ON doc (id) WHERE relations IS NOT NULL;`
+  CREATE INDEX doc_related ON doc (id) WHERE relations IS NOT NULL;
+  CREATE TABLE change (seq INTEGER PRIMARY KEY AUTOINCREMENT, origin INTEGER NOT NULL, id TEXT NOT NULL, path TEXT NOT NULL,
+    gone INTEGER NOT NULL, retired INTEGER NOT NULL, tools TEXT NOT NULL);`
 
 /**
  * The format key stored in a file: schema version, schema text and tokenizer output fingerprinted. Version 2: rowids
  * carry the status beside the kind (`seq * 32 + status * 8 + kind`), `doc.superseded_by`, `doc.relations`, `meta.han`.
  * Version 3: the `doc_session` index (conversational context) and CJK single characters in the `chars` column.
  * Also in 3: the body is indexed as plain text (no status notice, comments or link targets, see plainBody).
+ * Version 4: the `change` table, the log every process sharing the file follows (see ./shared-file.ts).
  */
-export const INDEX_FORMAT = `dsh-knowledge-index/3:${createHash('sha256')
+export const INDEX_FORMAT = `dsh-knowledge-index/4:${createHash('sha256')
   .update(SCHEMA)
   .update(FILE_SCHEMA)
   .update(JSON.stringify(indexStreams(PROBE)))
@@ -60,6 +63,12 @@ export const INDEX_FORMAT = `dsh-knowledge-index/3:${createHash('sha256')
 /** Build state of a file: `building` until the first full load is committed, then `complete`. */
 export type IndexFileState = 'building' | 'complete'
 
+/**
+ * How long a writer waits for another process's write transaction (SQLite's busy handler; each process holds the
+ * lock for one event-loop turn of writes, a start-up scan for one slice). Readers never wait: WAL.
+ */
+export const BUSY_TIMEOUT_MS = 10_000
+
 /** Pragmas of a file-backed index: WAL (atomic commits that survive a killed process), no fsync per commit. */
 function tune(db: DatabaseSync): void {
   db.exec(`
@@ -67,7 +76,7 @@ function tune(db: DatabaseSync): void {
     PRAGMA synchronous = NORMAL;
     PRAGMA temp_store = MEMORY;
     PRAGMA cache_size = -8192;
-    PRAGMA busy_timeout = 2000;
+    PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS};
   `)
 }
 
@@ -93,8 +102,9 @@ export function createIndexFile(path: string): DatabaseSync {
 }
 
 /**
- * Opens an existing index file, or throws an {@link IndexFileError} saying why it cannot be used. `readOnly`: a reader
- * beside the process that owns and writes the file (WAL lets it read while the owner commits).
+ * Opens an existing index file, or throws an {@link IndexFileError} saying why it cannot be used. Any number of
+ * processes open it at once, each writing in its turn (see ./shared-file.ts). `readOnly`: a process that cannot write
+ * the file (a read-only checkout) reads it as it is.
  */
 export function openIndexFile(path: string, { readOnly = false } = {}): DatabaseSync {
   checkHeader(path)
@@ -106,7 +116,7 @@ export function openIndexFile(path: string, { readOnly = false } = {}): Database
   }
   try {
     // query_only: this connection is a reader; SearchIndex.close then leaves the WAL to its owner (see there).
-    if (readOnly) db.exec('PRAGMA cache_size = -8192; PRAGMA busy_timeout = 2000; PRAGMA query_only = 1;')
+    if (readOnly) db.exec(`PRAGMA cache_size = -8192; PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA query_only = 1;`)
     else tune(db)
     const meta = new Map((db.prepare('SELECT key, value FROM meta').all() as Array<{ key: string; value: string }>).map((r) => [r.key, r.value]))
     if (meta.get('format') !== INDEX_FORMAT) throw new IndexFileError('foreign', `format ${JSON.stringify(meta.get('format') ?? null)}, expected ${INDEX_FORMAT}`)

@@ -6,6 +6,7 @@
  */
 import { MANIFEST_COLUMNS, type ManifestRow, type ManifestTuple } from './schema.js'
 import type { StatementSync } from 'node:sqlite'
+import type { FileStamp } from '../types.js'
 import type { SearchIndex } from './search-index.js'
 
 /** Rows of a statement as arrays, streamed (pending writes committed first, so the rows are current). */
@@ -25,10 +26,38 @@ export function manifestRow(index: SearchIndex, rowid: number): ManifestRow {
   return index.stmt('SELECT id, path, session, size, mtime, ctime, hash, seen FROM doc WHERE rowid = ?').get(rowid) as unknown as ManifestRow
 }
 
+/** Rows of one page of the location stream below. */
+const LOCATION_PAGE = 1024
+
 /**
- * Id, file and session of every document, on a statement of its own: the tables loaded from it may be read a slice
- * at a time across event-loop turns (a background warm-up), two at once.
+ * Id, file and session of every document, a page at a time by rowid: the tables loaded from it may be read a slice at
+ * a time across event-loop turns (a background warm-up), two at once, and no statement stays open between two pages
+ * (an open read would pin a snapshot, and a shared file's next write transaction could not begin on it).
  */
-export function locations(index: SearchIndex): Iterable<readonly [id: string, path: string, session: string | null]> {
-  return arrays(index, index.prepare('SELECT id, path, session FROM doc')) as Iterable<readonly [string, string, string | null]>
+export function* locations(index: SearchIndex): Iterable<readonly [id: string, path: string, session: string | null]> {
+  index.flush()
+  const page = index.stmt(`SELECT rowid, id, path, session FROM doc WHERE rowid > ? ORDER BY rowid LIMIT ${LOCATION_PAGE}`)
+  page.setReturnArrays(true)
+  for (let after = -1; ; ) {
+    const rows = page.all(after) as unknown as Array<[number, string, string, string | null]>
+    for (const [, id, path, session] of rows) yield [id, path, session] as const
+    if (rows.length < LOCATION_PAGE) return
+    after = rows[rows.length - 1][0]
+  }
+}
+
+/** Whether a file-backed index already holds this file as it is (another process indexed it): same path, size, times and content. */
+export function indexedAs(index: SearchIndex, doc: { id: string; path: string; mtimeMs: number; stamp?: FileStamp }): boolean {
+  if (!index.persistent || !doc.stamp) return false
+  const row = index.stmt('SELECT path, size, mtime, ctime, hash FROM doc WHERE id = ?').get(doc.id) as
+    | { path: string; size: number | null; mtime: number; ctime: number | null; hash: string | null }
+    | undefined
+  return row !== undefined && row.path === doc.path && row.size === doc.stamp.size && row.mtime === doc.mtimeMs && row.ctime === doc.stamp.ctimeMs && row.hash === doc.stamp.hash
+}
+
+/** What a follower needs of a document another process indexed: its file, session, relations, kind and workspace. */
+export function followedRow(index: SearchIndex, id: string): { path: string; session: string | null; relations: string | null; kind: number; cwd: string } | undefined {
+  return index.stmt('SELECT path, session, relations, rowid & 7 AS kind, cwd FROM doc WHERE id = ?').get(id) as
+    | { path: string; session: string | null; relations: string | null; kind: number; cwd: string }
+    | undefined
 }

@@ -18,29 +18,15 @@ import type { FileStamp, KnowledgeDoc, SearchFilter, SearchHit } from '../types.
 import type { Facets } from '../wire.js'
 import { queryTerms } from './tokenize.js'
 import { toHit } from './hits.js'
-import { CREATED_COLUMN, docRow, INSERT_DOC, insertTokens } from './doc-row.js'
+import { CREATED_COLUMN, deleteDocRows, docRow, INSERT_DOC, insertTokens, oldestFirst } from './doc-row.js'
 import { countDocs, FacetCache, facetCounts, listDocs, workspaceCount } from './facets.js'
 import { tagKey, Vocabulary, whereOf } from './filter.js'
 import { type Plan, QueryPlanner } from './planner.js'
-import {
-  asStrings,
-  DEFAULT_SEARCH_LIMIT,
-  DOC_COLUMNS,
-  type DocRow,
-  epoch,
-  type IndexedMeta,
-  type ListSort,
-  ownString,
-  page,
-  type RelationsRow,
-  ROWID_STEP,
-  SCHEMA,
-  STATUS_INDEX,
-  toMeta,
-} from './schema.js'
+import { DEFAULT_SEARCH_LIMIT, DOC_COLUMNS, type DocRow, type IndexedMeta, type ListSort, ownString, page, type RelationsRow, ROWID_STEP, SCHEMA, STATUS_INDEX, toMeta } from './schema.js'
 import { type IndexFileState, loadSqlite, setIndexFileState } from './index-file.js'
 import { WriteCycle } from './write-cycle.js'
 import { StatementCache } from './statement-cache.js'
+import { type FileState, type ForeignChange, SharedFile } from './shared-file.js'
 import type { CheckpointOptions, Checkpointer } from './checkpointer.js'
 import { expandQuery, type ExpandOptions, warmExpansion } from './expand/index.js'
 import { addExpansion } from './expansion.js'
@@ -68,21 +54,22 @@ export class SearchIndex {
   readonly persistent: boolean
   /** Document id → rowid in memory: a Map (ids arrive in file order; a sorted b-tree cost a quarter of the insert time); a file uses its `doc_id` index (see {@link restore}). */
   private readonly rowids = new Map<string, number>()
-  private seq = 0
-  private count_ = 0
-  /** Retired documents indexed (the default filter leaves them out; counting the rest needs no scan). */
-  private retired_ = 0
-  /** Query expansion's sources (undefined: off), and whether any indexed text had Chinese characters. */
+  /** Counters, next rowid and whether any indexed text had Chinese characters (read back from a file). */
+  private readonly state: FileState = { count: 0, seq: 0, retired: 0, han: false }
+  /** Query expansion's sources (undefined: off). */
   private readonly expand: ExpandOptions | undefined
   private readonly context: number
   private readonly chars: number
   private readonly semantic: SemanticPass | undefined
-  private han = false
   private closed = false
   /** The write transaction of each event-loop turn, and background segment merging. */
   private readonly cycle: WriteCycle
   /** Facet counts per filter until the next write (here or, by the database's change counter, by another connection). */
   private readonly facetCache = new FacetCache(() => (this.stmt('PRAGMA data_version').get() as { data_version: number }).data_version)
+  /** A file's change log, which other processes write too (see ./shared-file.ts). */
+  private readonly file?: SharedFile
+  /** Told of other processes' document changes once this index caught up with them (null: reload everything). */
+  onForeign: (changes: ForeignChange[] | null) => void = () => {}
 
   /**
    * Creates an empty in-memory index, or, given `db` (from {@link createIndexFile} or {@link openIndexFile}), an
@@ -99,29 +86,26 @@ export class SearchIndex {
     this.planner = new QueryPlanner(this, resolved.rank)
     this.persistent = db !== undefined
     this.db = db ?? new (loadSqlite().DatabaseSync)(':memory:')
-    this.cycle = new WriteCycle({ db: this.db, stmt: (sql) => this.stmt(sql) })
+    this.cycle = new WriteCycle({ db: this.db, stmt: (sql) => this.stmt(sql), shared: this.persistent, began: () => this.catchUp() })
     if (db) {
-      this.restore()
+      this.file = new SharedFile((sql) => this.stmt(sql))
+      this.file.open(this.state, this.vocabulary)
       return
     }
     this.db.exec(`PRAGMA page_size = 8192; PRAGMA journal_mode = MEMORY; PRAGMA temp_store = MEMORY; ${SCHEMA}`)
   }
 
   /**
-   * Reads back what lives in memory beside a file's tables: the counters, whether the corpus holds Chinese, and the
-   * vocabulary. Ids are looked up in the file's `doc_id` index rather than a Map: opening a file then costs nothing
-   * per document.
+   * Catches up with what other processes committed to a shared file (see ./shared-file.ts): asked before reads; a
+   * write transaction catches up as it begins. Costs one `PRAGMA data_version` when nothing moved.
    */
-  private restore(): void {
-    const row = this.stmt('SELECT count(*) AS n, coalesce(max(rowid), 0) AS top FROM doc').get() as { n: number; top: number }
-    this.count_ = row.n
-    this.seq = Math.floor(row.top / ROWID_STEP)
-    this.retired_ = (this.stmt(`SELECT count(*) AS n FROM doc WHERE ((rowid >> 3) & 3) = ${STATUS_INDEX.retired}`).get() as { n: number }).n
-    this.han = this.stmt("SELECT 1 AS x FROM meta WHERE key = 'han'").get() !== undefined
-    const uses = new Map((this.stmt('SELECT id, count(*) AS n FROM tool GROUP BY id').all() as Array<{ id: number; n: number }>).map((r) => [r.id, r.n]))
-    for (const name of this.stmt('SELECT id, kind, text FROM name ORDER BY id').all() as Array<{ id: number; kind: number; text: string }>) {
-      this.vocabulary.restore(name.kind === 0 ? 'tag' : 'tool', name.id, name.text, uses.get(name.id))
-    }
+  follow(): void {
+    if (this.file && !this.cycle.open && !this.closed) this.catchUp()
+  }
+
+  private catchUp(): void {
+    const changes = this.file?.catchUp(this.state, this.vocabulary, () => this.planner.wrote())
+    if (changes !== undefined) this.onForeign(changes)
   }
 
   /** The rowid of a document id. */
@@ -138,9 +122,10 @@ export class SearchIndex {
 
   /** Records that a document's file was seen again with the same content (new times, no re-index). */
   restamp(id: string, mtimeMs: number, stamp: FileStamp): void {
-    const rowid = this.rowidOf(id)
-    if (rowid === undefined) return
-    this.atomically(() => this.stmt('UPDATE doc SET mtime = ?, size = ?, ctime = ?, hash = ?, seen = ? WHERE rowid = ?').run(mtimeMs, stamp.size, stamp.ctimeMs, stamp.hash, stamp.seenMs, rowid))
+    this.atomically(() => {
+      const rowid = this.rowidOf(id)
+      if (rowid !== undefined) this.stmt('UPDATE doc SET mtime = ?, size = ?, ctime = ?, hash = ?, seen = ? WHERE rowid = ?').run(mtimeMs, stamp.size, stamp.ctimeMs, stamp.hash, stamp.seenMs, rowid)
+    })
   }
 
   /** Records a file-backed index's build state (committed with the writes before it). */
@@ -148,15 +133,18 @@ export class SearchIndex {
     if (!this.persistent || this.closed) return
     this.atomically(() => setIndexFileState(this.db, state))
     this.flush()
+    // Complete: other processes may open it from now on, and follow its change log.
+    if (this.file) this.file.logging = state === 'complete'
   }
 
   /** Number of documents in the index. */
   get size(): number {
-    return this.count_
+    this.follow()
+    return this.state.count
   }
   /** Number of retired documents in the index (for listings' default status filter). */
   get retired(): number {
-    return this.retired_
+    return this.state.retired
   }
   /** Loads query expansion's sources now, if this index expands queries (see {@link warmExpansion}). */
   warmExpansion(): void {
@@ -221,22 +209,21 @@ export class SearchIndex {
    * indexing order, so documents indexed later count as newer when a query of common words only ranks the newest.
    */
   upsertMany(docs: Iterable<KnowledgeDoc>): number {
-    const list = [...docs]
-    const at = (d: KnowledgeDoc): number => epoch(typeof d.meta?.created === 'string' ? d.meta.created : '', d.mtimeMs ?? 0)
-    const order = list.map((d, i) => ({ d, i, t: at(d) })).sort((a, b) => a.t - b.t || a.i - b.i)
+    const order = oldestFirst(docs)
     this.batch(() => {
-      for (const { d } of order) this.upsert(d)
+      for (const d of order) this.upsert(d)
     })
-    return list.length
+    return order.length
   }
 
   /** Inserts a document, or replaces the one with the same id. Costs one document's tokens, never a rebuild. */
   upsert(doc: KnowledgeDoc): void {
-    // Tokenize before touching the database: the write itself is then a handful of statements.
-    const { id, kind, status, body, tags, tools, columns, titleText, tagText, bodyText, han } = docRow(doc, !this.han)
+    // The transaction first: in a shared file, what the id holds is read inside it. Tokenizing writes nothing.
+    this.cycle.begin()
+    const { id, kind, status, body, tags, tools, columns, titleText, tagText, bodyText, han } = docRow(doc, !this.state.han)
     const was = this.rowidOf(id)
     const kept = was !== undefined && (this.stmt('SELECT created FROM doc WHERE rowid = ?').get(was) as { created?: unknown })?.created === columns[CREATED_COLUMN]
-    const rowid = (kept ? Math.floor(was / ROWID_STEP) : ++this.seq) * ROWID_STEP + status * 8 + kind
+    const rowid = (kept ? Math.floor(was / ROWID_STEP) : ++this.state.seq) * ROWID_STEP + status * 8 + kind
     const write = (): void => {
       const replaced = this.deleteRow(id)
       this.stmt(INSERT_DOC).run(rowid, ...columns)
@@ -247,11 +234,12 @@ export class SearchIndex {
       for (const t of new Set(tags.map(tagKey))) addTag.run(rowid, this.vocabulary.tag(t))
       const addTool = this.stmt('INSERT OR IGNORE INTO tool (doc, id) VALUES (?, ?)')
       for (const t of new Set(tools)) addTool.run(rowid, this.vocabulary.useTool(t))
-      if (!replaced) this.count_++
-      if (status === STATUS_INDEX.retired) this.retired_++
+      if (!replaced) this.state.count++
+      if (status === STATUS_INDEX.retired) this.state.retired++
+      this.file?.record(id, doc.path, false, status === STATUS_INDEX.retired, JSON.stringify([...new Set(tools)]))
       // Remembered in a file-backed index too: a reused cache expands English queries into Chinese as before.
       if (han && this.persistent) this.stmt("INSERT OR REPLACE INTO meta (key, value) VALUES ('han', '1')").run()
-      if (han) this.han = true
+      if (han) this.state.han = true
     }
     this.atomically(write)
     this.wrote()
@@ -269,7 +257,7 @@ export class SearchIndex {
     if (typeof id !== 'string') return false
     const gone = this.atomically(() => this.deleteRow(id))
     if (gone) {
-      this.count_--
+      this.state.count--
       this.wrote()
     }
     return gone
@@ -279,15 +267,13 @@ export class SearchIndex {
     const rowid = this.rowidOf(id)
     if (rowid === undefined) return false
     this.rowids.delete(id)
-    const row = this.stmt('SELECT rowid, tools FROM doc WHERE rowid = ?').get(rowid) as { rowid: number; tools: string }
-    if (((row.rowid >> 3) & 3) === STATUS_INDEX.retired) this.retired_--
-    for (const t of new Set(asStrings(JSON.parse(row.tools)))) this.vocabulary.dropTool(t)
-    this.stmt('DELETE FROM fts WHERE rowid = ?').run(row.rowid)
-    this.stmt('DELETE FROM fts_chars WHERE rowid = ?').run(row.rowid)
-    this.stmt('DELETE FROM doc WHERE rowid = ?').run(row.rowid)
-    this.stmt('DELETE FROM body WHERE rowid = ?').run(row.rowid)
-    this.stmt('DELETE FROM tag WHERE doc = ?').run(row.rowid)
-    this.stmt('DELETE FROM tool WHERE doc = ?').run(row.rowid)
+    const retired = deleteDocRows(
+      (sql) => this.stmt(sql),
+      rowid,
+      (tool) => this.vocabulary.dropTool(tool),
+      (path, retired, tools) => this.file?.record(id, path, true, retired, tools),
+    )
+    if (retired) this.state.retired--
     return true
   }
 
@@ -317,6 +303,7 @@ export class SearchIndex {
    * planner's choice (see {@link QueryPlanner}).
    */
   search(query: string, filter: SearchFilter = {}): SearchHit[] {
+    this.follow()
     const { offset, limit } = page(filter, DEFAULT_SEARCH_LIMIT)
     let plan: Plan = 'list'
     try {
@@ -327,11 +314,11 @@ export class SearchIndex {
       }
       plan = 'none'
       const terms = queryTerms(text)
-      if (!terms.length || this.count_ === 0) return []
-      const where = whereOf(filter, 'fts', this.vocabulary, this.retired_)
+      if (!terms.length || this.state.count === 0) return []
+      const where = whereOf(filter, 'fts', this.vocabulary, this.state.retired)
       if (where.none) return []
       const window = offset + limit
-      const expansion = this.expand ? expandQuery(terms, { han: this.han }, this.expand) : undefined
+      const expansion = this.expand ? expandQuery(terms, { han: this.state.han }, this.expand) : undefined
       const depth = this.context > 0 || this.semantic ? Math.max(window, CONTEXT_DEPTH) : window // rows below the page keep their scores for context and meaning
       const pool = this.planner.candidates(expansion?.terms ?? terms, where, window, depth)
       plan = this.planner.plan
@@ -364,6 +351,7 @@ export class SearchIndex {
 
   /** Filtered documents without a query, paged; `total` counts them before paging. */
   list(filter: SearchFilter & { sort?: ListSort } = {}): { total: number; items: IndexedMeta[] } {
+    this.follow()
     return listDocs(this, filter)
   }
 
@@ -374,11 +362,13 @@ export class SearchIndex {
 
   /** How many documents the filter selects (paging ignored). */
   count(filter: SearchFilter = {}): number {
+    this.follow()
     return countDocs(this, filter)
   }
 
   /** Counts per kind, tag, tool and workspace over the documents the filter selects (paging ignored). */
   facets(filter: SearchFilter = {}): Facets {
+    this.follow()
     return this.facetCache.get(filter, () => facetCounts(this, filter))
   }
 
@@ -389,7 +379,8 @@ export class SearchIndex {
     // Never a reader beside the owner: TRUNCATE takes the WAL's write lock, and the owner's write failed ("locked").
     if (this.persistent && !(this.db.prepare('PRAGMA query_only').get() as { query_only: number }).query_only) {
       try {
-        this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)')
+        // Not waiting for other processes' readers and writers: then it checkpoints what it can (as PASSIVE).
+        this.db.exec('PRAGMA busy_timeout = 0; PRAGMA wal_checkpoint(TRUNCATE)')
       } catch {} // another process reads it: the WAL stays, still valid
     }
     this.closed = true

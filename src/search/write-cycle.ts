@@ -15,7 +15,34 @@ export const MERGE_STEP_PAGES = 200
 export interface WriteCycleHost {
   readonly db: DatabaseSync
   stmt(sql: string): StatementSync
+  /**
+   * A file other processes write too: transactions take the write lock as they begin (`BEGIN IMMEDIATE`), so a
+   * transaction never reads a state another process changes before it commits; `began` then catches up with what they
+   * committed (./shared-file.ts) before the first write.
+   */
+  readonly shared: boolean
+  began(): void
 }
+
+/**
+ * How many times a write transaction is begun again when SQLite's busy handler gave up (another process held the
+ * lock past BUSY_TIMEOUT_MS, see ./index-file.ts): then the write fails with SQLite's error.
+ */
+export const BEGIN_ATTEMPTS = 3
+
+/** SQLITE_BUSY or SQLITE_LOCKED, whatever the extended code. */
+export function isBusy(error: unknown): boolean {
+  const code = (error as { errcode?: number }).errcode
+  return code !== undefined && ((code & 0xff) === 5 || (code & 0xff) === 6)
+}
+
+/**
+ * The cycle of this process holding each shared file's write lock (by path). Why: SQLite's busy handler waits
+ * synchronously, so a second connection of the same process (two stores on one root: the MCP server beside a
+ * command, tests) would wait for a transaction that commits only on a later turn of the very event loop it blocks.
+ * It commits that transaction first instead.
+ */
+const holders = new Map<string, WriteCycle>()
 
 /** Transaction batching and background merging for one index. */
 export class WriteCycle {
@@ -43,7 +70,8 @@ export class WriteCycle {
    */
   begin(): void {
     if (this.inTx || this.closed) return
-    this.host.db.exec('BEGIN')
+    if (this.host.shared) this.beginShared()
+    else this.host.db.exec('BEGIN')
     this.inTx = true
     setImmediate(() => {
       try {
@@ -54,10 +82,45 @@ export class WriteCycle {
     })
   }
 
+  /** Commits what another cycle of this process holds open on the same file (see {@link holders}). */
+  private takeTurn(): void {
+    const path = this.host.db.location()
+    const holder = path ? holders.get(path) : undefined
+    if (holder && holder !== this) holder.flush()
+  }
+
+  /** Takes the file's write lock (waiting for another process's turn, a bounded number of times) and catches up. */
+  private beginShared(): void {
+    this.takeTurn()
+    for (let attempt = 1; ; attempt++) {
+      try {
+        this.host.db.exec('BEGIN IMMEDIATE')
+        break
+      } catch (error) {
+        if (!isBusy(error) || attempt >= BEGIN_ATTEMPTS) throw error
+      }
+    }
+    try {
+      this.host.began()
+    } catch (error) {
+      this.host.db.exec('ROLLBACK')
+      throw error
+    }
+    const path = this.host.db.location()
+    if (path) holders.set(path, this)
+  }
+
+  /** A write transaction is open on this connection (its reads are current: no other process can commit). */
+  get open(): boolean {
+    return this.inTx
+  }
+
   /** Commits pending writes now (they are committed on the next event-loop turn anyway). */
   flush(): void {
     if (!this.inTx || this.closed) return
     this.inTx = false
+    const path = this.host.shared ? this.host.db.location() : null
+    if (path && holders.get(path) === this) holders.delete(path)
     try {
       this.host.db.exec('COMMIT')
     } catch (err) {
@@ -88,6 +151,7 @@ export class WriteCycle {
       if (!this.closed) {
         try {
           const before = (changes.get() as { n: number }).n
+          if (this.host.shared && !this.inTx) this.takeTurn()
           merge.run()
           // FTS5's documented signal: fewer than two changes means there was nothing left to merge.
           more = (changes.get() as { n: number }).n - before >= 2

@@ -25,7 +25,7 @@ function seededRoot(): string {
 }
 
 describe('a directory where a .knowledge file goes', () => {
-  for (const place of ['.knowledge/revisions.log', '.knowledge/cache/index.sqlite', '.knowledge/cache/index.sqlite-wal']) {
+  for (const place of ['.knowledge/revisions.log', '.knowledge/cache/index-v4.sqlite', '.knowledge/cache/index-v4.sqlite-wal', '.knowledge/cache/index-v4.lock']) {
     it(`lists, searches and reads with ${place} a directory, and says so once`, async () => {
       const root = seededRoot()
       expect((await cli(root, 'list')).code).toBe(0)

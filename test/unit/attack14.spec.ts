@@ -55,7 +55,7 @@ describe('the checkpoint worker and a burst of writes', () => {
     await store.start()
     // The worker is started by the warm-up; give it its first turn.
     await sleep(300)
-    const wal = join(root, '.knowledge', 'cache', 'index.sqlite-wal')
+    const wal = join(root, '.knowledge', 'cache', 'index-v4.sqlite-wal')
     let largest = 0
     for (let turn = 2; turn < 300; turn++) {
       await store.write(draft(`word${turn} `.repeat(2000), { turn, sections: [{ heading: 'Answer', text: `word${turn} `.repeat(2000) }] }))

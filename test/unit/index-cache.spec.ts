@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { KnowledgeStore, type StoreLogger } from '../../src/knowledge/store.js'
-import { CACHE_DIR, CACHE_FILE } from '../../src/knowledge/index-cache/index-cache.js'
+import { BUILD_LOCK, CACHE_DIR, CACHE_FILE } from '../../src/knowledge/index-cache/index-cache.js'
 import { formatDocument } from '../../src/knowledge/documents/document.js'
 import { createRedactor } from '../../src/redact/redactor.js'
 import type { FrontMatter } from '../../src/types.js'
@@ -229,21 +229,22 @@ describe('the persisted index', () => {
     const state = (db.prepare("SELECT value FROM meta WHERE key = 'state'").get() as { value: string }).value
     db.close()
     expect(out).toBe('') // killed before it was ready
-    expect(existsSync(join(root, CACHE_DIR, 'index.lock'))).toBe(true)
+    expect(existsSync(join(root, CACHE_DIR, BUILD_LOCK))).toBe(true)
     expect(state).toBe('building')
     for (let i = 0; i < 200; i++) rmSync(join(root, 'notes', `bulk${i}-doc.md`))
     await rebuilt(root, /rejected \(incomplete: its build did not finish/)
   }, 120_000)
 
-  it('leaves the cache to its owner: a second store on the same root indexes in memory and sees the same documents', async () => {
+  it('shares the file: a second store on the same root reuses it (no lock kept) and sees the same documents', async () => {
     const root = tmpRoot()
     await seed(root)
     const first = open(root)
     await first.start()
+    expect(existsSync(join(root, CACHE_DIR, BUILD_LOCK))).toBe(false)
     const log = recorder()
     const second = open(root, log.logger)
     await second.start()
-    expect(log.scan()).toContain('index memory')
+    expect(log.scan()).toContain('index reused: kept 3')
     expect(ids(second, 'giraffe')).toEqual(['d1'])
     await second.close()
     await first.close()
@@ -253,7 +254,7 @@ describe('the persisted index', () => {
     expect(again.scan()).toContain('index reused: kept 3')
   })
 
-  it("lets a reader (a CLI search while dsh runs) use the owner's file read-only, and index in memory once a file changed", async () => {
+  it('lets a reader (a CLI search while dsh runs) use the same file, and reconcile into it a file that changed', async () => {
     const root = tmpRoot()
     await seed(root)
     const owner = open(root)
@@ -261,7 +262,7 @@ describe('the persisted index', () => {
     const log = recorder()
     const reader = open(root, log.logger, true)
     await reader.start()
-    expect(log.scan()).toContain('index shared: kept 3, read 0')
+    expect(log.scan()).toContain('index reused: kept 3, read 0')
     expect(ids(reader, 'giraffe')).toEqual(['d1'])
     // The owner writes; the reader's next search sees the committed row (WAL readers see each commit).
     await owner.write({ kind: 'note', title: 'Okapi note', cwd: '', session: 'notes', suffix: 'n1', sections: [{ heading: 'Note', text: 'okapi sighting' }] })
@@ -269,15 +270,17 @@ describe('the persisted index', () => {
     await new Promise((r) => setImmediate(r))
     expect(reader.search('okapi')).toHaveLength(1)
     await reader.close()
-    // A file changed behind the owner's back (it does not watch here): the reader cannot write the cache, so it indexes
-    // in memory and sees the change.
+    // A file changed behind the owner's back (it does not watch here): the reader reconciles it into the shared file,
+    // and the owner sees the change at its next search.
     age(put(root, 'd0', 'document zero rewritten about a pangolin'))
     const log2 = recorder()
     const second = open(root, log2.logger, true)
     await second.start()
-    expect(log2.scan()).toContain('index memory')
+    expect(log2.scan()).toMatch(/index reused: kept 2, read 2, restamped 1/) // d0, and the owner's note (racy: its content is checked)
     expect(ids(second, 'pangolin')).toEqual(['d0'])
     expect(ids(second, 'zebra')).toEqual([])
+    expect(ids(owner, 'pangolin')).toEqual(['d0'])
+    expect(ids(owner, 'zebra')).toEqual([])
   })
 
   it('keeps status, links and Chinese for the documents it does not read again (the same answers as a rebuild)', async () => {
@@ -359,16 +362,16 @@ describe('the persisted index', () => {
     expect(again.get('abcd1234-t1')?.session).toBe(X)
   })
 
-  it('rebuilds a cache of the previous format (version 2: no session index, no CJK single characters)', async () => {
+  it('rebuilds a cache of the previous format (version 3: no change log)', async () => {
     const root = tmpRoot()
     await seed(root)
     const db = new DatabaseSync(cacheFile(root))
-    db.prepare("UPDATE meta SET value = replace(value, 'dsh-knowledge-index/3:', 'dsh-knowledge-index/2:') WHERE key = 'format'").run()
+    db.prepare("UPDATE meta SET value = replace(value, 'dsh-knowledge-index/4:', 'dsh-knowledge-index/3:') WHERE key = 'format'").run()
     db.close()
     const log = recorder()
     const store = open(root, log.logger)
     await store.start()
-    expect(log.info().join('\n')).toMatch(/rejected \(foreign: format "dsh-knowledge-index\/2:/)
+    expect(log.info().join('\n')).toMatch(/rejected \(foreign: format "dsh-knowledge-index\/3:/)
     expect(ids(store, 'giraffe')).toEqual(['d1'])
   })
 })

@@ -4,15 +4,20 @@
  * the watcher and the page never read as documents, with a `.gitignore` of its own (`*`) so a root kept in git never
  * commits it. Deleting the folder is always safe: the next start rebuilds it from the files.
  *
- * One process at a time owns the file (an exclusive `index.lock` holding its pid; a lock whose process is gone is
- * taken over). The owner opens the file in place and keeps it current with every write. A read-only process on the
- * same root (a CLI search while dsh runs) reads the owner's file as it is, and indexes in memory only when a file
- * changed since the owner indexed it (see view/store-index.ts); a second writing process (a second dsh) gets a private
- * in-memory index built from the files, as before the cache existed. A file that is missing, unreadable, truncated, of another format, or whose build never finished
+ * Every process on the root (any number of dsh processes, CLI commands, the MCP server) opens the same file and writes
+ * it in turn: WAL lets readers read while one writer commits, a write transaction takes the lock as it begins and
+ * waits for another's (search/write-cycle.ts), and each process follows the others' commits through the file's change
+ * log (search/shared-file.ts). Only building the file is done by one process at a time: it holds `index-v4.lock` (its
+ * pid; a lock whose process is gone is taken over) until the build is complete, and a process that starts meanwhile
+ * indexes in memory. A file that is missing, unreadable, truncated, of another format, or whose build never finished
  * (killed half-way) is deleted and rebuilt, with one log line saying why.
+ *
+ * The previous version (format 3) kept `index.sqlite` with a lock held for a process's whole life; its files have
+ * other names, so a process of that version beside this one keeps its own file, and once its lock is free the old
+ * file is removed.
  * @module dsh-knowledge-sync/knowledge/index-cache/index-cache
  */
-import { closeSync, existsSync, lstatSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs'
+import { closeSync, existsSync, lstatSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { createHash } from 'node:crypto'
 import type { Stats } from 'node:fs'
@@ -27,7 +32,11 @@ import type { StoreLogger } from '../store-types.js'
 
 /** The cache folder under a root. */
 export const CACHE_DIR = join(LEDGER_DIR, 'cache')
-export const CACHE_FILE = 'index.sqlite'
+export const CACHE_FILE = 'index-v4.sqlite'
+/** Held while the file is built (see the module comment). */
+export const BUILD_LOCK = 'index-v4.lock'
+/** The previous version's file and lifetime lock. */
+const PREVIOUS = { file: 'index.sqlite', lock: 'index.lock' }
 
 /**
  * How long after being stat'ed a file's times still cannot be trusted: a second write within the file system's
@@ -56,12 +65,12 @@ export function changedSince(row: ManifestTuple, size: number, mtimeMs: number, 
 export interface OpenedIndex {
   index: SearchIndex
   /**
-   * `reused`: the file was trusted (reconcile it); `rebuild`: a new file, fill it from the files; `shared`: another
-   * process owns the file and this one only reads it (usable only if the reconcile finds nothing to write); `memory`:
-   * no file.
+   * `reused`: the file was trusted (reconcile it; other processes may have it open too); `rebuild`: a new file, fill
+   * it from the files; `shared`: a file this process cannot write (read-only), usable only if the reconcile finds
+   * nothing to write; `memory`: no file.
    */
   mode: 'reused' | 'rebuild' | 'shared' | 'memory'
-  /** Releases the cache lock (after the index is closed). */
+  /** Releases the build lock (once the build is complete, or when the index is closed). */
   release(): void
 }
 
@@ -77,7 +86,14 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Takes the cache lock; false when a live process holds it. A lock left by a dead process is taken over. */
+/** The pid a lock file names (a plain file only: a link, FIFO or directory put there is never read). */
+function lockHolder(path: string): { pid: number; age: number } | undefined {
+  const info = lstatSync(path)
+  if (!info.isFile() || info.size > 64) throw new Error(`${path} is not a lock file`)
+  return { pid: Number(readFileSync(path, 'utf8').trim() || Number.NaN), age: Date.now() - info.mtimeMs }
+}
+
+/** Takes the build lock; false when a live process holds it. A lock left by a dead process is taken over. */
 function lock(path: string): boolean {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
@@ -90,16 +106,15 @@ function lock(path: string): boolean {
       return true
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-      let text = ''
-      let age = 0
+      let holder: { pid: number; age: number } | undefined
       try {
-        text = readFileSync(path, 'utf8').trim()
-        age = Date.now() - statSync(path).mtimeMs
-      } catch {
-        continue
+        holder = lockHolder(path)
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue
+        throw error
       }
       // An empty lock is being written this instant, unless it is old (its writer died between create and write).
-      if (text ? alive(Number(text)) : age < 10_000) return false
+      if (holder && (Number.isNaN(holder.pid) ? holder.age < 10_000 : alive(holder.pid))) return false
       rmSync(path, { force: true })
     }
   }
@@ -131,6 +146,40 @@ function removeIndexFiles(file: string): void {
   }
 }
 
+/** Removes the previous version's file once no live process holds its lifetime lock (one log line). */
+function dropPrevious(dir: string, logger: StoreLogger): void {
+  const file = join(dir, PREVIOUS.file)
+  const lockFile = join(dir, PREVIOUS.lock)
+  try {
+    if (!lstatSafe(file)?.isFile()) return
+    const holder = lstatSafe(lockFile) ? lockHolder(lockFile) : undefined
+    if (holder && alive(holder.pid)) return
+    removeIndexFiles(file)
+    rmSync(lockFile, { force: true })
+    logger.info('removed the previous search index cache %s (format 3; this version keeps %s)', file, CACHE_FILE)
+  } catch {
+    /* a link or a non-file in the way: left as it is */
+  }
+}
+
+/** The existing file, opened for reading and writing beside any other process; else why it cannot be used. */
+function tryOpen(file: string, options: SearchIndexOptions | undefined, readOnly: boolean): { index?: SearchIndex; shared?: boolean; why: string } {
+  if (!existsSync(file)) return { why: 'missing' }
+  try {
+    return { index: new SearchIndex(options, openIndexFile(file)), why: '' }
+  } catch (error) {
+    // A process that only reads (a CLI search) on a file it cannot write (a read-only checkout) reads it as it is.
+    if (readOnly && error instanceof IndexFileError && error.problem === 'corrupt') {
+      try {
+        return { index: new SearchIndex(options, openIndexFile(file, { readOnly: true })), shared: true, why: '' }
+      } catch {
+        /* rebuilt below */
+      }
+    }
+    return { why: error instanceof IndexFileError ? `${error.problem}: ${error.message}` : `unreadable: ${(error as Error).message}` }
+  }
+}
+
 /**
  * Opens the root's persisted index, or says why not and falls back to memory. Never throws: a cache problem costs
  * a rebuild, not the store.
@@ -140,22 +189,26 @@ export function openIndexCache(root: string, options: SearchIndexOptions | undef
   if (!existsSync(root)) return memory()
   const dir = join(root, CACHE_DIR)
   const file = join(dir, CACHE_FILE)
-  const lockFile = join(dir, 'index.lock')
+  const lockFile = join(dir, BUILD_LOCK)
   try {
     // The cache folder and its files like every file of the root: made and opened only as themselves, never
-    // through a link (SQLite would follow one; a pushed `index.sqlite` link must not aim it elsewhere).
+    // through a link (SQLite would follow one; a pushed `index-v4.sqlite` link must not aim it elsewhere).
     ensureStateFolder(root, dir)
     const ignore = join(dir, '.gitignore')
     if (!existsSync(ignore)) createRootStateFile(root, ignore, '# The search index cache, rebuilt from the documents when missing.\n*\n')
-    for (const suffix of ['', '-wal', '-shm', '-journal']) {
-      const info = lstatSafe(file + suffix)
-      if (info && !info.isFile()) throw new Error(`${CACHE_FILE}${suffix} is a symbolic link or not a regular file`)
+    for (const name of ['', '-wal', '-shm', '-journal'].map((suffix) => CACHE_FILE + suffix).concat(BUILD_LOCK)) {
+      const info = lstatSafe(join(dir, name))
+      if (info && !info.isFile()) throw new Error(`${name} is a symbolic link or not a regular file`)
     }
   } catch (error) {
     // Said once, on the warning channel: the person can fix what is in the way (a link, a directory) and get it back.
     logger.warn('the search index cache under %s cannot be used: %s; indexing in memory', dir, (error as Error).message)
     return memory()
   }
+  dropPrevious(dir, logger)
+  const shared = (opened: ReturnType<typeof tryOpen>): OpenedIndex => ({ index: opened.index!, mode: opened.shared ? 'shared' : 'reused', release() {} })
+  const first = tryOpen(file, options, readOnly)
+  if (first.index) return shared(first)
   let owned = false
   try {
     owned = lock(lockFile)
@@ -163,43 +216,34 @@ export function openIndexCache(root: string, options: SearchIndexOptions | undef
     logger.debug('index cache lock failed: %s', (error as Error).message)
   }
   if (!owned) {
-    // A reader (a CLI search while dsh runs) can use the owner's file as it is, read-only.
-    if (readOnly && existsSync(file)) {
-      try {
-        return { index: new SearchIndex(options, openIndexFile(file, { readOnly: true })), mode: 'shared', release() {} }
-      } catch {
-        /* fall through */
-      }
-    }
-    logger.debug('index cache %s is in use by another process; indexing in memory', file)
+    logger.debug('index cache %s is being built by another process; indexing in memory', file)
     return memory()
   }
-  // Something that is not a file where the cache's files go (a directory put there by hand or by a push): the cache
-  // is left alone, not removed, and this process indexes in memory (one line says what to remove).
-  const foreign = foreignIndexFiles(file)
   let released = false
   const release = (): void => {
     if (released) return
     released = true
     try {
-      if (readFileSync(lockFile, 'utf8').trim() === String(process.pid)) rmSync(lockFile, { force: true })
+      if (lockHolder(lockFile)?.pid === process.pid) rmSync(lockFile, { force: true })
     } catch {
       /* gone */
     }
   }
+  // Another process may have finished a build between the first look and the lock: looked at again, under the lock.
+  const again = tryOpen(file, options, readOnly)
+  if (again.index) {
+    release()
+    return shared(again)
+  }
+  // Something that is not a file where the cache's files go (a directory put there by hand or by a push): the cache
+  // is left alone, not removed, and this process indexes in memory (one line says what to remove).
+  const foreign = foreignIndexFiles(file)
   if (foreign.length) {
     logger.warn('the search index cache cannot be used: %s is not a file (remove it to get the cache back); indexing in memory', foreign.join(', '))
     release()
     return memory()
   }
-  let why = 'missing'
-  if (existsSync(file)) {
-    try {
-      return { index: new SearchIndex(options, openIndexFile(file)), mode: 'reused', release }
-    } catch (error) {
-      why = error instanceof IndexFileError ? `${error.problem}: ${error.message}` : `unreadable: ${(error as Error).message}`
-    }
-  }
+  const why = again.why
   try {
     removeIndexFiles(file)
     const index = new SearchIndex(options, createIndexFile(file))

@@ -27,13 +27,26 @@ export class PathTable {
   private readonly idPaths = new Map<string, string>()
   /** File → the session its front matter names (for the cross-machine id rule). */
   private readonly sessions = new Map<string, string>()
-  private readonly loading: Loading<Location>
+  private loading!: Loading<Location>
 
+  /**
+   * `follow`: asked before the loaded table answers, so that it first takes in what other processes committed to a
+   * shared index (they arrive through {@link put} and {@link remove}).
+   */
   constructor(
-    load: () => Iterable<Location> | undefined,
+    private readonly load: () => Iterable<Location> | undefined,
     private readonly byId: IdLookup = () => undefined,
+    private readonly follow: () => void = () => {},
   ) {
-    this.loading = new Loading(load, ([id, path, session]) => {
+    this.reset()
+  }
+
+  /** Forgets everything: the next question loads the table from the index again. */
+  reset(): void {
+    this.byPath.clear()
+    this.idPaths.clear()
+    this.sessions.clear()
+    this.loading = new Loading(this.load, ([id, path, session]) => {
       this.byPath.set(path, id)
       this.idPaths.set(id, path)
       if (session !== null) this.sessions.set(path, session)
@@ -41,6 +54,7 @@ export class PathTable {
   }
 
   private ensure(): void {
+    this.follow()
     this.loading.step(Number.POSITIVE_INFINITY)
   }
 

@@ -43,11 +43,13 @@ export interface IndexSink {
   locations(): Iterable<Location> | undefined
   /** Where the index has one id (a point query), for questions asked before the path table is loaded. */
   located(id: string): { path: string; session?: string | null } | undefined
+  /** Catches up with other processes' commits to a shared index (asked before the path table answers). */
+  follow(): void
 }
 
 export class DocumentFiles {
-  /** Id ↔ file of the indexed documents (loaded from the index on first use). */
-  private readonly table: PathTable
+  /** Id ↔ file of the indexed documents (loaded from the index on first use; other processes' changes come in too). */
+  readonly table: PathTable
   private readonly rootWatch: RootWatch
   private realRootPath?: string
   private closed = false
@@ -66,6 +68,7 @@ export class DocumentFiles {
     this.table = new PathTable(
       () => sink.locations(),
       (id) => sink.located(id),
+      () => sink.follow(),
     )
     this.rootWatch = new RootWatch(root, logger, {
       changed: (rel) => this.loadFile(join(this.root, rel)),
@@ -202,11 +205,9 @@ export class DocumentFiles {
         }
         // A file that lost its id to a later one in the same slice (the product's own file wins) is not indexed.
         const admitted = batch.filter((doc) => claimed.get(doc.id)?.path === doc.path)
-        batch.length = 0
-        batch.push(...admitted)
-        this.sink.upsertMany(batch)
-        for (const doc of batch) this.noteWritten(doc)
-        if (late) for (const doc of batch) this.sink.written(doc)
+        this.sink.upsertMany(admitted)
+        for (const doc of admitted) this.noteWritten(doc)
+        if (late) for (const doc of admitted) this.sink.written(doc)
         await new Promise((resolve) => setImmediate(resolve))
       }
     } finally {

@@ -8,10 +8,11 @@
  * @module dsh-knowledge-sync/knowledge/view/store-index
  */
 import type { KnowledgeDoc } from '../../types.js'
-import { locations, manifestRow, manifestRows } from '../../search/manifest.js'
+import { indexedAs, locations, manifestRow, manifestRows } from '../../search/manifest.js'
 import { SearchIndex, type SearchIndexOptions } from '../../search/search-index.js'
 import { WARM_SEARCHES } from '../../search/warm.js'
 import { DocumentFiles } from './files.js'
+import { followChanges } from './follow.js'
 import type { Location } from '../index-cache/path-table.js'
 import type { Manifest } from '../index-cache/walk.js'
 import type { IdClaims } from '../ids/id-claims.js'
@@ -26,6 +27,8 @@ import type { StoreChange, StoreLogger } from '../store-types.js'
 const WARM_SLICE_MS = 4
 /** How much of the revision log one warm-up slice folds. */
 const WARM_LOG_BYTES = 256 * 1024
+/** How often a build from the files (a fresh clone of a large base: minutes at a million documents) says how far it got. */
+export const PROGRESS_EVERY_MS = 5000
 
 /** What the indexed view needs from its store. */
 export interface StoreIndexHost {
@@ -45,6 +48,8 @@ export class StoreIndex {
   private warming?: NodeJS.Timeout
   /** This process opened the persisted index for writing (not another process's file, nor memory). */
   private ownsCache = false
+  /** A build from every file in progress: documents indexed so far, and when that was last said. */
+  private building?: { docs: number; said: number }
   files: DocumentFiles
   /** Links and supersede relations of the indexed documents; backlinks are computed from it. */
   graph: RelationGraph
@@ -118,14 +123,17 @@ export class StoreIndex {
       this.host.root,
       {
         upsertMany: (docs) => {
+          this.progress(docs.length)
           for (const doc of docs) this.relate(doc)
-          this.index.upsertMany(docs)
+          // Inside the write transaction, so another process reconciling the same files at once is seen: what it
+          // indexed already, as it is, is not indexed twice.
+          this.index.batch(() => this.index.upsertMany(docs.filter((doc) => !indexedAs(this.index, doc))))
           for (const doc of docs) ids.noteIndexed(doc.id, doc.meta.session)
           revisions.index(docs)
         },
         upsert: (doc) => {
           this.relate(doc)
-          this.index.upsert(doc)
+          this.index.batch(() => indexedAs(this.index, doc) || this.index.upsert(doc))
           ids.noteIndexed(doc.id, doc.meta.session)
           revisions.index([doc])
         },
@@ -137,6 +145,7 @@ export class StoreIndex {
         indexedMtime: (id) => this.index.get(id)?.mtimeMs,
         locations: () => this.locations(),
         located: (id) => this.index_?.get(id),
+        follow: () => this.index_?.follow(),
         holdMerges: () => this.index.holdMerges(),
         restamp: (doc) => {
           if (doc.stamp) this.index.restamp(doc.id, doc.mtimeMs, doc.stamp)
@@ -176,8 +185,10 @@ export class StoreIndex {
         this.index_?.close()
         this.index_ = opened.index
         this.releaseCache = opened.release
+        this.index_.onForeign = (changes) => this.follow(changes)
       }
     }
+    if (mode === 'rebuild') this.building = { docs: 0, said: Date.now() }
     if (mode === 'shared') {
       // Another process's file, read-only: good as long as the reconcile has nothing to write. A change (the
       // owner is not watching, or a file changed this instant) means indexing in memory after all.
@@ -199,7 +210,11 @@ export class StoreIndex {
       if (mode === 'reused') this.restoreGraph()
       await this.files.scan(mode === 'reused' ? this.manifest() : undefined)
     }
-    if (mode === 'rebuild' && !closed()) this.index.setState('complete')
+    this.building = undefined
+    if (mode === 'rebuild' && !closed()) {
+      this.index.setState('complete')
+      this.releaseCache() // built: other processes open it from now on
+    }
     this.ownsCache = mode === 'reused' || mode === 'rebuild'
     const { kept, read, restamped, dropped } = this.files.scanned
     this.host.logger.debug(
@@ -212,6 +227,36 @@ export class StoreIndex {
       read,
       restamped,
       dropped,
+    )
+  }
+
+  /** One line every {@link PROGRESS_EVERY_MS} while the index is built from every file. */
+  private progress(docs: number): void {
+    if (!this.building) return
+    this.building.docs += docs
+    if (Date.now() - this.building.said < PROGRESS_EVERY_MS) return
+    this.building.said = Date.now()
+    this.host.logger.info('building the search index cache of %s: %d documents so far', this.host.root, this.building.docs)
+  }
+
+  /** Other processes' commits to the shared index, into this process's tables (see ./follow.ts). */
+  private follow(changes: Parameters<typeof followChanges>[1]): void {
+    const { ids, revisions } = this.host
+    followChanges(
+      {
+        index: this.index,
+        table: this.files.table,
+        graph: this.graph,
+        ids,
+        revisions,
+        emit: (change) => this.host.emit(change),
+        reload: () => {
+          this.files.table.reset()
+          this.graph = this.newGraph()
+          this.restoreGraph()
+        },
+      },
+      changes,
     )
   }
 
