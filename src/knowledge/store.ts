@@ -17,7 +17,7 @@ import { isVisible, workspaceOf } from '../search/scope.js'
 import type { Facets, IndexedMeta, ListSort, SearchIndex } from '../search/search-index.js'
 import { type CommitHost, commitDocument, PendingWrites } from './writes/commit.js'
 import { formatDocument, isValidId } from './documents/document.js'
-import { addSupersedes, type EditHost, setStatus, splice } from './writes/edits.js'
+import { addSupersedes, type EditHost, setStatus, splice, withdrawCreated } from './writes/edits.js'
 import { parseDocumentId } from './query.js'
 import { type DocumentDraft, redactDraft, renderDraft } from './documents/draft.js'
 import type { DocumentFiles } from './view/files.js'
@@ -30,7 +30,6 @@ import { documentPath, insideRoot, sessionFolder, slugify } from './documents/pa
 import { Revisions } from './logs/revisions.js'
 import { LiveSettings } from './settings/settings.js'
 import { carryStatus, idsToPaths, type RelationGraph, successorsFirst, type StatusChange } from './relations/relations.js'
-
 export { type DocumentDraft, LIMITS } from './documents/draft.js'
 export type { FieldInput, RedactedFields } from '../redact/fields.js'
 export type { Facets, IndexedMeta, ListSort } from '../search/search-index.js'
@@ -386,6 +385,7 @@ export class KnowledgeStore {
       firstSeen: (id) => this.revisions.firstSeen(id),
       versionOf: (id) => this.revisions.current(id),
       commit: (id, relPath, meta, body, text) => this.commit(id, relPath, meta, body, text),
+      withdraw: (relPath) => withdrawCreated(this.root, relPath, this.files),
       landed: (doc) => {
         this.indexed.relate(doc)
         this.index.upsert(doc)

@@ -100,3 +100,34 @@ describe('the originals hook', () => {
     wiki.close()
   })
 })
+
+describe('a create with also, all or none on the disk', () => {
+  it('takes back the pages already written when a later one fails on the disk: no file, no index entry, no ledger line', async () => {
+    const root = tmpRoot()
+    mkdirSync(root, { recursive: true })
+    // A plain file where the concepts folder goes (a push can put one there): the second page's write fails.
+    writeFileSync(join(root, 'concepts'), 'not a folder\n')
+    const store = open(root)
+    const wiki = new Wiki(store)
+    const ingested: string[] = []
+    const off = onPageIngested(store, (event) => ingested.push(event.id))
+    const summary = { type: 'summary', slug: 'tides', title: 'Tide tables zqxtides', content: 'What the tables say.', fields: [{ name: 'file', value: 'originals/tides.pdf' }] }
+    await expect(wiki.create([summary, page('springs', 'Spring tides, see [the tables](summary/tides).')], caller)).rejects.toThrow()
+    expect(existsSync(join(root, 'summaries/tides.md'))).toBe(false)
+    expect(store.get('summary/tides')).toBeUndefined()
+    expect(store.search('zqxtides')).toEqual([])
+    expect(ingested).toEqual([])
+    expect((await store.ledger.entries()).filter((e) => e.type === 'page')).toEqual([])
+    // Nothing is left in the way: the same call succeeds once the folder can be made.
+    execFileSync('rm', [join(root, 'concepts')])
+    const again = await wiki.create([summary, page('springs', 'Spring tides, see [the tables](summary/tides).')], caller)
+    expect(again.map((p) => [p.id, p.version])).toEqual([
+      ['summary/tides', 2], // the revision log keeps the taken-back text's line (docs/wiki.md, Known limitations)
+      ['concept/springs', 1],
+    ])
+    expect(store.search('zqxtides').map((h) => h.id)).toEqual(['summary/tides'])
+    expect(ingested).toEqual(['summary/tides'])
+    off()
+    wiki.close()
+  })
+})

@@ -117,8 +117,17 @@ export async function createPages(ctx: PageContext, pages: NewPage[]): Promise<W
         ),
       )
     }
+    // All or none on the disk too: a file that fails takes back the ones this call already wrote (all new files),
+    // and the ledger and the ingest listeners hear of the pages only once every file is written.
+    const versions: number[] = []
+    try {
+      for (const page of prepared) versions.push(await writePage(host, page))
+    } catch (error) {
+      for (const page of prepared.slice(0, versions.length)) host.withdraw(page.path)
+      throw error
+    }
     const out: WrittenPage[] = []
-    for (const page of prepared) out.push(await commitPage(ctx, host, page, 'create'))
+    for (const [k, page] of prepared.entries()) out.push(await recordPage(ctx, host, page, 'create', versions[k]))
     return out
   })
 }
@@ -229,7 +238,15 @@ async function preparePage(host: EditHost, draft: PageDraft, pathOf: (id: string
 }
 
 async function commitPage(ctx: PageContext, host: EditHost, page: PreparedPage, op: 'create' | 'edit' | 'rewrite'): Promise<WrittenPage> {
-  const version = await host.commit(page.id, page.path, page.meta, page.body, formatDocument(page.meta, page.body))
+  return recordPage(ctx, host, page, op, await writePage(host, page))
+}
+
+function writePage(host: EditHost, page: PreparedPage): Promise<number> {
+  return host.commit(page.id, page.path, page.meta, page.body, formatDocument(page.meta, page.body))
+}
+
+/** After a page's file is written: its ledger line, the ingest listeners, what the caller is told. */
+async function recordPage(ctx: PageContext, host: EditHost, page: PreparedPage, op: 'create' | 'edit' | 'rewrite', version: number): Promise<WrittenPage> {
   await host.ledger.record({ type: 'page', id: page.id, op, version, redacted: page.redacted, actor: ctx.actor })
   const file = page.meta.file
   if (typeof file === 'string' && page.meta.ingested === page.meta.updated && ctx.ingested) {

@@ -5,7 +5,7 @@
  * same file-index-listeners sequence without a new revision.
  * @module dsh-knowledge-sync/knowledge/writes/edits
  */
-import { realpathSync } from 'node:fs'
+import { realpathSync, rmSync } from 'node:fs'
 import { readFile, stat } from 'node:fs/promises'
 import { basename } from 'node:path'
 import type { DocStatus, FrontMatter, KnowledgeDoc, Redaction } from '../../types.js'
@@ -64,6 +64,18 @@ export interface EditHost {
   landed(doc: KnowledgeDoc): void
   /** When the store first saw a document (the created date of a file without `created`). */
   firstSeen?(id: string): number | undefined
+  /** Takes back a file this write created (a later file of the same batch failed): see {@link withdrawCreated}. */
+  withdraw(relPath: string): void
+}
+
+/**
+ * Removes a file a batch has just created and makes the index forget it, so a batch that is all or none stays none
+ * when a later file fails on the disk. Only for files the batch itself created (there is no earlier text to put
+ * back); a link put there since is removed as a link, never followed.
+ */
+export function withdrawCreated(root: string, relPath: string, files: { forget(rel: string): void }): void {
+  rmSync(insideRoot(root, relPath), { force: true })
+  files.forget(relPath)
 }
 
 /** See {@link KnowledgeStore.setStatus}. */
