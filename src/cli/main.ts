@@ -86,6 +86,7 @@ Usage:
   dsh-knowledge rewrite <id> --content-file F|- [--field name=value]... [--json]   (<id> overview: the overview)
   dsh-knowledge log [--operation OP --what TEXT [--page ID]...] [--json]  (no flags: the last ten, newest first)
   dsh-knowledge read overview|log [--root DIR] [--json]
+    (index, create, edit, rewrite: --profile NAME [--dsh-home DIR] adds the page types that dsh profile declares)
   dsh-knowledge originals list [--json]                  the files the knowledge base is built from (originals/)
   dsh-knowledge originals extract <path> [--from N] [--to N] [--json]
   dsh-knowledge originals add <file> --as <destination> [--replaces PATH]

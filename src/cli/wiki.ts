@@ -1,7 +1,8 @@
 /**
  * The wiki from the command line, on the same code as the tools (the wiki room): `index`, `create`, `edit`,
- * `rewrite`, `log`. The CLI knows the built-in page types (a profile's declared types live in its row config,
- * which only dsh reads); pages of any type on disk are listed, edited and rewritten alike.
+ * `rewrite`, `log`. The CLI knows the built-in page types, and with `--profile NAME` the types that dsh profile
+ * declares (read as `dsh-knowledge mcp --profile` reads them); pages of any type on disk are listed, edited and
+ * rewritten alike.
  * @module dsh-knowledge-sync/cli/wiki
  */
 import { readFileSync } from 'node:fs'
@@ -10,7 +11,9 @@ import { parseFieldChanges } from '../knowledge/wiki/page-fields.js'
 import { readLogTail, renderLog } from '../knowledge/wiki/op-log.js'
 import { templateText, Wiki } from '../knowledge/wiki/wiki.js'
 import { markStaleSummaries } from '../originals/summaries.js'
-import { resolveTypes } from '../knowledge/wiki/page-types.js'
+import { type DeclaredType, resolveTypes } from '../knowledge/wiki/page-types.js'
+import { dshHome } from './dsh-sessions.js'
+import { profileTypes } from './mcp/profile-types.js'
 import type { KnowledgeStore } from '../knowledge/store.js'
 import { type Command, type Invocation, openStore, print, printJson, readStdin, UsageError } from './common.js'
 
@@ -40,10 +43,16 @@ async function contentOf(invocation: Invocation, required: boolean): Promise<str
   return text
 }
 
+/** The page types of `--profile NAME` (none without it: the built-ins only). */
+function declaredTypes(invocation: Invocation): DeclaredType[] {
+  const profile = invocation.values.profile
+  return profile ? profileTypes(dshHome(invocation.values['dsh-home']), profile) : []
+}
+
 /** `create`: the command may write the first document of a new base (create, rewrite of the overview, log). */
 async function withWiki<T>(invocation: Invocation, write: boolean, run: (wiki: Wiki, store: KnowledgeStore, scope: string | undefined) => Promise<T>, create = false): Promise<T> {
   const store = await openStore(invocation, { write, create })
-  const wiki = new Wiki(store)
+  const wiki = new Wiki(store, declaredTypes(invocation))
   try {
     const cwd = invocation.values.cwd
     return await run(wiki, store, cwd ? store.visibleScope(resolve(cwd), true) : undefined)
@@ -69,7 +78,7 @@ export const create: Command = async (invocation) => {
   const fields = fieldsOf(invocation)
   // The template needs no knowledge base.
   if (content === undefined) {
-    print(templateText(resolveTypes(), type))
+    print(templateText(resolveTypes(declaredTypes(invocation)), type))
     return 0
   }
   return withWiki(

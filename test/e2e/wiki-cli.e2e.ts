@@ -4,7 +4,7 @@
  * log and read log, refusals with their reason and exit code. Build first (`node scripts/build.mjs`).
  */
 import { beforeAll, describe, expect, it } from 'vitest'
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseDocument } from '../../src/knowledge/documents/document.js'
@@ -107,5 +107,27 @@ describe('dsh-knowledge index / create / edit / rewrite / log / read', () => {
     expect(indexFile).toContain('- [Idempotency key](concepts/idempotency-key.md)')
     // index is a read: it does not change index.md.
     expect(readFileSync(join(root, 'index.md'), 'utf8')).toBe(indexFile)
+  })
+})
+
+describe("a profile's declared page types", () => {
+  it('create, index and the template know the types of --profile NAME; without it the type is refused', async () => {
+    const home = tmp('home')
+    mkdirSync(join(home, 'profiles', 'web'), { recursive: true })
+    writeFileSync(
+      join(home, 'profiles', 'web', 'cordis.patch.yml'),
+      '- id: knowledge-wiki\n  config:\n    enabled: true\n    types:\n      - type: runbook\n        folder: runbooks\n        section: Runbooks\n        description: Step-by-step operations for one service.\n        template: "## Steps\\n\\n1. …\\n"\n        fields: [service]\n        indexFields: [service]\n',
+    )
+    const kb = join(tmp('profile-root'), 'kb')
+    const profile = ['--profile', 'web', '--dsh-home', home]
+    const refused = await cli(['create', 'runbook', 'deploy', '--root', kb, '--title', 'Deploy', '--content-file', '-'], 'Roll out.\n')
+    expect(refused.code).not.toBe(0)
+    expect(refused.stderr).toMatch(/no page type "runbook"/)
+    expect((await cli(['create', 'runbook', 'deploy', '--title', 'Deploy', ...profile])).stdout).toContain('## Steps')
+    const made = json(
+      await cli(['create', 'runbook', 'deploy', '--root', kb, '--title', 'Deploy', '--field', 'service=payments', '--content-file', '-', '--json', ...profile], 'Roll out the payments service.\n'),
+    )
+    expect(made).toMatchObject({ id: 'runbook/deploy', path: 'runbooks/deploy.md', type: 'runbook' })
+    expect((await cli(['index', '--root', kb, ...profile])).stdout).toContain('## Runbooks (1)\n- Deploy — runbook/deploy — Roll out the payments service. — service: payments')
   })
 })
