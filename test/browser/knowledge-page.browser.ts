@@ -358,7 +358,7 @@ describe('the Knowledge page in dsh web', () => {
     await page.getByText('中文', { exact: true }).click()
     await page.getByRole('dialog').getByRole('button', { name: '知识库' }).click()
     await page.getByTestId('knowledge-page').waitFor()
-    expect(await page.getByTestId('knowledge-page').getByRole('tab').allInnerTexts()).toEqual(['文档', '上游', '健康度', '配置'])
+    expect(await page.getByTestId('knowledge-page').getByRole('tab').allInnerTexts()).toEqual(['文档', '维基', '原件', '上游', '健康度', '配置'])
     await poll(() => page.getByTestId('knowledge-stats').innerText()).toMatch(/^4 篇文档/)
     // The drop reason in the stats line is translated too (item 16.7); the raw reason stays on hover.
     // (One terse round and one dropped by the raised bar: the top reason is 简短状态 or 低于调高后的门槛.)

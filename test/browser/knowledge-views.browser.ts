@@ -278,7 +278,7 @@ describe('the Wiki and Originals views', () => {
       await openSettingsSection(zh.page, /^(knowledge|知识库)$/i)
       const section = zh.page.getByTestId('knowledge-page')
       await section.waitFor()
-      await section.getByRole('tab', { name: '原始文件' }).click()
+      await section.getByRole('tab', { name: '原件' }).click()
       const row = zh.page.locator('[data-testid="knowledge-original"][data-path="course/syllabus.md"]')
       await row.waitFor()
       expect(await row.getByTestId('knowledge-original-obtained').innerText()).toMatch(/^手动复制进来\s*· 获取于 \d{4}年\d{1,2}月\d{1,2}日/)
