@@ -39,6 +39,10 @@ async function until(check: () => boolean, ms = 10_000): Promise<void> {
   }
 }
 const idMap = (store: KnowledgeStore) => Object.fromEntries(store.list({ limit: 1000 }).items.map((m) => [m.id, m.path]))
+const sameIds = (x: KnowledgeStore, y: KnowledgeStore) => {
+  const [p, q] = [idMap(x), idMap(y)].map((m) => JSON.stringify(Object.entries(m).sort()))
+  return p === q
+}
 
 let a: string, b: string
 let storeA: KnowledgeStore, storeB: KnowledgeStore
@@ -99,7 +103,9 @@ describe('a base shared through git', () => {
       expect(ledger).toContain(X)
       expect(ledger).toContain(Y)
     }
-    await until(() => storeA.count() === 5 && storeB.count() === 5)
+    // Both watchers settle: every document indexed, and the ids re-resolved after the merge (a busy machine can show
+    // the count before the last re-claim of a prefix).
+    await until(() => storeA.count() === 5 && storeB.count() === 5 && sameIds(storeA, storeB), 60_000)
     const ids = idMap(storeA)
     expect(Object.keys(ids)).toHaveLength(5)
     expect(idMap(storeB)).toEqual(ids)
