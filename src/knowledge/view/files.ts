@@ -277,11 +277,11 @@ export class DocumentFiles {
       const holderSession = inBatch ? (typeof inBatch.meta.session === 'string' ? inBatch.meta.session : undefined) : this.table.sessionOf(doc.id)
       const session = typeof doc.meta.session === 'string' ? doc.meta.session : undefined
       if (canonical(rel) && canonical(holderPath) && session && holderSession && session !== holderSession) {
-        // Two machines claimed the same short prefix (a team base merged through git). Deterministic on every
-        // clone, whatever the scan order: the session that sorts first keeps the id, the other's documents are
-        // known by a longer prefix of their own session id. Files are never rewritten.
+        // Two machines claimed one short prefix (a team base merged through git). The same on every clone and process,
+        // whatever the scan order: the session that sorts first keeps the id, the other's documents take a longer
+        // prefix of their own session id (files are never rewritten); an id the index holds for this file is its own.
         if (session < holderSession) return this.yieldId(holderPath, doc, claimed) && this.admit(doc, claimed, knownAt)
-        doc.id = longerId(doc.id, session, (id) => this.table.hasId(id) || Boolean(claimed?.has(id)))
+        doc.id = longerId(doc.id, session, (id) => (claimed?.get(id)?.path ?? this.table.pathOf(id) ?? rel) !== rel)
         doc.meta = { ...doc.meta, id: doc.id }
         return this.admit(doc, claimed, knownAt)
       }
@@ -305,7 +305,7 @@ export class DocumentFiles {
    * true (so the caller can go on admitting `doc`).
    */
   private yieldId(path: string, doc: KnowledgeDoc, claimed?: Map<string, KnowledgeDoc>): true {
-    const taken = (id: string) => this.table.hasId(id) || Boolean(claimed?.has(id)) || id === doc.id
+    const taken = (id: string) => id === doc.id || (claimed?.get(id)?.path ?? this.table.pathOf(id) ?? path) !== path
     const inBatch = claimed?.get(doc.id)
     if (inBatch && inBatch.path === path) {
       // Admitted earlier in this scan slice and not indexed yet: renamed in place, indexed with the slice.
