@@ -114,15 +114,18 @@ export class SummaryLinks {
     return stale
   }
 
-  /** Adds `summaries` and `staleSummaries` to each listed original. */
+  /** Adds `summaries` and `staleSummaries` to each listed original (one pass over the summaries, not one per original). */
   async annotate(listed: ListedOriginal[]): Promise<ListedOriginal[]> {
-    await this.load()
-    const entries = new Map((await this.folder.entries()).map((e) => [e.path, e]))
+    const stale = await this.staleIds()
+    const byFile = new Map<string, string[]>()
+    for (const [id, ref] of this.byId) {
+      const ids = byFile.get(ref.file)
+      if (ids) ids.push(id)
+      else byFile.set(ref.file, [id])
+    }
     return listed.map((item) => {
-      const ids = [...this.byId].filter(([, ref]) => ref.file === item.path).map(([id]) => id)
-      const entry = entries.get(item.path)
-      const stale = ids.filter((id) => entry !== undefined && isStale(entry, id, this.byId.get(id)))
-      return { ...item, summaries: ids, staleSummaries: stale }
+      const ids = byFile.get(item.path) ?? []
+      return { ...item, summaries: ids, staleSummaries: ids.filter((id) => stale.has(id)) }
     })
   }
 }
