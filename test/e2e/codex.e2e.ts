@@ -1,0 +1,73 @@
+/**
+ * A real Codex CLI round through `dsh-knowledge mcp`: `codex exec` with a custom model provider on 127.0.0.1 (a
+ * scripted Responses API server), the built MCP server on a seeded root, and nothing else reachable. Runs only where
+ * KS_CODEX_BIN names a Codex binary (not a dependency of the project; see test/harness/codex.ts); the connection
+ * audit needs `strace` as well. Build first (`node scripts/build.mjs`).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { codexBinary, isLoopback, KNOWLEDGE_BIN, knowledgeRound, type KnowledgeRound, straceWorks } from '../harness/codex.ts'
+import { functionOutputs, itemText, namespaceOf } from '../harness/responses-server.ts'
+
+const { bin, reason } = codexBinary()
+if (!bin) console.warn(`[tests] test/e2e/codex.e2e.ts skipped: ${reason}`)
+const traced = Boolean(bin) && straceWorks()
+if (bin && !traced) console.warn('[tests] test/e2e/codex.e2e.ts: strace cannot trace here, so the connection audit is skipped')
+
+describe.skipIf(!bin)('Codex (KS_CODEX_BIN) through dsh-knowledge mcp, with only 127.0.0.1 reachable', () => {
+  let base = ''
+  let round: KnowledgeRound
+
+  beforeAll(async () => {
+    if (!existsSync(KNOWLEDGE_BIN)) throw new Error('build first: node scripts/build.mjs')
+    base = mkdtempSync(join(tmpdir(), 'dsh-ks-codex-'))
+    round = await knowledgeRound({ bin: bin as string, base, trace: traced })
+  })
+  afterAll(() => {
+    if (base) rmSync(base, { recursive: true, force: true })
+  })
+
+  it('codex exec runs the round: a knowledge_search through the MCP server, then an answer from its result', () => {
+    const { run, marker } = round
+    expect(run.code, run.stderr).toBe(0)
+    const calls = run.events.filter((e) => e.type === 'item.completed' && (e.item as { type?: string }).type === 'mcp_tool_call')
+    expect(calls.map((e) => e.item)).toMatchObject([{ server: 'knowledge', tool: 'knowledge_search', status: 'completed', error: null }])
+    expect(run.lastMessage).toContain(marker)
+    expect(run.stdout).toContain(`its salt is ${marker}`)
+  })
+
+  it('the model server saw the MCP tools in the mcp__knowledge namespace, and the search result carrying the document', () => {
+    const { server, finding, workspace, marker } = round
+    const turns = server.requests.filter((r) => r.path === '/v1/responses')
+    expect(turns).toHaveLength(2)
+    expect(namespaceOf(turns[0], 'knowledge_search')).toBe('mcp__knowledge')
+    expect(namespaceOf(turns[0], 'knowledge_read')).toBe('mcp__knowledge')
+    // The prompt does not hold the salt; only the tool output Codex sends back does.
+    expect(JSON.stringify(turns[0].body)).not.toContain(marker)
+    const [output] = functionOutputs(turns[1])
+    expect(output.call_id).toBe('call_1')
+    const text = itemText(output.output)
+    // The snippet marks matched words in bold (**…**); without the marks it is the seeded finding.
+    expect(text.replaceAll('**', '')).toContain(finding)
+    // The workspace is the folder Codex runs in: the server was started there.
+    expect(text).toMatch(new RegExp(`1 document\\(s\\) match "lockfile cache key" in ${workspace.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.`))
+  })
+
+  it('every request came to the local server; nothing went through the proxy variables', () => {
+    const { server } = round
+    expect(server.escapes).toEqual([])
+    expect(server.requests.length).toBeGreaterThan(0)
+    for (const r of server.requests) expect(r.headers.host).toBe(`127.0.0.1:${server.port}`)
+    expect(Object.keys(round.run.env).sort()).toEqual(
+      ['ALL_PROXY', 'CODEX_HOME', 'HOME', 'HTTPS_PROXY', 'HTTP_PROXY', 'LANG', 'NO_COLOR', 'NO_PROXY', 'PATH', 'all_proxy', 'http_proxy', 'https_proxy', 'no_proxy'].sort(),
+    )
+  })
+
+  it.skipIf(!traced)('Codex and every process it started connected to 127.0.0.1 only (strace)', () => {
+    const connections = round.run.connections ?? []
+    expect(connections.filter((c) => c.port === round.server.port).length).toBeGreaterThan(0)
+    expect(connections.filter((c) => !isLoopback(c))).toEqual([])
+  })
+})
