@@ -33,17 +33,17 @@ describe.skipIf(!bin)('Codex (KS_CODEX_BIN) through dsh-knowledge mcp, with only
     const { run, marker } = round
     expect(run.code, run.stderr).toBe(0)
     const calls = run.events.filter((e) => e.type === 'item.completed' && (e.item as { type?: string }).type === 'mcp_tool_call')
-    expect(calls.map((e) => e.item)).toMatchObject([{ server: 'knowledge', tool: 'knowledge_search', status: 'completed', error: null }])
+    expect(calls.map((e) => e.item)).toMatchObject([{ server: 'dsh-knowledge', tool: 'knowledge_search', status: 'completed', error: null }])
     expect(run.lastMessage).toContain(marker)
     expect(run.stdout).toContain(`its salt is ${marker}`)
   })
 
-  it('the model server saw the MCP tools in the mcp__knowledge namespace, and the search result carrying the document', () => {
+  it('the model server saw the MCP tools in the mcp__dsh_knowledge namespace (the server name dsh-knowledge, its hyphen made an underscore), and the search result carrying the document', () => {
     const { server, finding, workspace, marker } = round
     const turns = server.requests.filter((r) => r.path === '/v1/responses')
     expect(turns).toHaveLength(2)
-    expect(namespaceOf(turns[0], 'knowledge_search')).toBe('mcp__knowledge')
-    expect(namespaceOf(turns[0], 'knowledge_read')).toBe('mcp__knowledge')
+    expect(namespaceOf(turns[0], 'knowledge_search')).toBe('mcp__dsh_knowledge')
+    expect(namespaceOf(turns[0], 'knowledge_read')).toBe('mcp__dsh_knowledge')
     // The prompt does not hold the salt; only the tool output Codex sends back does.
     expect(JSON.stringify(turns[0].body)).not.toContain(marker)
     const [output] = functionOutputs(turns[1])

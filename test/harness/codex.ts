@@ -38,7 +38,7 @@ export interface CodexHomeOptions {
   modelUrl: string
   /** How to start the MCP server: command and arguments. */
   mcp: { command: string; args: string[] }
-  /** The MCP server's name in config.toml (the tools' namespace is `mcp__<name>`). */
+  /** The MCP server's name in config.toml: docs/mcp.md's `dsh-knowledge` unless said. */
   serverName?: string
 }
 
@@ -50,7 +50,7 @@ export interface CodexHomeOptions {
  */
 export function writeCodexHome(home: string, options: CodexHomeOptions): string {
   mkdirSync(home, { recursive: true })
-  const name = options.serverName ?? 'knowledge'
+  const name = options.serverName ?? 'dsh-knowledge'
   const config = [
     'model = "scripted"',
     'model_provider = "local"',
@@ -64,7 +64,7 @@ export function writeCodexHome(home: string, options: CodexHomeOptions): string 
     'request_max_retries = 0',
     'stream_max_retries = 0',
     '',
-    `[mcp_servers.${name}]`,
+    `[mcp_servers.${toml(name)}]`,
     `command = ${toml(options.mcp.command)}`,
     `args = [${options.mcp.args.map(toml).join(', ')}]`,
     'required = true',
