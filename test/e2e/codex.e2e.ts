@@ -29,19 +29,22 @@ describe.skipIf(!bin)('Codex (KS_CODEX_BIN) through dsh-knowledge mcp, with only
     if (base) rmSync(base, { recursive: true, force: true })
   })
 
-  it('codex exec runs the round: a knowledge_search through the MCP server, then an answer from its result', () => {
+  it('codex exec runs the round: knowledge_search and knowledge_read through the MCP server, then an answer from them', () => {
     const { run, marker } = round
     expect(run.code, run.stderr).toBe(0)
     const calls = run.events.filter((e) => e.type === 'item.completed' && (e.item as { type?: string }).type === 'mcp_tool_call')
-    expect(calls.map((e) => e.item)).toMatchObject([{ server: 'dsh-knowledge', tool: 'knowledge_search', status: 'completed', error: null }])
+    expect(calls.map((e) => e.item)).toMatchObject([
+      { server: 'dsh-knowledge', tool: 'knowledge_search', status: 'completed', error: null },
+      { server: 'dsh-knowledge', tool: 'knowledge_read', status: 'completed', error: null },
+    ])
     expect(run.lastMessage).toContain(marker)
     expect(run.stdout).toContain(`its salt is ${marker}`)
   })
 
-  it('the model server saw the MCP tools in the mcp__dsh_knowledge namespace (the server name dsh-knowledge, its hyphen made an underscore), and the search result carrying the document', () => {
+  it('the model server saw the tools in the mcp__dsh_knowledge namespace (the server name, its hyphen made an underscore), the search hit and the document read', () => {
     const { server, finding, workspace, marker } = round
     const turns = server.requests.filter((r) => r.path === '/v1/responses')
-    expect(turns).toHaveLength(2)
+    expect(turns).toHaveLength(3)
     expect(namespaceOf(turns[0], 'knowledge_search')).toBe('mcp__dsh_knowledge')
     expect(namespaceOf(turns[0], 'knowledge_read')).toBe('mcp__dsh_knowledge')
     // The prompt does not hold the salt; only the tool output Codex sends back does.
@@ -53,6 +56,11 @@ describe.skipIf(!bin)('Codex (KS_CODEX_BIN) through dsh-knowledge mcp, with only
     expect(text.replaceAll('**', '')).toContain(finding)
     // The workspace is the folder Codex runs in: the server was started there.
     expect(text).toMatch(new RegExp(`1 document\\(s\\) match "lockfile cache key" in ${workspace.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.`))
+    // The read of the hit's id: the whole document, front matter and finding.
+    const id = /^1\. (\S+) \(v:/m.exec(text)?.[1]
+    const read = functionOutputs(turns[2]).find((o) => o.call_id === 'call_2')
+    expect(itemText(read?.output)).toContain(`id: ${id}`)
+    expect(itemText(read?.output)).toContain(finding)
   })
 
   it('every request came to the local server; nothing went through the proxy variables', () => {

@@ -172,9 +172,10 @@ export interface KnowledgeRound {
 }
 
 /**
- * One Codex round through the knowledge base: a root seeded with a note (by the built CLI, in `workspace`), a scripted
- * model whose first turn calls knowledge_search in whatever namespace Codex lists it under, and whose second turn
- * answers with the salt it finds in the tool output ("not in the tool output" when there is none).
+ * One Codex round through the knowledge base: a root seeded with a note (by the built CLI, in `workspace`), and a
+ * scripted model that calls knowledge_search in whatever namespace Codex lists it under, then knowledge_read on the
+ * first hit's id (taken from the search output), then answers with the salt it finds in the read's output ("not in
+ * the tool output" when there is none).
  */
 export async function knowledgeRound(options: { bin: string; base: string; trace: boolean }): Promise<KnowledgeRound> {
   const root = join(options.base, 'kb')
@@ -192,7 +193,13 @@ export async function knowledgeRound(options: { bin: string; base: string; trace
       if (namespace === undefined) return { text: 'knowledge_search is not among my tools.' }
       return { call: { namespace: namespace || undefined, name: 'knowledge_search', arguments: { query: 'lockfile cache key' } } }
     }
-    const salt = /\bsalt (ZEBRA-[0-9a-f]+)/.exec(itemText(outputs.at(-1)?.output))?.[1]
+    const last = itemText(outputs.at(-1)?.output)
+    if (outputs.length === 1) {
+      const id = /^1\. (\S+) \(v:/m.exec(last)?.[1]
+      if (!id) return { text: 'The search found nothing.' }
+      return { call: { namespace: namespaceOf(request, 'knowledge_read') || undefined, name: 'knowledge_read', arguments: { id } } }
+    }
+    const salt = /\bsalt (ZEBRA-[0-9a-f]+)/.exec(last)?.[1]
     return { text: salt ? `The CI cache key is the lockfile hash; the knowledge base says its salt is ${salt}.` : 'The salt is not in the tool output.' }
   })
   try {
