@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { codexBinary, isLoopback, KNOWLEDGE_BIN, knowledgeRound, type KnowledgeRound, straceWorks } from '../harness/codex.ts'
+import { codexBinary, isLoopback, KNOWLEDGE_BIN, knowledgeRound, type KnowledgeRound, retireRound, straceWorks } from '../harness/codex.ts'
+import { spawnCollect } from '../harness/spawn.ts'
 import { functionOutputs, itemText, namespaceOf } from '../harness/responses-server.ts'
 
 const { bin, reason } = codexBinary()
@@ -77,5 +78,24 @@ describe.skipIf(!bin)('Codex (KS_CODEX_BIN) through dsh-knowledge mcp, with only
     const connections = round.run.connections ?? []
     expect(connections.filter((c) => c.port === round.server.port).length).toBeGreaterThan(0)
     expect(connections.filter((c) => !isLoopback(c))).toEqual([])
+  })
+})
+
+describe.skipIf(!bin)('Codex (KS_CODEX_BIN): knowledge_retire in a run nobody can answer', () => {
+  it('is offered (Codex can ask the person), but codex exec declines the question, so the note stays active', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'dsh-ks-codex-retire-'))
+    try {
+      const { run, id, root } = await retireRound({ bin: bin as string, base })
+      expect(run.code, run.stderr).toBe(0)
+      const calls = run.events.filter((e) => e.type === 'item.completed' && (e.item as { type?: string }).type === 'mcp_tool_call').map((e) => e.item)
+      expect(calls).toMatchObject([{ tool: 'knowledge_retire', status: 'failed' }])
+      expect(run.lastMessage).toContain('refused: the person did not approve retiring this document')
+      const retired = await spawnCollect(process.execPath, [KNOWLEDGE_BIN, 'list', '--root', root, '--status', 'retired', '--json'])
+      expect(JSON.parse(retired.stdout)).toEqual([])
+      const active = await spawnCollect(process.execPath, [KNOWLEDGE_BIN, 'list', '--root', root, '--json'])
+      expect(JSON.parse(active.stdout).map((d: { id: string }) => d.id)).toEqual([id])
+    } finally {
+      rmSync(base, { recursive: true, force: true })
+    }
   })
 })

@@ -210,3 +210,31 @@ export async function knowledgeRound(options: { bin: string; base: string; trace
     await server.close()
   }
 }
+
+/**
+ * A `codex exec` round whose model asks to retire the seeded note: nobody can answer Codex's question to the person
+ * in a non-interactive run, so the call must come back refused and the note stay active.
+ */
+export async function retireRound(options: { bin: string; base: string }): Promise<{ run: CodexRun; server: ResponsesServer; id: string; root: string }> {
+  const root = join(options.base, 'kb')
+  const workspace = join(options.base, 'ws')
+  const home = join(options.base, 'codex-home')
+  mkdirSync(workspace, { recursive: true })
+  const seeded = await spawnCollect(process.execPath, [KNOWLEDGE_BIN, 'note', '--root', root, '--cwd', workspace, '--title', 'Deploys', '--finding', 'Deploys go through make release.', '--json'])
+  if (seeded.code !== 0) throw new Error(`seeding the root failed: ${seeded.stderr}`)
+  const id = (JSON.parse(seeded.stdout) as { id: string }).id
+  const server = await startResponsesServer((request) => {
+    const outputs = functionOutputs(request)
+    if (outputs.length) return { text: `The knowledge base answered: ${itemText(outputs.at(-1)?.output)}` }
+    const namespace = namespaceOf(request, 'knowledge_retire')
+    if (namespace === undefined) return { text: 'knowledge_retire is not among my tools.' }
+    return { call: { namespace: namespace || undefined, name: 'knowledge_retire', arguments: { id, reason: 'make release is gone' } } }
+  })
+  try {
+    writeCodexHome(home, { modelUrl: server.url, mcp: { command: process.execPath, args: [KNOWLEDGE_BIN, 'mcp', '--root', root] } })
+    const run = await runCodex({ bin: options.bin, home, cwd: workspace, prompt: 'Retire the note about deploys.', proxy: server.proxy, trace: false })
+    return { run, server, id, root }
+  } finally {
+    await server.close()
+  }
+}
