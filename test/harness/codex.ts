@@ -68,6 +68,9 @@ export function writeCodexHome(home: string, options: CodexHomeOptions): string 
     `command = ${toml(options.mcp.command)}`,
     `args = [${options.mcp.args.map(toml).join(', ')}]`,
     'required = true',
+    // Hang guards, not budgets: on a loaded machine the server's start alone has taken over 20 s (Codex's default: 10).
+    'startup_timeout_sec = 300',
+    'tool_timeout_sec = 300',
     '',
     '[features]',
     'plugins = false',
@@ -125,7 +128,10 @@ export interface RunCodexOptions {
   trace: boolean
 }
 
-/** `codex exec --json` with a clean environment: PATH (this Node first), HOME and CODEX_HOME, proxies to the trap. */
+/**
+ * `codex exec --json --strict-config` (a key this Codex does not know fails the run instead of being ignored) with a
+ * clean environment: PATH (this Node first), HOME and CODEX_HOME, and every proxy variable pointing at the trap.
+ */
 export async function runCodex(options: RunCodexOptions): Promise<CodexRun> {
   const env: Record<string, string> = {
     PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,
@@ -141,7 +147,7 @@ export async function runCodex(options: RunCodexOptions): Promise<CodexRun> {
   env.NO_PROXY = env.no_proxy = '127.0.0.1,localhost'
   const last = join(options.home, 'last-message.txt')
   const trace = join(options.home, 'connect.strace')
-  const codexArgs = ['exec', '--json', '--skip-git-repo-check', '--ephemeral', '-o', last, options.prompt]
+  const codexArgs = ['exec', '--json', '--strict-config', '--skip-git-repo-check', '--ephemeral', '-o', last, options.prompt]
   const [command, args] = options.trace ? ['strace', ['-f', '-qq', '-e', 'trace=connect,sendto,sendmsg', '-o', trace, options.bin, ...codexArgs]] : [options.bin, codexArgs]
   const run = await spawnCollect(command as string, args as string[], { cwd: options.cwd, env })
   const events = run.stdout
