@@ -8,12 +8,15 @@
  * says (≥ 100 MB) and its sheet inflates to more (≈ 135 MB of XML). A highly compressible sheet would be small on disk
  * and be refused by the zip-bomb ratio check before any streaming happens; the incompressible one is the case where
  * the reader must stream. Made once per run in the temp folder (cached by name).
+ *
+ * PDF text is read by pdf.js, which needs the whole file in memory (docs/originals.md): what is bounded there is the
+ * cost of pages, so a document of 3,000 pages is compared with one of 300 measured the same way.
  */
 import { beforeAll, describe, expect, it } from 'vitest'
-import { statSync } from 'node:fs'
+import { statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { EXTRACT_BUDGET } from '../../src/originals/extract/index.js'
-import { cached, writeBigXlsx } from '../harness/office-files.js'
+import { cached, makePdf, writeBigXlsx } from '../harness/office-files.js'
 import { spawnCollect } from '../harness/spawn.ts'
 import { PROJECT_ROOT } from '../harness/dsh.ts'
 
@@ -78,5 +81,21 @@ describe('a 100 MB workbook', () => {
     expect(got.result.text).toContain('## Sheet 2: Summary')
     expect(got.result.text).toMatch(/\| Rows \| \d+ \|/)
     expect(got.growth).toBeLessThan(MEMORY_BUDGET)
+  })
+})
+
+describe('a PDF of many pages', () => {
+  it('costs the pages one call reads, not the pages it has: 3,000 pages cost about what 300 cost', async () => {
+    const words = (n: number) => [`Chapter ${n} ${'and so on '.repeat(8)}`, `Section ${n}.1 ${'more text '.repeat(8)}`]
+    const big = await cached('pages-3000-v1.pdf', async (out) => writeFileSync(out, await makePdf(3000, true, words)))
+    const small = await cached('pages-300-v1.pdf', async (out) => writeFileSync(out, await makePdf(300, true, words)))
+    const [many, few] = [await measure(big, 'big.pdf', 'pdf'), await measure(small, 'small.pdf', 'pdf')]
+    expect(many.result.text).toContain('PDF · pages 1–')
+    // The same pages fit one call (a label "of 3000" is a character longer than "of 300").
+    expect(Math.abs((many.result.next ?? 0) - (few.result.next ?? 0))).toBeLessThanOrEqual(2)
+    expect(many.result.next).toBeGreaterThan(50)
+    // pdf.js's own working set (about 60 MB here) is the same for both; the 2,700 pages not read add next to nothing.
+    expect(many.growth, `3,000 pages: +${Math.round(many.growth / MB)} MB; 300 pages: +${Math.round(few.growth / MB)} MB`).toBeLessThan(few.growth + 24 * MB)
+    expect(many.growth).toBeLessThan(2 * MEMORY_BUDGET)
   })
 })
