@@ -193,6 +193,15 @@ describe('PDF', () => {
     expect(later.next).toBeUndefined()
   })
 
+  it('more page objects than pdf.js is given (10,000): refused with the count, naming the file', async () => {
+    const honest = await makePdf(3, false)
+    // Trailing comments after %%EOF: readers ignore them, the raw page counter (and so a hostile file's cost) does not.
+    const padded = Buffer.concat([honest, Buffer.from('\n% << /Type /Page >>'.repeat(10_001))])
+    await expect(extract(await onDisk('pages.pdf', padded), 'pages.pdf', 'pdf')).rejects.toThrow(
+      /originals\/pages\.pdf: holds 10004 page objects; PDF text is read from documents of up to 10000 pages/,
+    )
+  })
+
   it('a file named .pdf that is not one, and a torn one: errors naming the file', async () => {
     await expect(count(await onDisk('no.pdf', Buffer.from('<html>')), 'pdf')).rejects.toThrow(/originals\/x: does not start with %PDF-/)
     await expect(extract(await onDisk('no2.pdf', Buffer.from('PK\u0003\u0004 a zip named pdf')), 'no2.pdf', 'pdf')).rejects.toThrow(/originals\/no2\.pdf: does not start with %PDF-/)
