@@ -9,7 +9,8 @@
  * publish no figures of their own; for XLSX, exceljs's streaming reader is measured at the small sizes as the
  * library alternative this reader replaced.
  *
- * Run: `node bench/originals.bench.mjs [sizes MB, comma list]` after `pnpm run build` (default 1,5,10,25,50).
+ * Run: `node bench/originals.bench.mjs [sizes MB, comma list] [formats, comma list]` after `pnpm run build` (default
+ * 1,5,10,25,50 and xlsx,docx,pptx,pdf). PDF text is read by pdf.js (unpdf), which needs the whole file in memory.
  * @module dsh-knowledge-sync/bench/originals.bench
  */
 import { execFileSync } from 'node:child_process'
@@ -27,7 +28,8 @@ if (process.argv[2] === '--child') {
   // Modules are loaded before the clock starts: the figure is the extraction, not Node's start-up.
   const ExcelJS = kind === 'exceljs' ? (await import('exceljs')).default : undefined
   const { extractText } = await import(pathToFileURL(join(root, 'lib/originals/extract/index.js')).href)
-  if (type === 'docx') await import(pathToFileURL(join(root, 'lib/originals/extract/docx.js')).href)
+  if (type === 'docx' || type === 'pdf') await import(pathToFileURL(join(root, `lib/originals/extract/${type === 'pdf' ? 'pdf-text' : 'docx'}.js`)).href)
+  if (type === 'pdf') await import('unpdf').then((m) => m.getResolvedPDFJS())
   // Peak RSS by sampling: ru_maxrss survives exec on Linux, so it would report the parent's peak.
   let peak = process.memoryUsage().rss
   const sampler = setInterval(() => {
@@ -124,7 +126,7 @@ function child(kind, file, type) {
 }
 
 console.log('format  size MB  extract ms  hash ms  ×hash  peak RSS MB  (hash peak)')
-for (const type of ['xlsx', 'docx', 'pptx', 'pdf']) {
+for (const type of (process.argv[3] ?? 'xlsx,docx,pptx,pdf').split(',')) {
   for (const mb of sizes) {
     const file = await cached(`${type}-${mb}mb.${type}`, (out) => makers[type](out, mb))
     const size = statSync(file).size / MB

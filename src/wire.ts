@@ -306,8 +306,8 @@ export interface OriginalRow {
   problem?: string
   /** Summary pages built from it; `stale` when the original changed after they were written. */
   summaries: Array<{ id: string; title: string; stale: boolean; status: string }>
-  /** `text` opens; `counted`: a PDF (pages counted, no text); `none`: image or other; `unreadable`: not a plain file now. */
-  extraction: 'text' | 'counted' | 'none' | 'unreadable' | 'missing' | 'retired'
+  /** `text` opens (a PDF's too, page by page); `none`: image or other; `unreadable`: not a plain file now. */
+  extraction: 'text' | 'none' | 'unreadable' | 'missing' | 'retired'
 }
 
 /** `GET /originals` (`available` false: the originals row is off); `folder` relative to the root. */

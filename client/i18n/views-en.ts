@@ -34,7 +34,6 @@ export const viewsEn = {
   stale: 'stale',
   staleHint: 'The original changed after this summary was written: the summary may be out of date.',
   extraction_text: 'Text can be opened',
-  extraction_counted: 'PDF: pages counted; text is not extracted from PDF files',
   extraction_none: 'No text to extract (an image or another format)',
   extraction_unreadable: 'Text cannot be opened: the file is not a plain file now',
   extraction_missing: 'Not in the folder any more',

@@ -33,7 +33,6 @@ export const viewsZh: Record<keyof typeof viewsEn, string> = {
   stale: '已过期',
   staleHint: '这份原件在摘要写成之后有改动：摘要可能已过时。',
   extraction_text: '可以打开文本',
-  extraction_counted: 'PDF：已统计页数；不从 PDF 提取文本',
   extraction_none: '没有可提取的文本（图片或其他格式）',
   extraction_unreadable: '无法打开文本：该文件现在不是普通文件',
   extraction_missing: '已不在文件夹中',

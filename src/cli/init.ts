@@ -14,7 +14,7 @@ import { type Command, print, printJson, UsageError } from './common.js'
 /** What `.gitattributes` must say: the ledger (and any other append-only JSON-lines file) merges by union. */
 export const GIT_ATTRIBUTES = ['.knowledge/*.jsonl merge=union']
 /** What `.gitignore` must say: per-machine state (id claims are local; a teammate's clash is resolved at index time). */
-export const GIT_IGNORE = ['.knowledge/ids/', '.knowledge/cache/', '.knowledge/revisions.lock', '.knowledge/decisions.lock/', '*.tmp', '.*.tmp']
+export const GIT_IGNORE = ['.knowledge/ids/', '.knowledge/cache/', '.knowledge/revisions.lock', '.knowledge/decisions.lock/', '**/.manifest/manifest.lock', '*.tmp', '.*.tmp']
 
 /** Adds the missing `lines` to a file (created when absent); returns the lines it added. */
 function ensureLines(file: string, lines: string[]): string[] {

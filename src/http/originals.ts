@@ -16,15 +16,14 @@ import { Download } from './download.js'
 import type { Mutation, ReadRoute } from './routes.js'
 import { RouteError, withoutToolAdvice } from './words.js'
 
-/** Types whose text is extracted (a PDF's pages are counted, its text is not; images and other files are skipped). */
-const TEXT_TYPES: ReadonlySet<OriginalType> = new Set(['docx', 'pptx', 'xlsx', 'markdown', 'text', 'html'])
+/** Types whose text is extracted (images and other files are skipped). */
+const TEXT_TYPES: ReadonlySet<OriginalType> = new Set(['docx', 'pptx', 'xlsx', 'pdf', 'markdown', 'text', 'html'])
 
 /** Whether the page can open an original's text, and if not why (the person reads it in the list). */
 export function extractionOf(item: ListedOriginal): OriginalRow['extraction'] {
   if (item.status !== 'present') return item.status
   if (item.problem) return 'unreadable'
   if (TEXT_TYPES.has(item.type)) return 'text'
-  if (item.type === 'pdf') return 'counted'
   return 'none'
 }
 

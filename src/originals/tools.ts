@@ -57,14 +57,14 @@ export function registerTools(ctx: Context, service: OriginalsService): void {
     description:
       'The text of an original as Markdown: DOCX (headings, paragraphs, lists, tables), PPTX (a section per slide: ' +
       'title, text, speaker notes; from/to are slide numbers), XLSX (a table per sheet, 200 rows, the rest counted; ' +
-      'from/to are sheet numbers), Markdown/text/HTML (in parts). Images are skipped and counted; PDF gives its page ' +
-      `count only. Output: at most ${EXTRACT_BUDGET} characters a call; it says the "from" to continue with.`,
+      'from/to are sheet numbers), PDF (a section per page; from/to are page numbers), Markdown/text/HTML (in parts). ' +
+      `Images are skipped and counted. Output: at most ${EXTRACT_BUDGET} characters a call; it says the "from" to continue with.`,
     parameters: {
       type: 'object',
       properties: {
         source: { type: 'string', description: 'The original, as list_sources names it (originals/… or the path inside).' },
-        from: { type: 'integer', minimum: 1, description: 'First slide, sheet or part (default 1).' },
-        to: { type: 'integer', minimum: 1, description: 'Last slide, sheet or part (default: as many as fit).' },
+        from: { type: 'integer', minimum: 1, description: 'First slide, page, sheet or part (default 1).' },
+        to: { type: 'integer', minimum: 1, description: 'Last slide, page, sheet or part (default: as many as fit).' },
       },
       required: ['source'],
       additionalProperties: false,

@@ -10,9 +10,10 @@ import { join } from 'node:path'
 import { PROJECT_ROOT } from '../harness/dsh.ts'
 import { spawnCollect } from '../harness/spawn.ts'
 import { startWebServer, text, type WebServer } from '../harness/web-server.ts'
-import { makeDocx, makePptx } from '../harness/office-files.ts'
+import { makeDocx, makePdf, makePptx } from '../harness/office-files.ts'
 
 const BIN = join(PROJECT_ROOT, 'lib/cli/bin.js')
+const TOKEN = 'ghp_R3alLooking0Token1234567890abcdefABCD'
 let base = ''
 let root = ''
 let server: WebServer
@@ -30,6 +31,7 @@ beforeAll(async () => {
   mkdirSync(root)
   writeFileSync(join(base, 'syllabus.docx'), await makeDocx())
   writeFileSync(join(base, 'slides.pptx'), await makePptx(6))
+  writeFileSync(join(base, 'lecture.pdf'), await makePdf(4, true, (n) => [`Lecture ${n}`, n === 3 ? `the lab token ${TOKEN}` : 'no secret']))
   server = await startWebServer({
     '/menu': text(
       `<html><head><title>Menu</title></head><body><article><h1>Menu</h1>${'<p>Soup of the day with bread and a glass of water, served from noon until late.</p>'.repeat(6)}</article></body></html>`,
@@ -59,6 +61,13 @@ describe('dsh-knowledge originals', () => {
     expect(slides.stdout).not.toContain('Topic 4')
     const doc = JSON.parse((await cli(['originals', 'extract', 'originals/course/syllabus.docx', '--json'])).stdout)
     expect(doc.text).toContain('# Course syllabus')
+    expect((await cli(['originals', 'add', 'lecture.pdf', '--as', 'course/lecture.pdf'])).code).toBe(0)
+    const pdf = await cli(['originals', 'extract', 'course/lecture.pdf', '--from', '2', '--to', '3'])
+    expect(pdf.stdout).toContain('PDF · pages 2–3 of 4')
+    expect(pdf.stdout).toContain('## Page 3 of 4')
+    expect(pdf.stdout).toContain('the lab token [REDACTED]')
+    expect(pdf.stdout).not.toContain(TOKEN)
+    expect(pdf.stdout).not.toContain('Lecture 4')
   })
 
   it('index marks a summary page STALE once its original changed on disk', async () => {

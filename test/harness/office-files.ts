@@ -90,9 +90,34 @@ export async function writeXlsx(file: string, rows: number): Promise<void> {
   await book.commit()
 }
 
-export async function makePdf(pages: number, useObjectStreams: boolean): Promise<Buffer> {
+/**
+ * A real workbook of at least `minBytes` on disk, streamed by exceljs's WorkbookWriter (never held in memory): a
+ * `Log` sheet whose rows each carry 3,000 random bytes as base64 text in an inline string (incompressible, so the file
+ * on disk is about as large as its sheet: about 3,000 bytes a row once deflated; few rows keep the writer quick), then a small `Summary` sheet. Returns the rows written.
+ */
+export async function writeBigXlsx(file: string, minBytes: number): Promise<number> {
+  const { randomBytes } = await import('node:crypto')
+  const rows = Math.ceil(minBytes / 2900)
+  const book = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: file, useSharedStrings: false, useStyles: false })
+  const log = book.addWorksheet('Log')
+  log.addRow(['Row', 'Payload']).commit()
+  for (let r = 1; r <= rows; r++) log.addRow([r, randomBytes(3000).toString('base64')]).commit()
+  log.commit()
+  const summary = book.addWorksheet('Summary')
+  summary.addRow(['Rows', rows]).commit()
+  summary.commit()
+  await book.commit()
+  return rows
+}
+
+/** A PDF of `pages` pages (pdf-lib); page i says `page i`, then the lines `text(i)` gives, one under the other. */
+export async function makePdf(pages: number, useObjectStreams: boolean, text?: (page: number) => string[]): Promise<Buffer> {
   const pdf = await PDFDocument.create()
-  for (let i = 0; i < pages; i++) pdf.addPage([200, 200]).drawText(`page ${i + 1}`, { x: 20, y: 100, size: 12 })
+  for (let i = 0; i < pages; i++) {
+    const page = pdf.addPage([400, 400])
+    page.drawText(`page ${i + 1}`, { x: 20, y: 370, size: 12 })
+    ;(text?.(i + 1) ?? []).forEach((line, k) => page.drawText(line, { x: 20, y: 340 - k * 14, size: 10 }))
+  }
   return Buffer.from(await pdf.save({ useObjectStreams }))
 }
 

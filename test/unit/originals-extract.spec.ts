@@ -1,7 +1,7 @@
 /**
  * Extraction from real office files made at test time by the writer libraries, and from hostile ones: a zip bomb
- * (honest and lying sizes), billion laughs, an entry that leaves the archive, 10,000 slides, a large workbook, a PDF
- * whose page tree lies. Each bad file gives an error naming it.
+ * (honest and lying sizes), billion laughs, an entry that leaves the archive, 10,000 slides, a large workbook, PDFs
+ * whose page tree lies (a little, and by two billion pages), a PDF of 3,000 pages, a torn PDF, a non-PDF named .pdf. Each bad file gives an error naming it.
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync } from 'node:fs'
@@ -149,19 +149,64 @@ describe('PDF', () => {
     expect(await count(await onDisk('objstm.pdf', makePdf(5, true)), 'pdf')).toEqual({ pages: 5 })
   })
 
-  it('a PDF that lies about its page count reports the pages it holds and the claim', async () => {
-    const honest = (await makePdf(3, false)).toString('latin1')
-    expect(honest).toMatch(/\/Count 3/)
-    const liar = Buffer.from(honest.replace('/Count 3', '/Count 9999'), 'latin1')
-    const file = await onDisk('liar.pdf', liar)
-    expect(await count(file, 'pdf')).toEqual({ pages: 3, declaredPages: 9999 })
-    const got = await extract(file, 'liar.pdf', 'pdf')
-    expect(got.text).toContain('3 page(s) (its page tree claims 9999)')
-    expect(got.text).toContain('Text is not extracted from PDF files')
+  it('gives the text of each page in a section, from/to choosing pages', async () => {
+    const file = await onDisk(
+      'notes.pdf',
+      makePdf(4, true, (n) => [`Lecture ${n}: limits`, `Homework ${n} is due on Friday`]),
+    )
+    const got = await extract(file, 'notes.pdf', 'pdf')
+    expect(got.text).toMatch(/^# originals\/notes\.pdf\nPDF · pages 1–4 of 4/)
+    expect(got.text).toContain('## Page 1 of 4\n\npage 1\nLecture 1: limits\nHomework 1 is due on Friday')
+    expect(got.text).toContain('## Page 4 of 4')
+    const middle = await extract(file, 'notes.pdf', 'pdf', { from: 2, to: 3 })
+    expect([middle.from, middle.to, middle.total, middle.next]).toEqual([2, 3, 4, undefined])
+    expect(middle.text).toContain('Lecture 2: limits')
+    expect(middle.text).toContain('Lecture 3: limits')
+    expect(middle.text).not.toContain('Lecture 1')
+    expect(middle.text).not.toContain('Lecture 4')
   })
 
-  it('a file named .pdf that is not one', async () => {
+  it('a PDF that lies about its page count: the pages it holds, the claim noted', async () => {
+    const honest = (await makePdf(3, false, (n) => [`text of ${n}`])).toString('latin1')
+    expect(honest).toMatch(/\/Count 3/)
+    for (const claim of ['9999', '2147483647']) {
+      const file = await onDisk(`liar-${claim}.pdf`, Buffer.from(honest.replace('/Count 3', `/Count ${claim}`), 'latin1'))
+      expect(await count(file, 'pdf')).toEqual({ pages: 3, declaredPages: Number(claim) })
+      const got = await extract(file, `liar-${claim}.pdf`, 'pdf')
+      expect(got.text).toContain(`PDF · pages 1–3 of 3 · its page tree claims ${claim} pages`)
+      expect(got.text).toContain('text of 3')
+      expect(got.next).toBeUndefined()
+    }
+  })
+
+  it('a document of 3,000 pages: one budget at a time, with where to continue', { timeout: 600_000 }, async () => {
+    const words = (n: number) => [`Chapter ${n} ${'and so on '.repeat(8)}`, `Section ${n}.1 ${'more text '.repeat(8)}`]
+    const file = await cached('pages-3000-v1.pdf', async (out) => writeFileSync(out, await makePdf(3000, true, words)))
+    const first = await extract(file, 'big.pdf', 'pdf')
+    expect(first.text.length).toBeLessThanOrEqual(EXTRACT_BUDGET)
+    expect(first.total).toBe(3000)
+    expect(first.next).toBeGreaterThan(10)
+    expect(first.text).toContain(`(More follows: call extract_text with from=${first.next}.)`)
+    const later = await extract(file, 'big.pdf', 'pdf', { from: 2998 })
+    expect(later.text).toContain('## Page 3000 of 3000')
+    expect(later.text).toContain('Chapter 3000')
+    expect(later.next).toBeUndefined()
+  })
+
+  it('more page objects than pdf.js is given (10,000): refused with the count, naming the file', async () => {
+    const honest = await makePdf(3, false)
+    // Trailing comments after %%EOF: readers ignore them, the raw page counter (and so a hostile file's cost) does not.
+    const padded = Buffer.concat([honest, Buffer.from('\n% << /Type /Page >>'.repeat(10_001))])
+    await expect(extract(await onDisk('pages.pdf', padded), 'pages.pdf', 'pdf')).rejects.toThrow(
+      /originals\/pages\.pdf: holds 10004 page objects; PDF text is read from documents of up to 10000 pages/,
+    )
+  })
+
+  it('a file named .pdf that is not one, and a torn one: errors naming the file', async () => {
     await expect(count(await onDisk('no.pdf', Buffer.from('<html>')), 'pdf')).rejects.toThrow(/originals\/x: does not start with %PDF-/)
+    await expect(extract(await onDisk('no2.pdf', Buffer.from('PK\u0003\u0004 a zip named pdf')), 'no2.pdf', 'pdf')).rejects.toThrow(/originals\/no2\.pdf: does not start with %PDF-/)
+    const whole = await makePdf(3, false, (n) => [`text of ${n}`])
+    await expect(extract(await onDisk('torn.pdf', whole.subarray(0, 900)), 'torn.pdf', 'pdf')).rejects.toThrow(/originals\/torn\.pdf: is not a readable PDF/)
   })
 })
 

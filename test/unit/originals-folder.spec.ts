@@ -185,6 +185,31 @@ describe('a hostile manifest', () => {
   })
 })
 
+describe("the manifest's lock", () => {
+  it('a lock file that is a symbolic link is refused naming it; its target is untouched, nothing is written', async () => {
+    const { folder, dir, root } = fresh()
+    writeFileSync(join(root, 'target'), 'keep me')
+    symlinkSync(join(root, 'target'), join(dir, '.manifest/manifest.lock'))
+    await expect(add(folder, 'x', 'x.txt')).rejects.toThrow(/manifest\.lock is not a plain file/)
+    expect(readFileSync(join(root, 'target'), 'utf8')).toBe('keep me')
+    expect(existsSync(join(dir, 'x.txt'))).toBe(false)
+  })
+
+  it('a lock file with garbage in it (torn, or put there) is set aside and a fresh one used', async () => {
+    const { folder, dir } = fresh()
+    writeFileSync(join(dir, '.manifest/manifest.lock'), 'not a database, just text that is long enough')
+    expect(await add(folder, 'x', 'x.txt')).toEqual({ path: 'x.txt', existing: false })
+    expect(manifestOf(dir).originals.map((e: { path: string }) => e.path)).toEqual(['x.txt'])
+  })
+
+  it('two folders on one root in one process take turns (each change waits for the other)', async () => {
+    const { folder, root, dir } = fresh()
+    const other = new OriginalsFolder({ root }).open()
+    await Promise.all(Array.from({ length: 20 }, (_, k) => add(k % 2 ? folder : other, `text ${k}`, `f${k}.txt`)))
+    expect(manifestOf(dir).originals.length).toBe(20)
+  })
+})
+
 describe('the watcher', () => {
   it('picks up a file copied in by hand without being asked', async () => {
     const { folder, dir } = fresh()

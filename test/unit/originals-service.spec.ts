@@ -15,7 +15,7 @@ import { countPages } from '../../src/originals/extract/index.js'
 import { OriginalsService, listedJson } from '../../src/originals/service.js'
 import { SummaryLinks } from '../../src/originals/summaries.js'
 import { provideStaleSummaries, Wiki } from '../../src/knowledge/wiki/wiki.js'
-import { makeDocx, makePptx } from '../harness/office-files.js'
+import { makeDocx, makePdf, makePptx } from '../harness/office-files.js'
 import { storeFixture } from '../harness/stores.js'
 
 const stores = storeFixture('originals')
@@ -55,6 +55,25 @@ describe('extraction through the service', () => {
     expect(got.text).toContain('The lab server password: [REDACTED]')
     expect(got.text).not.toContain(SECRET)
     expect(readFileSync(folder.fullPath('course/lab.docx')).equals(readFileSync(join(run, 'lab.docx')))).toBe(true)
+  })
+
+  it("a PDF's text per page, redacted; a broken PDF is an error naming it and stays as it was", async () => {
+    const { service, run, folder } = await setup()
+    writeFileSync(join(run, 'lab.pdf'), await makePdf(2, true, (n) => (n === 2 ? [`The lab server password: ${SECRET}`] : ['Welcome'])))
+    await service.save('lab.pdf', 'course/lab.pdf', { kind: 'run' }, { within: run, cwd: run })
+    const got = await service.extract('originals/course/lab.pdf', 2)
+    expect(got.text).toContain('## Page 2 of 2')
+    expect(got.text).toContain('The lab server password: [REDACTED]')
+    expect(got.text).not.toContain(SECRET)
+    const broken = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(4000, 7)])
+    writeFileSync(join(run, 'broken.pdf'), broken)
+    await service.save('broken.pdf', 'course/broken.pdf', { kind: 'run' }, { within: run, cwd: run })
+    await expect(service.extract('course/broken.pdf')).rejects.toThrow(/originals\/course\/broken\.pdf: is not a readable PDF/)
+    expect(readFileSync(folder.fullPath('course/broken.pdf')).equals(broken)).toBe(true)
+    expect((await folder.list()).map((o) => [o.path, o.status])).toEqual([
+      ['course/broken.pdf', 'present'],
+      ['course/lab.pdf', 'present'],
+    ])
   })
 
   it('a missing or retired original is a clear error naming it', async () => {

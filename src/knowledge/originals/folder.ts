@@ -2,15 +2,19 @@
  * The originals folder and its manifest: the files a knowledge base is built from, kept as obtained. This class is
  * the one writer of the folder: it adds files (never overwriting, never copying a byte-identical file twice), picks
  * up files copied in by hand (`manual`), notices files that disappeared (`missing`), retires files into the hidden
- * retired folder, and records which hash each summary was built from. Every change re-reads the manifest and
- * writes it atomically, one change at a time in this process.
+ * retired folder, and records which hash each summary was built from. Every change is a read-modify-write of the
+ * manifest under a lock the operating system holds (`.manifest/manifest.lock`, see disk/os-lock.ts), so two processes
+ * on one root (dsh and the CLI, or the MCP server) never lose each other's update; the manifest is replaced atomically
+ * (a complete, fsynced temporary file renamed over it), so a process killed at any instant leaves the last committed
+ * manifest whole, and the kernel drops its lock as it dies.
  * @module dsh-knowledge-sync/knowledge/originals/folder
  */
 import { closeSync, mkdirSync, readdirSync, realpathSync, renameSync, type Dirent } from 'node:fs'
 import { link, rm } from 'node:fs/promises'
 import { basename, dirname, join, sep } from 'node:path'
 import { hashDescriptor, lstatOrUndefined, openOriginal, placeNew, receive } from './files.js'
-import { MANIFEST_DIR, MANIFEST_FILE, OriginalsError, RETIRED_DIR, originalPath, typeOf } from './names.js'
+import { withOsLock } from '../disk/os-lock.js'
+import { MANIFEST_DIR, MANIFEST_FILE, MANIFEST_LOCK, OriginalsError, RETIRED_DIR, originalPath, typeOf } from './names.js'
 import { type Manifest, type OriginalEntry, type Provenance, type RetireWhy, parseManifest, readManifestFile, writeManifestFile } from './manifest.js'
 import { listEntry, type ListedOriginal, type PageCounter } from './listing.js'
 
@@ -72,13 +76,19 @@ export class OriginalsFolder {
     return this
   }
 
-  /** Runs `change` on a fresh copy of the manifest, one at a time; writes it when `change` says so. */
+  /**
+   * Runs `change` on a fresh copy of the manifest, one at a time in this process and, under the manifest's lock, one
+   * at a time across processes; writes it when `change` says so, before the lock is released.
+   */
   private mutate<T>(change: (manifest: Manifest) => Promise<{ value: T; write: boolean }>): Promise<T> {
-    const run = this.queue.then(async () => {
-      const manifest = this.load()
-      const { value, write } = await change(manifest)
-      if (write) await writeManifestFile(this.manifestPath, manifest)
-      return value
+    const run = this.queue.then(() => {
+      mkdirSync(join(this.dir, MANIFEST_DIR), { recursive: true })
+      return withOsLock(join(this.dir, MANIFEST_DIR, MANIFEST_LOCK), async () => {
+        const manifest = this.load()
+        const { value, write } = await change(manifest)
+        if (write) await writeManifestFile(this.manifestPath, manifest)
+        return value
+      })
     })
     this.queue = run.catch(() => {})
     return run
@@ -252,6 +262,7 @@ export class OriginalsFolder {
     await this.assertFree(path)
     const got = await receive(this.dir, source, options.maxBytes, options.what)
     return this.mutate<Added>(async (manifest) => {
+      this.listDisk() // another process may have added files since this one's last scan
       const same = manifest.originals.find((e) => e.sha256 === got.sha256 && !e.retired && this.onDisk.has(e.path))
       if (same) {
         await rm(got.tmp, { force: true })

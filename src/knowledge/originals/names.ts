@@ -11,6 +11,8 @@ import { extname } from 'node:path'
 export const DEFAULT_ORIGINALS_DIR = 'originals'
 export { MANIFEST_DIR } from '../disk/originals-marker.js'
 export const MANIFEST_FILE = 'manifest.json'
+/** The manifest's cross-process lock (an empty SQLite file: the operating system holds the lock; see disk/os-lock.ts). */
+export const MANIFEST_LOCK = 'manifest.lock'
 /** The hidden folder inside the originals folder that retired files move to, keeping their relative path. */
 export const RETIRED_DIR = '.retired'
 const MAX_NAME_LENGTH = 255

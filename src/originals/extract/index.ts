@@ -1,6 +1,6 @@
 /**
  * The text of an original for a model: one entry point over the formats, paged within a stated budget. Units are
- * slides (PPTX), sheets (XLSX) or parts of a long document (DOCX, Markdown, text, HTML); `from`/`to` choose them and
+ * slides (PPTX), pages (PDF), sheets (XLSX) or parts of a long document (DOCX, Markdown, text, HTML); `from`/`to` choose them and
  * the output says where to continue. The caller redacts the result before any model sees it.
  * @module dsh-knowledge-sync/originals/extract
  */
@@ -98,18 +98,12 @@ export async function extractText(fd: number, path: string, type: OriginalType, 
   } else if (type === 'markdown' || type === 'text') got = paged(parts(readText(fd, file), room), from, to, [])
   else if (type === 'html') got = paged(parts(htmlToMarkdown(readText(fd, file)), room), from, to, [])
   else if (type === 'pdf') {
-    const counts = await countPdf(fd, file)
-    const lie = counts.declaredPages !== undefined ? ` (its page tree claims ${counts.declaredPages})` : ''
-    return {
-      text: `# ${file}\nPDF · ${counts.pages} page(s)${lie} · ${counts.images} image(s)\n\nText is not extracted from PDF files. Ask the person for a DOCX, PPTX or Markdown copy, or read what the summary pages say about it.`,
-      unit: 'page',
-      total: counts.pages,
-      from: 1,
-      to: 0,
-    }
+    // pdf.js is loaded on the first PDF only, like mammoth.
+    const { extractPdf } = await import('./pdf-text.js')
+    got = await extractPdf(fd, file, from, to, full)
   } else
     return {
-      text: `# ${file}\n${type === 'image' ? 'An image: skipped (images are not read).' : 'Not a format whose text can be extracted (DOCX, PPTX, XLSX, Markdown, text, HTML).'}`,
+      text: `# ${file}\n${type === 'image' ? 'An image: skipped (images are not read).' : 'Not a format whose text can be extracted (DOCX, PPTX, XLSX, PDF, Markdown, text, HTML).'}`,
       unit: 'none',
       total: 0,
       from: 1,

@@ -3,9 +3,7 @@
  * (`/Type /Page`), image objects, the largest `/Count` a page tree declares, and where each compressed object
  * stream (`/Type /ObjStm`, where PDF 1.5+ writers put page objects) starts; then only those streams are read and
  * inflated (bounded) to count the pages inside them. A file whose page tree claims another number than it holds
- * reports both. Text is not extracted: pdf.js, the well-kept reader, is a 30+ MB dependency for a bundle of a few MB,
- * and a hand-written text decoder (fonts, encodings, CMaps) would be a toy; the tool says so and suggests a DOCX or
- * Markdown copy instead.
+ * reports both. The text of pages is pdf-text.ts's (pdf.js), loaded only when a PDF's text is asked for.
  * @module dsh-knowledge-sync/originals/extract/pdf
  */
 import { createReadStream, readSync } from 'node:fs'

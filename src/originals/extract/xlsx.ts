@@ -233,7 +233,8 @@ export async function extractXlsx(fd: number, file: string, from: number, to: nu
     const images = zip.names.filter((n) => /^xl\/media\//.test(n)).length
     const units: Unit[] = read.map((r, i) => ({
       label: `Sheet ${from + i}: ${r.sheet.name}`,
-      text: `${table(r.rows, strings)}${r.total > r.rows.length ? `\n\n(${r.total - r.rows.length} more rows not shown; ${r.total} rows in all)` : ''}`,
+      // The count comes first: a sheet of wide rows is cut at the call's budget, and the count must survive the cut.
+      text: `${r.total > r.rows.length ? `(${r.total - r.rows.length} more rows not shown; ${r.total} rows in all)\n\n` : ''}${table(r.rows, strings)}`,
     }))
     return { units, total: sheets.length, unit: 'sheet', from, notes: images ? [`${images} image(s) skipped`] : [] }
   } finally {
