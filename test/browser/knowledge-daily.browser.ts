@@ -20,7 +20,7 @@ import { chooseWorkspace, closeSettings, launchBrowser, openDsh, openSettingsSec
 
 const MANY = 120
 const SEED = join(PROJECT_ROOT, 'test/harness/seed-rounds.ts')
-const poll = <T>(read: () => T | Promise<T>, timeout = 15_000) => expect.poll(read, { timeout, interval: 100 })
+const poll = <T>(read: () => T | Promise<T>, timeout = 60_000) => expect.poll(read, { timeout, interval: 100 })
 
 const session = (k: number) => `session-${(0x10000000 + k).toString(16)}-0000-4000-8000-000000000000`
 const day = (k: number) => new Date(Date.UTC(2026, 8, 1) + k * 3_600_000).toISOString()
@@ -121,7 +121,7 @@ describe('the Knowledge page as a daily tool', () => {
     browser = await launchBrowser()
     await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(web.url).origin })
     page = browser.page
-    page.setDefaultTimeout(10_000)
+    page.setDefaultTimeout(60_000)
     await openDsh(page, web.url)
   }, 300_000)
 
@@ -210,7 +210,7 @@ describe('the Knowledge page as a daily tool', () => {
     seed([LIVE])
     const wrote = Date.now()
     // Seen without a reload; how soon is reported, not asserted (a busy machine stretches it).
-    await poll(() => docRows().first().getByTestId('knowledge-doc-open').innerText(), 30_000).toBe(LIVE.question)
+    await poll(() => docRows().first().getByTestId('knowledge-doc-open').innerText(), 60_000).toBe(LIVE.question)
     const seen = Date.now() - wrote
     console.log(`[item 4] new document on screen ${seen} ms after the writing process exited (${wrote - started} ms to write)`)
     await poll(() => stats.innerText()).toMatch(new RegExp(`^${MANY + 3} documents`))

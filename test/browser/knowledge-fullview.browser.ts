@@ -19,7 +19,7 @@ import { closeSettings, launchBrowser, openDsh, openSettingsSection, screenshot,
 
 const MANY = 60
 const SEED = join(PROJECT_ROOT, 'test/harness/seed-rounds.ts')
-const poll = <T>(read: () => T | Promise<T>, timeout = 15_000) => expect.poll(read, { timeout, interval: 100 })
+const poll = <T>(read: () => T | Promise<T>, timeout = 60_000) => expect.poll(read, { timeout, interval: 100 })
 
 function round(k: number) {
   return {
@@ -69,7 +69,7 @@ describe('the full-size documents view', () => {
     web = await home.web()
     browser = await launchBrowser({ viewport: { width: 1024, height: 640 } })
     page = browser.page
-    page.setDefaultTimeout(10_000)
+    page.setDefaultTimeout(60_000)
     await openDsh(page, web.url)
   }, 180_000)
 

@@ -15,7 +15,7 @@ import { launchBrowser, openDsh, openSettingsSection, screenshot, type BrowserSe
 
 const CLI = join(PROJECT_ROOT, 'lib/cli/bin.js')
 const SHOT = process.env.KS_SHOT ?? 'after'
-const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 30_000, interval: 100 })
+const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 60_000, interval: 100 })
 
 let home: DshHome
 let web: WebProcess

@@ -13,7 +13,7 @@ import { createDshHome, PROJECT_ROOT, type WebProcess } from '../harness/dsh.ts'
 import { launchBrowser, openDsh, openSettingsSection, screenshot, type BrowserSession } from '../harness/browser.ts'
 
 /** The page answers asynchronously (debounced search, fetches, a busy 2-core machine): wait up to 15 s. */
-const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 15_000, interval: 100 })
+const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 60_000, interval: 100 })
 
 let web: WebProcess
 let browser: BrowserSession

@@ -72,7 +72,7 @@ const PROMPT_DROPPED = 'Why is the login test flaky on CI? (first try)'
 const PROMPT_KEPT = 'Why did the login test start failing after the clock change?'
 
 /** The page answers asynchronously (debounced search, fetches, a busy 2-core machine): wait up to 15 s. */
-const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 15_000, interval: 100 })
+const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 60_000, interval: 100 })
 
 let server: ModelServer
 let home: DshHome

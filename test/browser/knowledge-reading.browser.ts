@@ -19,7 +19,7 @@ import { byPrompt, startModelServer, type ModelServer } from '../harness/model-s
 
 const CLI = join(PROJECT_ROOT, 'lib/cli/bin.js')
 const SHOT = process.env.KS_SHOT ?? 'after'
-const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 15_000, interval: 100 })
+const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 60_000, interval: 100 })
 
 let server: ModelServer
 let home: DshHome

@@ -16,7 +16,7 @@ import { allDocuments, ledgerEntries } from '../harness/files.ts'
 import { byPrompt, startModelServer, type ModelServer } from '../harness/model-server.ts'
 
 const CLI = join(PROJECT_ROOT, 'lib/cli/bin.js')
-const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 15_000, interval: 100 })
+const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 60_000, interval: 100 })
 
 let server: ModelServer
 let workspace = ''

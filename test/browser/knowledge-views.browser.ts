@@ -21,7 +21,7 @@ import { launchBrowser, openDsh, openSettingsSection, screenshot, type BrowserSe
 
 const CLI = join(PROJECT_ROOT, 'lib/cli/bin.js')
 const SECRET = 'ghp_R3alLooking0Token1234567890abcdefABCD'
-const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 15_000, interval: 100 })
+const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 60_000, interval: 100 })
 
 let home: DshHome
 let web: WebProcess

@@ -18,7 +18,7 @@ import type { Page } from 'playwright-core'
 import { createDshHome, type DshHome, type WebProcess } from '../harness/dsh.ts'
 import { launchBrowser, openDsh, openSettingsSection, screenshot, type BrowserSession } from '../harness/browser.ts'
 
-const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 15_000, interval: 100 })
+const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 60_000, interval: 100 })
 
 let home: DshHome
 let web: WebProcess

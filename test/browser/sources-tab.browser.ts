@@ -14,7 +14,7 @@ import { byPrompt, startModelServer, type ModelServer } from '../harness/model-s
 import { launchBrowser, openDsh, openSettingsSection, screenshot, type BrowserSession } from '../harness/browser.ts'
 import { startWebServer, text, type WebServer } from '../harness/web-server.ts'
 
-const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 20_000, interval: 100 })
+const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 60_000, interval: 100 })
 const ORIGINAL =
   '---\nid: vendor\ntitle: Vendor notes\n---\nOur own notes stay.\n<!-- upstream:start name="limits" -->\nold limits\n<!-- upstream:end -->\n<!-- upstream:start name="adr" -->\n<!-- upstream:end -->\n'
 

@@ -306,5 +306,5 @@ describe('distillation with the real dsh CLI', () => {
     expect(doc.text).toBe(firstSeen.get(doc.path))
     expect(parsed(doc).meta.kind).toBe('raw')
     expect(ledgerEntries(root).filter((e) => e.type === 'distill-failed')).toMatchObject([{ id: parsed(doc).meta.id, error: 'abandoned at shutdown' }])
-  }, 150_000)
+  }, 180_000)
 })

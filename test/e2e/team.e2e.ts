@@ -31,7 +31,7 @@ const round = (session: string, turn: number, topic: string): Round => ({
   question: `Why does ${topic} fail on CI?`,
   answer: `The cause is ${topic}: the lockfile pinned an old version, because the cache was stale; the fix is to run pnpm install --force and commit the lockfile.`,
 })
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
+async function until(check: () => boolean, ms = 60_000): Promise<void> {
   const end = Date.now() + ms
   while (!check()) {
     if (Date.now() > end) throw new Error('timed out')

@@ -85,13 +85,13 @@ describe('the store under a running dsh web (10.6, 10.2)', () => {
       tools: [],
     }
     execFileSync(process.execPath, [CLI, 'capture', '--root', root, '--min-score', '0'], { input: JSON.stringify(round) })
-    await expect.poll(async () => (await getJson('/knowledge/documents')).json.items?.map((d: { id: string }) => d.id), { timeout: 10_000 }).toEqual(['1a2b3c4d-t1'])
+    await expect.poll(async () => (await getJson('/knowledge/documents')).json.items?.map((d: { id: string }) => d.id), { timeout: 60_000 }).toEqual(['1a2b3c4d-t1'])
   })
 
   it('never serves a file outside the root through a link made while it runs (the reported reproduction)', async () => {
     symlinkSync(join(outside, 'secret.md'), join(root, 'notes.md'))
     // Give the watcher time to see the link (it must refuse it), then ask for it every way the page would.
-    await expect.poll(async () => JSON.stringify((await getJson('/knowledge/stats')).json.invalidFiles), { timeout: 10_000 }).toMatch(/notes\.md.*symbolic link/)
+    await expect.poll(async () => JSON.stringify((await getJson('/knowledge/stats')).json.invalidFiles), { timeout: 60_000 }).toMatch(/notes\.md.*symbolic link/)
     for (const id of ['notes', 'stolen']) {
       const doc = await getJson(`/knowledge/documents/${id}`)
       expect(doc.status).toBe(404)
@@ -143,9 +143,9 @@ describe("dsh web's own settings API at rc.8 (10.10)", () => {
     const off = await mutate(false, { origin: web.url })
     expect(off.status, off.body).toBe(200)
     expect(off.body).not.toMatch(/settings-rejected|"error"/)
-    await expect.poll(redactionEnabled, { timeout: 10_000 }).toBe(false)
+    await expect.poll(redactionEnabled, { timeout: 60_000 }).toBe(false)
     const on = await mutate(true, { origin: web.url })
     expect(on.status, on.body).toBe(200)
-    await expect.poll(redactionEnabled, { timeout: 10_000 }).toBe(true)
+    await expect.poll(redactionEnabled, { timeout: 60_000 }).toBe(true)
   })
 })

@@ -96,7 +96,7 @@ export async function openDsh(page: Page, url: string): Promise<void> {
   await page.goto(url, { waitUntil: 'networkidle' })
   const trigger = page.getByRole('button', { name: /^(settings|设置)$/i })
   try {
-    await trigger.first().waitFor({ state: 'visible', timeout: 30_000 })
+    await trigger.first().waitFor({ state: 'visible', timeout: 60_000 })
   } catch (error) {
     const text = await page
       .locator('body')
@@ -125,7 +125,7 @@ export async function closeSettings(page: Page): Promise<void> {
   const dialog = page.getByRole('dialog').filter({ has: page.getByRole('navigation') })
   if (await dialog.count()) {
     await page.keyboard.press('Escape')
-    await dialog.waitFor({ state: 'detached', timeout: 5000 })
+    await dialog.waitFor({ state: 'detached', timeout: 60_000 })
   }
 }
 
@@ -147,7 +147,7 @@ export async function chooseWorkspace(page: Page, dir: string): Promise<void> {
   await input.fill(dir)
   await input.press('Enter')
   await dialog.getByRole('button', { name: /^open$/i }).click()
-  await dialog.waitFor({ state: 'detached', timeout: 10_000 })
+  await dialog.waitFor({ state: 'detached', timeout: 60_000 })
 }
 
 /** Types a prompt into the chat composer and sends it with Enter; resolves when `expectReply` is on screen. */

@@ -367,7 +367,7 @@ describe('distillation at shutdown', () => {
       logs.some((l) => /shutdown: distill call\(s\) abandoned; their raw documents are kept/.test(l)),
       logs.join('\n'),
     ).toBe(true)
-  }, 20_000)
+  }, 180_000)
 
   it('lets a call that returns inside the window finish: the document is distilled', async () => {
     const { root } = await boot({ distill: { enabled: true } }, async (r) => {

@@ -49,7 +49,7 @@ describe('tool output budgets (10.9)', () => {
     expect(meta.title.length).toBeLessThanOrEqual(200)
     expect(meta.tags.length).toBeLessThanOrEqual(32)
     expect(meta.tools.length).toBeLessThanOrEqual(50)
-  }, 60_000)
+  }, 180_000)
 
   it('keeps knowledge_search, knowledge_read and knowledge_note within the budgets their descriptions state', async () => {
     const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-budget-')), 'kb')
@@ -88,5 +88,5 @@ describe('tool output budgets (10.9)', () => {
     const saved = toolResults(requests[4])[3]
     expect(saved).toMatch(/^Saved note/)
     expect(saved.length).toBeLessThanOrEqual(OUTPUT_BUDGET.knowledge_note)
-  }, 60_000)
+  }, 180_000)
 })

@@ -44,7 +44,7 @@ describe('the watcher and a rewrite in flight', () => {
       if (!store.text(first.id)?.includes(b) || store.search(b)[0]?.id !== first.id) stale.push(`delay ${d}: index has ${store.text(first.id)?.match(/zq[ab]\d+x/)?.[0]}`)
     }
     expect(stale).toEqual([])
-  }, 60_000)
+  }, 180_000)
 })
 
 describe('the checkpoint worker and a burst of writes', () => {
@@ -120,7 +120,7 @@ describe('change events of a watching store', () => {
     await sleep(300)
     expect(events.map((e) => `${e.type} ${e.id}`)).toEqual(ids.map((id) => `written ${id}`))
     for (let turn = 1; turn <= 12; turn++) expect(store.search(`zqagain${'abcdefghijkl'[turn - 1]}x`)).toHaveLength(1)
-  }, 30_000)
+  }, 180_000)
 })
 
 describe('a writer killed between the index and the file', () => {
@@ -149,7 +149,7 @@ describe('a writer killed between the index and the file', () => {
       expect(store.size).toBe(onDisk.length)
       await closeAll()
     }
-  }, 90_000)
+  }, 180_000)
 })
 
 describe('`.knowledge` replaced by a link after the first claim', () => {

@@ -71,7 +71,7 @@ beforeAll(async () => {
   server = createServer(createHandler(store, { path: '/knowledge', trustedHosts: [], pageSize: 50 }))
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   port = (server.address() as AddressInfo).port
-}, 60_000)
+}, 180_000)
 afterAll(async () => {
   server.close()
   await store.close()

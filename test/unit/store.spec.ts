@@ -74,13 +74,13 @@ describe('writing', () => {
     const ids = new Set(docs.map((d) => parseDocument(d.text, d.path, 'x', 0).meta.id))
     expect(ids.size).toBe(80)
     expect(ledgerEntries(root)).toHaveLength(80)
-  }, 60_000)
+  }, 180_000)
 
   it('leaves no partial document when the writer is killed mid-write', async () => {
     const root = tmpRoot()
     const script = join(PROJECT_ROOT, 'test/harness/write-many.ts')
     const child = spawn(process.execPath, [script, root, 'session-bbbb0000-0000-4000-8000-000000000001', '100000', 'big'], { stdio: 'ignore' })
-    await until(() => allDocuments(root).length >= 3, 20_000)
+    await until(() => allDocuments(root).length >= 3, 60_000)
     child.kill('SIGKILL')
     await new Promise((r) => child.on('close', r))
     const docs = allDocuments(root)
@@ -89,7 +89,7 @@ describe('writing', () => {
     const store = open(root)
     await store.start()
     expect(store.size).toBe(docs.length)
-  }, 60_000)
+  }, 180_000)
 
   it('reports an unwritable root with its path, and counts the failure', async () => {
     const parent = mkdtempSync(join(tmpdir(), 'dsh-ks-ro-'))

@@ -63,7 +63,7 @@ describe('discover', () => {
     // regenerate-md rebuilds the file from decisions.json.
     writeFileSync(join(root, '.knowledge/decisions.md'), 'hand edit')
     expect(await sync.decisions.regenerate()).toBe(md)
-  }, 20_000)
+  }, 180_000)
 
   it('falls back to a breadth-first crawl bounded by max_depth and max_urls, under the root, honouring robots.txt', async () => {
     const u = server.url
@@ -88,7 +88,7 @@ describe('discover', () => {
     // Every request to the one host, across the whole run, at least 0.5 s apart.
     const times = server.seen.map((s) => s.at)
     for (let k = 1; k < times.length; k++) expect(times[k] - times[k - 1]).toBeGreaterThanOrEqual(495)
-  }, 20_000)
+  }, 180_000)
 
   it("keeps only the URLs under a sitemap root's directory, and records none that carries a credential", async () => {
     const u = server.url
@@ -107,7 +107,7 @@ describe('discover', () => {
     expect(decisions.map((d) => d.url).sort()).toEqual([`${u}/docs/a`, `${u}/docs/b?page=2&sort=asc`])
     const stored = readFileSync(join(root, '.knowledge/decisions.json'), 'utf8') + readFileSync(join(root, '.knowledge/decisions.md'), 'utf8')
     for (const secret of ['9f8e7d6c5b4a', '0123abcd', 'ghp_0123', 'hunter2', 'ann:pw', '/admin/']) expect(stored).not.toContain(secret)
-  }, 20_000)
+  }, 180_000)
 
   it("names a synced section's source with its credentials masked: the document never holds the token", async () => {
     server.routes.set('/feed', text('upstream text'))
@@ -118,7 +118,7 @@ describe('discover', () => {
     const doc = readFileSync(join(root, 'd.md'), 'utf8')
     expect(doc).toContain(`<!-- upstream:source ${server.url}/feed?page=1&sig=[REDACTED]&token=[REDACTED] -->`)
     expect(doc).toContain('upstream text')
-  }, 20_000)
+  }, 180_000)
 
   it('uses the origin /sitemap.xml for a page root, keeps only URLs under it, and stops at max_urls', async () => {
     const u = server.url
@@ -131,5 +131,5 @@ describe('discover', () => {
     ])
     // Two roots, one host: still one robots.txt fetch and spaced requests.
     expect(server.seen.filter((s) => s.path === '/robots.txt')).toHaveLength(1)
-  }, 20_000)
+  }, 180_000)
 })

@@ -144,7 +144,7 @@ describe('an exempt host (tests only)', () => {
         target,
       ).toEqual(['/hop'])
     }
-  }, 30_000)
+  }, 180_000)
 })
 
 describe('limits', () => {
@@ -159,7 +159,7 @@ describe('limits', () => {
     expect(ok.url).toBe(`${server.url}/r6`)
     expect(ok.roundTrips).toBe(6)
     expect((await failure(fetcher().get(`${server.url}/r0`))).message).toMatch(/more than 5 redirects/)
-  }, 30_000)
+  }, 180_000)
 
   it('refuses a declared, a streamed and a decompressed body over 2 MiB', async () => {
     const big = 'x'.repeat(MAX_BODY_BYTES + 1)

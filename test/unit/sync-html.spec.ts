@@ -43,7 +43,7 @@ describe('crafted pages', () => {
     // is loose because this machine is shared).
     expect(ticks).toBeGreaterThanOrEqual(Math.max(5, Math.floor(took / 50 / 4)))
     expect((await htmlToMarkdown('<p>after</p>')).markdown).toBe('after')
-  }, 20_000)
+  }, 180_000)
 
   it('converts nested selector matches once (outermost only), a dense 500 KB page, and bounds a dense 2 MiB one', async () => {
     const nested = '<div>'.repeat(1000) + 'x' + '</div>'.repeat(1000)
@@ -67,5 +67,5 @@ describe('crafted pages', () => {
     expect(took).toBeLessThan(22_000)
     expect(outcome).toMatch(/^converted$|longer than 20000 ms/)
     console.log(`dense 480 KB page: ${mid} ms; dense 2 MiB page: ${outcome} after ${took} ms`)
-  }, 60_000)
+  }, 180_000)
 })

@@ -137,7 +137,7 @@ sources:
         .map((e) => e.path)
         .sort(),
     ).toEqual(['guide.md', 'guide.md', 'web.md', 'web.md'])
-  }, 30_000)
+  }, 180_000)
 })
 
 describe('the cache', () => {
@@ -180,7 +180,7 @@ describe('the cache', () => {
     const conditional = server.seen.filter((s) => s.path === '/v').at(-1)!
     expect(conditional.headers['if-none-match']).toBe('"v1"')
     expect(conditional.headers['if-modified-since']).toBe('Tue, 01 Dec 2026 00:00:00 GMT')
-  }, 20_000)
+  }, 180_000)
 })
 
 describe('hostile targets', () => {
