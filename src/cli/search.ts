@@ -12,7 +12,7 @@ export const search: Command = async (invocation) => {
   const query = positionals.join(' ')
   if (!query.trim()) throw new UsageError('search needs a query')
   const args = parseSearchArgs({ query, kind: values.kind, tag: values.tag, tool: values.tool, limit: values.limit === undefined ? undefined : Number(values.limit), status: values.status }, 10)
-  const store = await openStore(invocation, { write: false })
+  const store = await openStore(invocation, { write: false, trustWatcher: true })
   try {
     const scope = scopeOf(store, invocation)
     const hits = store.search(args.query, { kind: args.kind, idPrefix: args.idPrefix, tag: args.tag, tool: args.tool, limit: args.limit, scope, status: args.status })

@@ -52,7 +52,7 @@ export class KnowledgeStore {
   private readonly logger: StoreLogger
   private readonly watchEnabled: boolean
   private readonly cacheEnabled: boolean
-  private readonly readOnly: boolean
+  private readonly reading: { readOnly: boolean; trustWatcher: boolean }
   private readonly listeners = new Set<(change: StoreChange) => void>()
   private readonly holds = new Holds()
   private readonly pending = new PendingWrites()
@@ -68,7 +68,7 @@ export class KnowledgeStore {
     this.logger = options.logger ?? { info() {}, warn() {}, debug() {} }
     this.watchEnabled = options.watch ?? true
     this.cacheEnabled = options.cache ?? true
-    this.readOnly = options.readOnly ?? false
+    this.reading = { readOnly: options.readOnly ?? false, trustWatcher: options.trustWatcher ?? false }
     this.ledger = new Ledger(this.root)
     this.ids = new IdClaims(this.root, () => this.indexed.locations())
     this.revisions = new Revisions(this.root, this.logger)
@@ -145,7 +145,7 @@ export class KnowledgeStore {
    */
   start(): Promise<void> {
     this.scanned ??= (async () => {
-      await this.indexed.start({ cache: this.cacheEnabled, readOnly: this.readOnly, closed: () => this.closed })
+      await this.indexed.start({ cache: this.cacheEnabled, ...this.reading, closed: () => this.closed, watch: this.watchEnabled })
       if (!this.watchEnabled || this.closed) return
       this.files.watch()
       this.indexed.warmUp(() => void this.redactor.redact('warm-up:no-secret-here').catch(() => {})) // long-lived: load the rest in the background
