@@ -269,10 +269,11 @@ export class QueryPlanner {
       return
     }
     // One statement per candidate: `rowid = ?` lets FTS5 seek each posting list (~15 µs a probe), where an IN list
-    // made it walk them (ten times slower).
+    // made it walk them (ten times slower). The rowid is bound as a BigInt: node:sqlite binds a number as a REAL, and
+    // FTS5 ignores a rowid bound that is not an INTEGER (the probe then matched every candidate).
     const probe = this.stmt('SELECT 1 AS hit FROM fts WHERE fts MATCH ? AND fts.rowid = ?')
     for (const [r, score] of [...pool].sort((a, b) => b[1] - a[1]).slice(0, Math.max(30, window * 3))) {
-      if (probe.get(all.expr, r)) pool.set(r, score * this.bonus)
+      if (probe.get(all.expr, BigInt(r))) pool.set(r, score * this.bonus)
     }
   }
 
