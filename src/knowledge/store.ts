@@ -34,7 +34,6 @@ export { type DocumentDraft, LIMITS } from './documents/draft.js'
 export type { FieldInput, RedactedFields } from '../redact/fields.js'
 export type { Facets, IndexedMeta, ListSort } from '../search/search-index.js'
 export type { KnowledgeStoreOptions, PreparedDocument, StoreChange, StoreLogger, WrittenDocument } from './store-types.js'
-
 /** The longest `close` waits for {@link KnowledgeStore.hold}s: about the harness's process shutdown window. */
 export const CLOSE_HOLD_MS = 5000
 
@@ -219,7 +218,8 @@ export class KnowledgeStore {
 
   /** BM25 search over the documents the filter selects; a superseded hit never ranks above its successor. */
   search(query: string, filter: SearchFilter = {}): SearchHit[] {
-    return this.revisions.withVersions(successorsFirst(this.index.search(query, filter)))
+    const hits = successorsFirst(this.index.search(query, filter))
+    return filter.bare ? hits : this.revisions.withVersions(hits)
   }
 
   /** A page of document metadata, newest first (or by title). */

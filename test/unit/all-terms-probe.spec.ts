@@ -38,7 +38,12 @@ describe('the all-terms bonus on the probe path', () => {
     // A page of 8 holds all eight candidates (the drivers' top rows); the four complete ones must lead it.
     const hits = index.search('gamma alpha beta', { limit: 8 })
     expect(plan).not.toBe('exact')
-    expect(hits.slice(0, 4).map((h) => h.id).sort()).toEqual(['full0', 'full1', 'full2', 'full3'])
+    expect(
+      hits
+        .slice(0, 4)
+        .map((h) => h.id)
+        .sort(),
+    ).toEqual(['full0', 'full1', 'full2', 'full3'])
     const score = new Map(hits.map((h) => [h.id, h.score]))
     expect(score.get('full0')! / score.get('part0')!).toBeCloseTo(1.6, 2)
   })
