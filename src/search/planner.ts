@@ -330,7 +330,9 @@ export class QueryPlanner {
       ` * (CASE (fts.rowid >> 3) & 3 WHEN ${STATUS_INDEX.superseded} THEN ${this.superseded} ELSE 1 END) AS s ` +
       `FROM fts${where.needsDoc ? ' JOIN doc ON doc.rowid = fts.rowid' : ''} WHERE fts MATCH ?${fromRowid ? ' AND fts.rowid >= ?' : ''}${where.sql} ORDER BY s, fts.rowid DESC LIMIT ?`
     try {
-      return this.stmt(sql).all(expr, ...(fromRowid ? [fromRowid] : []), ...where.params, n) as unknown as Row[]
+      // The bound as a BigInt: FTS5 applies a rowid bound only when it is an INTEGER (a REAL one is checked by SQLite
+      // after FTS5 walked every posting: the same rows, slower).
+      return this.stmt(sql).all(expr, ...(fromRowid ? [BigInt(fromRowid)] : []), ...where.params, n) as unknown as Row[]
     } catch {
       // Our expressions are built from quoted tokens only, so this is not expected; a search must still never throw.
       return []
