@@ -144,6 +144,8 @@ export interface SearchFilter {
   status?: DocStatus | 'all'
   limit?: number
   offset?: number
+  /** Hits without a snippet or a revision (the same ids, ranks and scores): the health probe, one search a document. */
+  bare?: boolean
 }
 
 /** A snippet as plain text and its matches: [start, end) offsets into `text`, in order, never overlapping. */

@@ -75,11 +75,24 @@ export type Command = (invocation: Invocation) => Promise<number>
  */
 const CLI_LOGGER = {
   info() {},
-  debug() {},
+  debug(message: string, ...args: unknown[]) {
+    if (process.env[DEBUG_ENV] === '1') process.stderr.write(`dsh-knowledge: debug: ${format(message, ...args)}\n`)
+  },
   warn(message: string, ...args: unknown[]) {
     process.stderr.write(`dsh-knowledge: warning: ${format(message, ...args)}\n`)
   },
 }
+
+/** One debug line on standard error (only with {@link DEBUG_ENV}). */
+export const debug = (message: string, ...args: unknown[]): void => CLI_LOGGER.debug(message, ...args)
+
+/**
+ * `DSH_KNOWLEDGE_DEBUG=1`: the store's debug lines go to standard error too (how the index was opened, what the
+ * start-up check read, whether a watching owner's freshness stamp spared the walk).
+ */
+export const DEBUG_ENV = 'DSH_KNOWLEDGE_DEBUG'
+/** `DSH_KNOWLEDGE_FRESHNESS=walk`: reading commands always stat every file, a watching owner's stamp or not (a baseline). */
+export const FRESHNESS_ENV = 'DSH_KNOWLEDGE_FRESHNESS'
 
 /**
  * The root the flags and the environment name, checked: a file there, or (unless `create`) nothing there, is a usage
@@ -99,13 +112,15 @@ export function checkedRoot(invocation: Invocation, create: boolean, env: NodeJS
  * Opens the store at the checked root, without watching; indexed unless `index` is false (a dry run needs no index).
  * `write: false` (search, list, read, stats): the command may then read the index cache of a running dsh as it is.
  * `create`: the command writes the first document of a new base (capture, note, import), so a missing root is made.
+ * `trustWatcher` (a reading command that reports nothing about unreadable files): while a live process that owns the
+ * index watches the root, its freshness stamp stands for the check of every file (index-cache/watch-stamp.ts).
  */
-export async function openStore(invocation: Invocation, { index = true, write = true, create = false } = {}): Promise<KnowledgeStore> {
+export async function openStore(invocation: Invocation, { index = true, write = true, create = false, trustWatcher = false } = {}): Promise<KnowledgeStore> {
   const root = checkedRoot(invocation, create)
   const redactor = createRedactor({ enabled: true, mask: invocation.values.mask ?? DEFAULT_MASK, patterns: invocation.values.pattern ?? [] })
   // Loaded here, not at import: commands that never open the store start without it (and without SQLite).
   const { KnowledgeStore } = await import('../knowledge/store.js')
-  const store = new KnowledgeStore({ root, redactor, watch: false, readOnly: !write, logger: CLI_LOGGER })
+  const store = new KnowledgeStore({ root, redactor, watch: false, readOnly: !write, trustWatcher: trustWatcher && !write && process.env[FRESHNESS_ENV] !== 'walk', logger: CLI_LOGGER })
   // A command that writes keeps the local history of what it wrote (nothing when the root is in git).
   if (write) (await import('../knowledge/history/local.js')).keepLocalHistory(store)
   if (index) await store.start()

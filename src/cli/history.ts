@@ -14,7 +14,7 @@ export const history: Command = async (invocation) => {
   const range = invocation.values.diff
   if (range !== undefined && !range.trim()) throw new UsageError('--diff needs a range, e.g. --diff v2..v3 or --diff v2 (v2..current)')
   const { from, to } = range !== undefined ? parseRange(range) : { from: '', to: '' }
-  const store = await openStore(invocation, { write: false })
+  const store = await openStore(invocation, { write: false, trustWatcher: true })
   try {
     const scope = scopeOf(store, invocation)
     if (range !== undefined) {

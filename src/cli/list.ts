@@ -9,7 +9,7 @@ import { type Command, openStore, print, printJson, scopeOf } from './common.js'
 export const list: Command = async (invocation) => {
   const { values } = invocation
   const { status } = parseSearchArgs({ query: '', status: values.status }, 1)
-  const store = await openStore(invocation, { write: false })
+  const store = await openStore(invocation, { write: false, trustWatcher: true })
   try {
     const scope = scopeOf(store, invocation)
     const page = store.list({ scope, kind: values.kind as DocKind | undefined, tag: values.tag, tool: values.tool, status, limit: 100_000 })

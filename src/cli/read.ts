@@ -22,7 +22,7 @@ export const read: Command = async (invocation) => {
   const wanted = invocation.values.section?.trim()
   if (invocation.values.section !== undefined && !wanted) throw new UsageError('--section needs a section name, e.g. --section Finding')
   const id = parseDocumentId(raw)
-  const store = await openStore(invocation, { write: false })
+  const store = await openStore(invocation, { write: false, trustWatcher: true })
   try {
     const scope = scopeOf(store, invocation)
     // `read log`: the wiki's last ten operations, newest first.

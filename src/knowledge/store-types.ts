@@ -53,4 +53,9 @@ export interface KnowledgeStoreOptions {
    * file instead of indexing every document in memory, as long as no document changed since it was written.
    */
   readOnly?: boolean
+  /**
+   * A one-shot reader (CLI search, list, read, history): while a live process that owns the index watches the whole
+   * root, trust its freshness stamp instead of stat-ing every document file (index-cache/watch-stamp.ts). Default false.
+   */
+  trustWatcher?: boolean
 }

@@ -34,7 +34,6 @@ export { type DocumentDraft, LIMITS } from './documents/draft.js'
 export type { FieldInput, RedactedFields } from '../redact/fields.js'
 export type { Facets, IndexedMeta, ListSort } from '../search/search-index.js'
 export type { KnowledgeStoreOptions, PreparedDocument, StoreChange, StoreLogger, WrittenDocument } from './store-types.js'
-
 /** The longest `close` waits for {@link KnowledgeStore.hold}s: about the harness's process shutdown window. */
 export const CLOSE_HOLD_MS = 5000
 
@@ -52,7 +51,7 @@ export class KnowledgeStore {
   private readonly logger: StoreLogger
   private readonly watchEnabled: boolean
   private readonly cacheEnabled: boolean
-  private readonly readOnly: boolean
+  private readonly reading: { readOnly: boolean; trustWatcher: boolean }
   private readonly listeners = new Set<(change: StoreChange) => void>()
   private readonly holds = new Holds()
   private readonly pending = new PendingWrites()
@@ -68,7 +67,7 @@ export class KnowledgeStore {
     this.logger = options.logger ?? { info() {}, warn() {}, debug() {} }
     this.watchEnabled = options.watch ?? true
     this.cacheEnabled = options.cache ?? true
-    this.readOnly = options.readOnly ?? false
+    this.reading = { readOnly: options.readOnly ?? false, trustWatcher: options.trustWatcher ?? false }
     this.ledger = new Ledger(this.root)
     this.ids = new IdClaims(this.root, () => this.indexed.locations())
     this.revisions = new Revisions(this.root, this.logger)
@@ -145,7 +144,7 @@ export class KnowledgeStore {
    */
   start(): Promise<void> {
     this.scanned ??= (async () => {
-      await this.indexed.start({ cache: this.cacheEnabled, readOnly: this.readOnly, closed: () => this.closed })
+      await this.indexed.start({ cache: this.cacheEnabled, ...this.reading, closed: () => this.closed, watch: this.watchEnabled })
       if (!this.watchEnabled || this.closed) return
       this.files.watch()
       this.indexed.warmUp(() => void this.redactor.redact('warm-up:no-secret-here').catch(() => {})) // long-lived: load the rest in the background
@@ -219,7 +218,8 @@ export class KnowledgeStore {
 
   /** BM25 search over the documents the filter selects; a superseded hit never ranks above its successor. */
   search(query: string, filter: SearchFilter = {}): SearchHit[] {
-    return this.revisions.withVersions(successorsFirst(this.index.search(query, filter)))
+    const hits = successorsFirst(this.index.search(query, filter))
+    return filter.bare ? hits : this.revisions.withVersions(hits)
   }
 
   /** A page of document metadata, newest first (or by title). */

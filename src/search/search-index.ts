@@ -337,7 +337,7 @@ export class SearchIndex {
       const hits: SearchHit[] = []
       for (const [rowid, score] of ranked) {
         const row = byRowid.get(rowid)
-        if (row) hits.push(this.hit(toMeta(row), score, marks, row.body))
+        if (row) hits.push(this.hit(toMeta(row), score, marks, filter.bare ? '' : row.body))
       }
       return hits
     } finally {

@@ -1,7 +1,7 @@
 /**
  * A long-lived store process for the shared-index tests: `node shared-store.ts <root> [--watch]` opens the built
  * store (lib/) on `root`, prints `ready <size> <scan line>`, then answers one JSON command per stdin line with one
- * JSON line on stdout:
+ * JSON line on stdout (with `--changes`, also `{ change, id }` for each document indexed or dropped after start):
  * - `{ "write": "<tag>", "count": n }`: writes n rounds as fast as it can, `{ ids, errors }`;
  * - `{ "write": "<tag>", "count": n, "killAt": k }`: fires n writes at once and kills itself with SIGKILL (a real
  *   kill -9) as the k-th is written, while the others are in flight; prints `{ written: id }` for each one before;
@@ -31,6 +31,10 @@ const say = (value: unknown): void => {
   process.stdout.write(`${JSON.stringify(value)}\n`)
 }
 say({ ready: store.size, scan })
+// `--changes`: every document the store indexes or drops after start, as it happens (a hand edit the watcher saw).
+// Said on the next turn: the index commits its open transaction on the turn after the write (search/write-cycle.ts),
+// so another process reading the file after this line sees the change.
+if (flags.includes('--changes')) store.onChange((change: { type: string; id: string }) => setImmediate(() => say({ change: change.type, id: change.id })))
 // The checkpoint worker never keeps a process alive; the open stdin does until `exit`.
 const alive = setInterval(() => {}, 60_000)
 

@@ -21,6 +21,8 @@ export interface RootWatchHooks {
   lost(): void
   /** The root appeared after start and is watched now. */
   appeared(): void
+  /** Part of the root is no longer watched (a folder's watch failed, or the root went): changes may go unseen. */
+  degraded?(): void
 }
 
 export class RootWatch {
@@ -28,12 +30,33 @@ export class RootWatch {
   private rootPoll?: NodeJS.Timeout
   private readonly pending = new Map<string, NodeJS.Timeout>()
   private closed = false
+  /** Changes seen while {@link hold} is in force, reported when it is released. */
+  private held?: Set<string>
 
   constructor(
     private readonly root: string,
     private readonly logger: StoreLogger,
     private readonly hooks: RootWatchHooks,
   ) {}
+
+  /** Whether every document folder of the root is watched now (see {@link TreeWatcher.complete}). */
+  get covering(): boolean {
+    return !this.closed && this.watcher?.complete === true
+  }
+
+  /**
+   * Holds change reports (a scan is listing and reading the files): what changes meanwhile is reported once the
+   * returned release is called, so a watcher armed before a scan misses nothing the scan may have listed too early.
+   */
+  hold(): () => void {
+    if (this.held) return () => {}
+    const held = new Set<string>()
+    this.held = held
+    return () => {
+      this.held = undefined
+      for (const rel of held) if (!this.closed) this.hooks.changed(rel)
+    }
+  }
 
   /**
    * Starts the recursive watcher. When the root does not exist yet it is looked for every {@link ROOT_POLL_MS}; once
@@ -67,11 +90,13 @@ export class RootWatch {
             rel,
             setTimeout(() => {
               this.pending.delete(rel)
-              this.hooks.changed(rel)
+              if (this.held) this.held.add(rel)
+              else this.hooks.changed(rel)
             }, 30),
           )
         },
         (error) => {
+          this.hooks.degraded?.()
           this.logger.warn('watching %s failed: %s', this.root, error.message)
           if (!existsSync(this.root)) this.lostRoot()
         },
@@ -94,6 +119,7 @@ export class RootWatch {
   private lostRoot(): void {
     this.watcher?.close()
     this.watcher = undefined
+    this.hooks.degraded?.()
     this.hooks.lost()
     this.start()
   }

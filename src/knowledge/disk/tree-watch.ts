@@ -14,6 +14,13 @@ const MAX_DEPTH = 8
 export class TreeWatcher {
   private readonly dirs = new Map<string, FSWatcher>()
   private closed = false
+  /** Folders that could not be watched (or whose watch failed) since start: their changes go unseen. */
+  private lost = 0
+
+  /** Whether every folder below the root is watched: none failed since start. */
+  get complete(): boolean {
+    return !this.closed && this.lost === 0 && this.dirs.has(this.root)
+  }
 
   /**
    * @param root the directory to watch, with every directory below it (except dot-named ones and node_modules)
@@ -45,12 +52,14 @@ export class TreeWatcher {
       // The root must be watchable (the caller reports it); below it, a folder that vanished or the inotify limit
       // (ENOSPC) costs that folder's live updates only, never the process (this also runs inside a watch callback).
       if (dir === this.root) throw error
+      this.lost++
       this.onError(Object.assign(error as Error, { message: `cannot watch ${dir}: ${(error as Error).message}` }))
       return
     }
     watcher.on('error', (error) => {
       watcher.close()
       this.dirs.delete(dir)
+      this.lost++
       if (dir === this.root) this.onError(error)
     })
     this.dirs.set(dir, watcher)

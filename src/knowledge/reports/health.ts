@@ -135,7 +135,7 @@ export async function probeHealth(store: KnowledgeStore, options: ProbeOptions =
     const body = store.text(meta.id)
     if (body === undefined) continue
     const query = probeQuery(meta.title, body)
-    const hits = query ? store.search(query, { limit: 5, scope: meta.cwd || undefined }) : []
+    const hits = query ? store.search(query, { limit: 5, scope: meta.cwd || undefined, bare: true }) : []
     const rank = hits.findIndex((h) => h.id === meta.id)
     if (rank >= 0) {
       found++

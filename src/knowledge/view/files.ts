@@ -10,7 +10,8 @@ import type { KnowledgeDoc } from '../../types.js'
 import type { ManifestRow } from '../../search/search-index.js'
 import { stampOf } from '../index-cache/index-cache.js'
 import { listFiles } from '../disk/list-files.js'
-import { type Location, PathTable } from '../index-cache/path-table.js'
+import { PathTable } from '../index-cache/path-table.js'
+import type { IndexSink } from './index-sink.js'
 import { type Manifest, reconcileManifest } from '../index-cache/walk.js'
 import { DocumentError, parseDocument } from '../documents/document.js'
 import { insideRoot, toRelative } from '../documents/paths.js'
@@ -21,31 +22,10 @@ import { ROOT_POLL_MS, RootWatch } from '../disk/root-watch.js'
 import type { StoreLogger } from '../store-types.js'
 
 export { MAX_FILE_BYTES, ROOT_POLL_MS, readRootFile }
+export type { IndexSink }
 
 /** Files read per slice of the start-up scan (see {@link DocumentFiles.scan}). */
 const SCAN_SLICE = 1024
-
-/** Where the files module sends what it reads. */
-export interface IndexSink {
-  upsertMany(docs: KnowledgeDoc[]): void
-  upsert(doc: KnowledgeDoc): void
-  remove(id: string): void
-  /** The indexed mtime of a document, to skip a re-parse when nothing changed. */
-  indexedMtime(id: string): number | undefined
-  /** Holds background index maintenance during a bulk load; returns the release. */
-  holdMerges(): () => void
-  written(doc: KnowledgeDoc): void
-  removed(id: string, path: string): void
-  /** A document whose file has new times but the same content: only its stamp changes. */
-  restamp(doc: KnowledgeDoc): void
-  firstSeen?(id: string): number | undefined // when the store first saw a document: "created" of a file without one
-  /** Id, file and session of every indexed document (read once, when the path table is first used). */
-  locations(): Iterable<Location> | undefined
-  /** Where the index has one id (a point query), for questions asked before the path table is loaded. */
-  located(id: string): { path: string; session?: string | null } | undefined
-  /** Catches up with other processes' commits to a shared index (asked before the path table answers). */
-  follow(): void
-}
 
 export class DocumentFiles {
   /** Id ↔ file of the indexed documents (loaded from the index on first use; other processes' changes come in too). */
@@ -74,7 +54,15 @@ export class DocumentFiles {
       changed: (rel) => this.loadFile(join(this.root, rel)),
       lost: () => this.lostRoot(),
       appeared: () => this.rootAppeared(),
+      degraded: () => this.degraded?.(),
     })
+  }
+
+  /** Told when part of the root stops being watched (see {@link watching}). */
+  degraded?: () => void
+  /** Whether every document folder of the root is watched now: no change on disk goes unseen. */
+  get watching(): boolean {
+    return this.rootWatch.covering
   }
 
   /** Loads part of the id ↔ file table in the background, until `deadline`; true once loaded. */
@@ -172,6 +160,16 @@ export class DocumentFiles {
    */
   async scan(manifest?: Manifest, late = false): Promise<void> {
     if (!existsSync(this.root)) return
+    // A watcher armed before the scan (a watching owner's start): what it sees meanwhile is looked at after the scan.
+    const resume = this.rootWatch.hold()
+    try {
+      await this.scanFiles(manifest, late)
+    } finally {
+      resume()
+    }
+  }
+
+  private async scanFiles(manifest: Manifest | undefined, late: boolean): Promise<void> {
     const { files, times } = await listFiles(this.root, this.invalid)
     const prior = manifest ? this.reconcile(manifest, files, times) : undefined
     const order = files.map((_, i) => i).filter((i) => !prior || prior.has(files[i]))

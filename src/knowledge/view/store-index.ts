@@ -16,7 +16,9 @@ import { followChanges } from './follow.js'
 import type { Location } from '../index-cache/path-table.js'
 import type { Manifest } from '../index-cache/walk.js'
 import type { IdClaims } from '../ids/id-claims.js'
-import { openIndexCache } from '../index-cache/index-cache.js'
+import { CACHE_DIR, CACHE_FILE, openIndexCache } from '../index-cache/index-cache.js'
+import { liveWatcher, WatchStamp } from '../index-cache/watch-stamp.js'
+import { join } from 'node:path'
 import { DocumentError, parseDocument } from '../documents/document.js'
 import { insideRoot } from '../documents/paths.js'
 import { RelationGraph } from '../relations/relations.js'
@@ -48,6 +50,8 @@ export class StoreIndex {
   private warming?: NodeJS.Timeout
   /** This process opened the persisted index for writing (not another process's file, nor memory). */
   private ownsCache = false
+  /** This process's freshness stamp while it owns the cache and watches the whole root (see watch-stamp.ts). */
+  private stamp?: WatchStamp
   /** A build from every file in progress: documents indexed so far, and when that was last said. */
   private building?: { docs: number; said: number }
   files: DocumentFiles
@@ -173,11 +177,16 @@ export class StoreIndex {
   /**
    * Indexes every document under the root: with the persisted index (`cache`), only files that changed since it was
    * saved are read. `readOnly`: while another process owns the cache, its file is read as it is, as long as no
-   * document changed since it was written. `closed` is asked before writing the cache's state.
+   * document changed since it was written. `closed` is asked before writing the cache's state. `watch`: the root is
+   * watched from before the scan lists it, and once this process owns the cache it keeps a freshness stamp.
+   * `trustWatcher` (a one-shot reader): while a live watching owner's stamp holds, the files are not stat'ed.
    */
-  async start({ cache, readOnly, closed }: { cache: boolean; readOnly: boolean; closed: () => boolean }): Promise<void> {
+  async start(options: { cache: boolean; readOnly: boolean; closed: () => boolean; watch?: boolean; trustWatcher?: boolean }): Promise<void> {
+    const { cache, readOnly, closed } = options
     const started = Date.now()
     let mode: string = 'memory'
+    let freshness = 'walked'
+    if (options.watch) this.files.watch()
     if (cache && !closed()) {
       const opened = openIndexCache(this.host.root, this.host.indexOptions, this.host.logger, { readOnly })
       mode = opened.mode
@@ -208,7 +217,12 @@ export class StoreIndex {
       }
     } else {
       if (mode === 'reused') this.restoreGraph()
-      await this.files.scan(mode === 'reused' ? this.manifest() : undefined)
+      const fresh = mode === 'reused' && options.trustWatcher ? liveWatcher(this.host.root, this.cacheFile) : undefined
+      if (fresh?.watcher) freshness = `vouched for by watcher ${fresh.watcher}: no walk`
+      else {
+        if (fresh) freshness = `walked (${fresh.why})`
+        await this.files.scan(mode === 'reused' ? this.manifest() : undefined)
+      }
     }
     this.building = undefined
     if (mode === 'rebuild' && !closed()) {
@@ -216,9 +230,10 @@ export class StoreIndex {
       this.releaseCache() // built: other processes open it from now on
     }
     this.ownsCache = mode === 'reused' || mode === 'rebuild'
+    if (options.watch && !closed()) this.keepStamp()
     const { kept, read, restamped, dropped } = this.files.scanned
     this.host.logger.debug(
-      'indexed %d document(s) under %s in %d ms (index %s: kept %d, read %d, restamped %d, dropped %d)',
+      'indexed %d document(s) under %s in %d ms (index %s: kept %d, read %d, restamped %d, dropped %d; freshness %s)',
       this.index.size,
       this.host.root,
       Date.now() - started,
@@ -227,7 +242,21 @@ export class StoreIndex {
       read,
       restamped,
       dropped,
+      freshness,
     )
+  }
+
+  private get cacheFile(): string {
+    return join(this.host.root, CACHE_DIR, CACHE_FILE)
+  }
+
+  /** A watching owner of the cache vouches for it while its watcher covers the root (see watch-stamp.ts). */
+  private keepStamp(): void {
+    this.files.watch()
+    if (!this.ownsCache || !this.files.watching) return
+    const stamp = new WatchStamp(this.host.root, this.cacheFile, () => this.files.watching, this.host.logger)
+    this.files.degraded = () => stamp.withdraw()
+    if (stamp.start()) this.stamp = stamp
   }
 
   /** One line every {@link PROGRESS_EVERY_MS} while the index is built from every file. */
@@ -322,6 +351,7 @@ export class StoreIndex {
 
   /** Stops watching, frees the index and releases the cache; resolves once the index's checkpoint worker has exited. */
   close(): Promise<void> {
+    this.stamp?.withdraw()
     if (this.warming) clearTimeout(this.warming)
     this.files.close()
     const stopped = this.index_?.close() ?? Promise.resolve()

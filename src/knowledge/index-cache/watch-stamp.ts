@@ -1,0 +1,239 @@
+/**
+ * The freshness stamp: how a one-shot reader (a CLI `search`) knows that the shared index is current without
+ * stat-ing every document file. A process that owns the index and watches the root (a dsh process, the MCP server, any
+ * watching store) keeps it current already; while it does, it keeps a stamp beside the index,
+ * `<root>/.knowledge/cache/watcher-<pid>.json`: its pid, its start time (clock ticks since boot, from /proc), this
+ * machine's boot id, the index file it holds (device and inode) and a heartbeat rewritten every {@link HEARTBEAT_MS}.
+ * It writes the stamp only once its start-up scan is done and every folder of the root is watched (the watcher is
+ * armed before the scan lists the files, so no edit falls between the two), and removes it when it closes or its
+ * watcher loses part of the root.
+ *
+ * A reader trusts a stamp only when all of these hold, each checked on this machine, now:
+ * - Linux (the checks read /proc; elsewhere the reader always walks);
+ * - the boot id is this boot's (a stamp pushed from another machine, or left from before a reboot, never is);
+ * - the pid is alive and its start time is the stamp's (a pid reused by another process is not the owner);
+ * - the heartbeat is at most {@link STALE_MS} old (an owner suspended or stuck cannot process its watcher's events);
+ * - that very process holds open the same index file (device and inode) as the reader: seen in /proc/<pid>/fd and
+ *   /proc/self/fd. A stamp copied along with a root, or an index file replaced under the owner (a `git pull` of a
+ *   committed cache, a deleted cache folder rebuilt by another process), names an inode the owner does not hold.
+ * Otherwise the reader does the full check (stat every file against the index's manifest), as before.
+ *
+ * What the stamp does not promise: an edit the owner has not indexed yet (its watcher's 30 ms debounce, or an event
+ * loop busy for a moment) is not in the index; a reader sees it once the owner has indexed it, as a search inside the
+ * owner does.
+ * @module dsh-knowledge-sync/knowledge/index-cache/watch-stamp
+ */
+import { closeSync, constants, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, writeSync } from 'node:fs'
+import { join } from 'node:path'
+import { readRootStateFile } from '../disk/root-files.js'
+import type { StoreLogger } from '../store-types.js'
+
+/** How often a watching owner rewrites its stamp. */
+export const HEARTBEAT_MS = 2000
+/** A stamp whose heartbeat is older than this is not trusted (five missed beats: an owner stuck or suspended). */
+export const STALE_MS = 10_000
+const STAMP = /^watcher-(\d+)\.json$/
+const stampName = (pid: number) => `watcher-${pid}.json`
+
+/** What a stamp says. */
+interface Stamp {
+  pid: number
+  /** Process start time, clock ticks after boot (field 22 of /proc/<pid>/stat). */
+  start: string
+  boot: string
+  dev: number
+  ino: number
+  /** Heartbeat, ms since the epoch. */
+  beat: number
+}
+
+/** Field 22 of /proc/<pid>/stat (after the command name, which may hold spaces and parentheses). */
+function startTime(pid: number | 'self'): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')[19]
+      ?.trim()
+  } catch {
+    return undefined
+  }
+}
+
+function bootId(): string | undefined {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether process `pid` holds a file descriptor on the file with this device and inode. */
+function holds(pid: number | 'self', dev: number, ino: number, name: string): boolean {
+  const dir = `/proc/${pid}/fd`
+  let fds: string[]
+  try {
+    fds = readdirSync(dir)
+  } catch {
+    return false
+  }
+  for (const fd of fds) {
+    try {
+      // The link's text first (cheap): only descriptors on a file of that name are stat'ed.
+      if (!readlinkSync(`${dir}/${fd}`).includes(name)) continue
+      const info = statSync(`${dir}/${fd}`)
+      if (info.dev === dev && info.ino === ino) return true
+    } catch {
+      /* closed meanwhile */
+    }
+  }
+  return false
+}
+
+/** Why a stamp is not trusted, or undefined when it is. */
+function distrust(stamp: Partial<Stamp>, pid: number, boot: string, file: { dev: number; ino: number }, name: string, now: number): string | undefined {
+  if (stamp.pid !== pid || typeof stamp.start !== 'string' || typeof stamp.beat !== 'number') return 'malformed'
+  if (stamp.boot !== boot) return 'another boot or machine'
+  if (stamp.dev !== file.dev || stamp.ino !== file.ino) return 'another index file'
+  if (Math.abs(now - stamp.beat) > STALE_MS) return `heartbeat ${now - stamp.beat} ms old`
+  if (startTime(pid) !== stamp.start) return 'process gone (or its pid reused)'
+  if (!holds(pid, file.dev, file.ino, name)) return 'process does not hold the index file'
+  return undefined
+}
+
+/** What a reader learned from the stamps beside an index file. */
+export interface Freshness {
+  /** The pid of a live watching owner whose stamp holds; undefined: walk. */
+  watcher?: number
+  /** Why no stamp was trusted (for the debug line). */
+  why: string
+}
+
+/**
+ * Whether a live watching owner vouches for the index file `file` (under `root`), which this process has open: see
+ * the module comment for every check. Never throws.
+ */
+export function liveWatcher(root: string, file: string): Freshness {
+  if (process.platform !== 'linux') return { why: 'not Linux' }
+  const boot = bootId()
+  if (!boot) return { why: 'no boot id' }
+  const dir = join(file, '..')
+  const name = file.slice(dir.length + 1)
+  let names: string[]
+  let info: { dev: number; ino: number }
+  try {
+    names = readdirSync(dir).filter((n) => STAMP.test(n))
+    info = statSync(file)
+  } catch (error) {
+    return { why: (error as Error).message }
+  }
+  if (!names.length) return { why: 'no watching owner' }
+  // The reader's own connection must be on that inode too (the file was not replaced between its open and now).
+  if (!holds('self', info.dev, info.ino, name)) return { why: 'this process does not hold the index file' }
+  const reasons: string[] = []
+  const now = Date.now()
+  for (const n of names) {
+    const pid = Number(STAMP.exec(n)![1])
+    try {
+      const stamp = JSON.parse(readRootStateFile(root, join(dir, n), 1024) ?? '{}') as Partial<Stamp>
+      const why = distrust(stamp, pid, boot, info, name, now)
+      if (!why) return { watcher: pid, why: '' }
+      reasons.push(`${pid}: ${why}`)
+    } catch (error) {
+      reasons.push(`${pid}: ${(error as Error).message}`)
+    }
+  }
+  return { why: reasons.join('; ') }
+}
+
+/**
+ * The stamp of this process as a watching owner of `file`. {@link start} writes it and keeps its heartbeat while
+ * `healthy()` says the watcher covers the whole root; {@link withdraw} removes it (also on close).
+ */
+export class WatchStamp {
+  private timer?: NodeJS.Timeout
+  private readonly path: string
+  private stamp?: Stamp
+
+  constructor(
+    private readonly root: string,
+    private readonly file: string,
+    private readonly healthy: () => boolean,
+    private readonly logger: StoreLogger,
+  ) {
+    this.path = join(file, '..', stampName(process.pid))
+  }
+
+  /** Writes the stamp (and sweeps those of owners that are gone); false when this machine cannot vouch (not Linux). */
+  start(): boolean {
+    if (this.timer || process.platform !== 'linux') return false
+    const boot = bootId()
+    const start = startTime('self')
+    if (!boot || !start) return false
+    try {
+      const { dev, ino } = statSync(this.file)
+      this.stamp = { pid: process.pid, start, boot, dev, ino, beat: Date.now() }
+      this.sweep(boot)
+      this.write()
+    } catch (error) {
+      this.logger.debug('freshness stamp not written: %s', (error as Error).message)
+      return false
+    }
+    this.timer = setInterval(() => this.beat(), HEARTBEAT_MS).unref()
+    return true
+  }
+
+  /** Removes the stamp: readers walk again until {@link start}. */
+  withdraw(): void {
+    clearInterval(this.timer)
+    this.timer = undefined
+    if (!this.stamp) return
+    this.stamp = undefined
+    rmSync(this.path, { force: true })
+  }
+
+  private beat(): void {
+    if (!this.stamp) return
+    if (!this.healthy()) {
+      this.logger.debug('freshness stamp withdrawn: the watcher no longer covers the root')
+      this.withdraw()
+      return
+    }
+    this.stamp.beat = Date.now()
+    try {
+      this.write()
+    } catch (error) {
+      this.logger.debug('freshness stamp withdrawn: %s', (error as Error).message)
+      this.withdraw()
+    }
+  }
+
+  /** Written whole and renamed into place (a reader never sees half a stamp); never through a link. */
+  private write(): void {
+    const tmp = `${this.path}.tmp`
+    rmSync(tmp, { force: true })
+    const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o644)
+    try {
+      writeSync(fd, JSON.stringify(this.stamp))
+    } finally {
+      closeSync(fd)
+    }
+    renameSync(tmp, this.path)
+  }
+
+  /** Stamps left by owners that are gone (killed, or from an earlier boot) are removed. */
+  private sweep(boot: string): void {
+    const dir = join(this.file, '..')
+    for (const n of readdirSync(dir)) {
+      const match = STAMP.exec(n)
+      if (!match || Number(match[1]) === process.pid) continue
+      try {
+        const stamp = JSON.parse(readRootStateFile(this.root, join(dir, n), 1024) ?? '{}') as Partial<Stamp>
+        if (stamp.boot === boot && typeof stamp.pid === 'number' && startTime(stamp.pid) === stamp.start) continue
+      } catch {
+        /* unreadable: removed */
+      }
+      rmSync(join(dir, n), { force: true })
+    }
+  }
+}

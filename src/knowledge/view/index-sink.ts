@@ -1,0 +1,28 @@
+/**
+ * Where the document files module (./files.ts) sends what it reads: the search index plus the store's change listeners.
+ * @module dsh-knowledge-sync/knowledge/view/index-sink
+ */
+import type { KnowledgeDoc } from '../../types.js'
+import type { Location } from '../index-cache/path-table.js'
+
+/** Where the files module sends what it reads. */
+export interface IndexSink {
+  upsertMany(docs: KnowledgeDoc[]): void
+  upsert(doc: KnowledgeDoc): void
+  remove(id: string): void
+  /** The indexed mtime of a document, to skip a re-parse when nothing changed. */
+  indexedMtime(id: string): number | undefined
+  /** Holds background index maintenance during a bulk load; returns the release. */
+  holdMerges(): () => void
+  written(doc: KnowledgeDoc): void
+  removed(id: string, path: string): void
+  /** A document whose file has new times but the same content: only its stamp changes. */
+  restamp(doc: KnowledgeDoc): void
+  firstSeen?(id: string): number | undefined // when the store first saw a document: "created" of a file without one
+  /** Id, file and session of every indexed document (read once, when the path table is first used). */
+  locations(): Iterable<Location> | undefined
+  /** Where the index has one id (a point query), for questions asked before the path table is loaded. */
+  located(id: string): { path: string; session?: string | null } | undefined
+  /** Catches up with other processes' commits to a shared index (asked before the path table answers). */
+  follow(): void
+}
