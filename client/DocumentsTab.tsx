@@ -296,7 +296,14 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
         )}
       </div>
       {filtersShown && (
-        <FilterRow t={t} facets={page?.facets} filters={filters} onFilter={(key, value) => setFilters((prev) => ({ ...prev, [key]: value }))} onClear={filtered ? clearAll : undefined} />
+        <FilterRow
+          t={t}
+          facets={page?.facets}
+          workspaces={page?.workspaces}
+          filters={filters}
+          onFilter={(key, value) => setFilters((prev) => ({ ...prev, [key]: value }))}
+          onClear={filtered ? clearAll : undefined}
+        />
       )}
       <details style={s.hint}>
         <summary style={{ cursor: 'pointer' }}>{t('aboutList')}</summary>

@@ -4,6 +4,7 @@
  * field is declared once. Values here are plain constants with no imports.
  * @module dsh-knowledge-sync/wire
  */
+import type { WorkspaceGroup } from './wire-workspaces.js'
 
 /**
  * What a document is: a captured round, a deliberate note, a distilled round, a hand-written file, a person's
@@ -85,6 +86,8 @@ export interface DocumentItem {
   supersededBy?: string
   /** The store-assigned revision (`v:N`): +1 on every change of the file's text. */
   version?: number
+  /** The workspace the scoping rule puts `cwd` in (a git root, or the folder): the row names it with the path inside. */
+  workspace?: string
   /** Search hits only. */
   score?: number
   snippet?: string
@@ -100,6 +103,8 @@ export interface DocumentPage {
   offset: number
   items: DocumentItem[]
   facets: Facets
+  /** The workspace filter's entries: `facets.workspaces` grouped by the scoping rule, named and counted. */
+  workspaces?: WorkspaceGroup[]
   scope: string | null
 }
 
@@ -212,6 +217,7 @@ export interface ConfigView {
 }
 
 /** The Health and History routes' shapes (kept in their own file; part of this vocabulary). */
+export type { WorkspaceGroup } from './wire-workspaces.js'
 export type { DocumentHistory, GrowthDay, HealthHistoryPoint, HealthReport, HealthView, HistoryDiff, HistoryRevision } from './wire-reports.js'
 
 /** Per-source results of knowledge sync (`dsh-knowledge sync`, the Sources tab). */

@@ -44,6 +44,8 @@ export const dailyEn = {
   healthGrowthTotals: '{kept} kept, {dropped} dropped in {days} days',
   healthRecallLast: 'last: {value}',
   historyError: 'The history could not be read: {message}',
+  workspaceGit: 'a git repository: its subfolders count as part of it',
+  workspaceFolded: 'includes {count} subfolder(s): {folders}',
 }
 
 export const dailyZh: Record<keyof typeof dailyEn, string> = {
@@ -85,4 +87,6 @@ export const dailyZh: Record<keyof typeof dailyEn, string> = {
   healthGrowthTotals: '{days} 天内保留 {kept} 轮，丢弃 {dropped} 轮',
   healthRecallLast: '最近一次：{value}',
   historyError: '无法读取历史：{message}',
+  workspaceGit: 'git 仓库：其子文件夹都算作它的一部分',
+  workspaceFolded: '包含 {count} 个子文件夹：{folders}',
 }
