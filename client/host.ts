@@ -13,6 +13,7 @@
 import { KnowledgeApi } from './api.js'
 import { SETTINGS_NAMESPACE } from './config.js'
 import type { ConnectionHandle, SettingsDescribeFace, SettingsPathOp, SettingsScope } from './dsh.js'
+import { DesktopLink } from './desktop.js'
 import { FullViewSwitch } from './full-view.js'
 import { LocaleSource } from './i18n.js'
 
@@ -43,6 +44,8 @@ export class KnowledgeHost {
   readonly api: KnowledgeApi
   /** Whether the full-size documents view is open (./FullView.tsx). */
   readonly full = new FullViewSwitch()
+  /** Opening a document's file and its session in dsh web (./desktop.ts says what rc.8 allows). */
+  readonly desktop = new DesktopLink()
   private attached: Attached | undefined
   private expired = false
   private state: SettingsState = { phase: 'waiting', user: undefined, revision: undefined }

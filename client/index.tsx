@@ -54,6 +54,22 @@ export function apply(ctx: ClientContext): void {
       scoped.effect(() => host.attach(scope, describe, connection), 'knowledge page: settings scope')
     })
 
+    // Opening a document's file (the Host's default application) and its session (dsh web's session list): optional
+    // services, each attached when it arrives; the page shows those actions only while they can work.
+    ctx.inject(['workspaces'], (scoped) => {
+      const workspaces = scoped.workspaces
+      if (workspaces) scoped.effect(() => host.desktop.attachWorkspaces(workspaces), 'knowledge page: open files')
+    })
+    ctx.inject(['sessions'], (scoped) => {
+      const sessions = scoped.sessions
+      if (sessions) scoped.effect(() => host.desktop.attachSessions(sessions), 'knowledge page: open sessions')
+    })
+    ctx.inject(['connection'], (scoped) => {
+      const connection = scoped.get('connection') as ConnectionHandle | undefined
+      if (connection) scoped.effect(() => host.desktop.attachConnection(connection), 'knowledge page: host description')
+    })
+    ctx.effect(() => host.desktop.onLeave(() => host.full.hide()), 'knowledge page: a session opened from the full view')
+
     // A scope that never leaves `loading` (no settings provider) must not leave the page waiting for ever.
     ctx.effect(() => {
       const timer = setTimeout(() => host.expire(), SETTINGS_TIMEOUT_MS)

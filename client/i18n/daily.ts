@@ -46,6 +46,12 @@ export const dailyEn = {
   historyError: 'The history could not be read: {message}',
   workspaceGit: 'a git repository: its subfolders count as part of it',
   workspaceFolded: 'includes {count} subfolder(s): {folders}',
+  openFile: 'Open in default app',
+  openFileHint: 'Opens {file} with this computer’s default application for it, through dsh',
+  openFileDone: 'Opened',
+  openFileFailed: 'The file could not be opened: {message}',
+  openSessionHint: 'Open this session in the chat',
+  sessionUnknown: 'dsh web does not list this session (another dsh home, an imported transcript, or removed): the id is for reference',
 }
 
 export const dailyZh: Record<keyof typeof dailyEn, string> = {
@@ -89,4 +95,10 @@ export const dailyZh: Record<keyof typeof dailyEn, string> = {
   historyError: '无法读取历史：{message}',
   workspaceGit: 'git 仓库：其子文件夹都算作它的一部分',
   workspaceFolded: '包含 {count} 个子文件夹：{folders}',
+  openFile: '用默认应用打开',
+  openFileHint: '通过 dsh，用这台电脑为它设定的默认应用打开 {file}',
+  openFileDone: '已打开',
+  openFileFailed: '无法打开文件：{message}',
+  openSessionHint: '在聊天中打开此会话',
+  sessionUnknown: 'dsh web 的会话列表中没有此会话（来自另一个 dsh 主目录、导入的记录，或已被删除）：此 ID 仅供参考',
 }
