@@ -16,6 +16,7 @@ import type { ConnectionHandle, SettingsDescribeFace, SettingsPathOp, SettingsSc
 import { DesktopLink } from './desktop.js'
 import { FullViewSwitch } from './full-view.js'
 import { LocaleSource } from './i18n.js'
+import { RoundVerdicts } from './RoundMarker.js'
 
 /** How long a settings scope may stay `loading` before the page calls live settings unavailable. */
 export const SETTINGS_TIMEOUT_MS = 4000
@@ -46,6 +47,8 @@ export class KnowledgeHost {
   readonly full = new FullViewSwitch()
   /** Opening a document's file and its session in dsh web (./desktop.ts says what rc.8 allows). */
   readonly desktop = new DesktopLink()
+  /** Kept or dropped, per round of a session: the chat's markers (./RoundMarker.tsx). */
+  readonly rounds: RoundVerdicts
   private attached: Attached | undefined
   private expired = false
   private state: SettingsState = { phase: 'waiting', user: undefined, revision: undefined }
@@ -53,6 +56,7 @@ export class KnowledgeHost {
 
   constructor(prefix?: string) {
     this.api = new KnowledgeApi(prefix)
+    this.rounds = new RoundVerdicts((session) => this.api.get(`/rounds?session=${encodeURIComponent(session)}`))
   }
 
   /** The settings state (a stable object until it changes). */

@@ -14,6 +14,7 @@ import { KnowledgeHost, SETTINGS_TIMEOUT_MS } from './host.js'
 import { KnowledgeSection } from './KnowledgeSection.js'
 import { KnowledgeFullView, KnowledgeSidebarAction } from './FullView.js'
 import { KnowledgeSearchRow, SEARCH_TOOL } from './SearchRow.js'
+import { KnowledgeRoundMarker } from './RoundMarker.js'
 
 /** Services the module needs before `apply`: only the slot registry. */
 export const inject = ['slots']
@@ -106,6 +107,18 @@ export function apply(ctx: ClientContext): void {
         return ctx.slots.register({ name: 'tool.call.toolview', key: SEARCH_TOOL, inject: () => ({ host }) }, KnowledgeSearchRow)
       } catch (error) {
         console.error('dsh-knowledge-sync: the knowledge_search chat row could not be registered', error)
+        return () => {}
+      }
+    })
+
+    // The kept/dropped marker of each finished round, in the icon row under its assistant message: the list-kind,
+    // session-scoped `conversation.chat.assistant-actions` slot (rc.8 ui-conversation contract/slots.ts; every entry
+    // renders, so dsh's own actions stay). A shell without it never calls this.
+    ctx.slots.inject('conversation.chat.assistant-actions', () => {
+      try {
+        return ctx.slots.register({ name: 'conversation.chat.assistant-actions', id: 'knowledge-round', order: 100, inject: () => ({ host }) }, KnowledgeRoundMarker)
+      } catch (error) {
+        console.error('dsh-knowledge-sync: the round marker could not be registered', error)
         return () => {}
       }
     })

@@ -291,6 +291,13 @@ export interface RecentRounds {
   rounds: Array<{ at: string; kept: boolean; score: number; title: string; reason?: string; id?: string }>
 }
 
+/** `GET <prefix>/rounds?session=<id>`: what became of each round of one session (the chat's marker), by turn. */
+export interface SessionRounds {
+  session: string
+  /** By turn number: kept (with the document's id while it exists) or dropped (with the salience reasons). */
+  turns: Record<number, { kept: boolean; score: number; id?: string; reasons?: string[] }>
+}
+
 // ---- The Originals, Wiki and in-place edit routes (issues 26, 27): their JSON shapes, for the page.
 
 export type OriginalProvenance = { kind: 'run'; session?: string } | { kind: 'url'; url: string } | { kind: 'person' } | { kind: 'manual' }

@@ -52,6 +52,12 @@ export const dailyEn = {
   openFileFailed: 'The file could not be opened: {message}',
   openSessionHint: 'Open this session in the chat',
   sessionUnknown: 'dsh web does not list this session (another dsh home, an imported transcript, or removed): the id is for reference',
+  roundKept: 'Kept',
+  roundKeptHint: 'The knowledge base kept this round as {id} (score {score}): open it',
+  roundKeptGone: 'The knowledge base kept this round; its document is gone now',
+  roundDropped: 'Not kept',
+  roundDroppedWhy: 'Not kept: {reasons}',
+  roundDroppedHint: 'The knowledge base did not keep this round (score {score} is under the bar): {reasons}',
 }
 
 export const dailyZh: Record<keyof typeof dailyEn, string> = {
@@ -101,4 +107,10 @@ export const dailyZh: Record<keyof typeof dailyEn, string> = {
   openFileFailed: '无法打开文件：{message}',
   openSessionHint: '在聊天中打开此会话',
   sessionUnknown: 'dsh web 的会话列表中没有此会话（来自另一个 dsh 主目录、导入的记录，或已被删除）：此 ID 仅供参考',
+  roundKept: '已保留',
+  roundKeptHint: '知识库已将这一轮保存为 {id}（得分 {score}）：点击打开',
+  roundKeptGone: '知识库曾保留这一轮，但其文档已不存在',
+  roundDropped: '未保留',
+  roundDroppedWhy: '未保留：{reasons}',
+  roundDroppedHint: '知识库没有保留这一轮（得分 {score} 低于门槛）：{reasons}',
 }

@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { join } from 'node:path'
 import type { KnowledgeStore } from '../knowledge/store.js'
 import { parseSearchArgs } from '../knowledge/query.js'
-import { recentRounds } from '../knowledge/reports/stats.js'
+import { recentRounds, sessionRounds } from '../knowledge/reports/stats.js'
 import { mutationRefusal, PageTokens, refusal, sameOriginRefusal, TOKEN_HEADER } from './guard.js'
 import { collectStats } from '../knowledge/reports/stats.js'
 import { healthSummary } from '../knowledge/reports/health.js'
@@ -174,7 +174,11 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Pag
       }
       if (sub === '/stats') return send(res, 200, await collectStats(store, scope))
       if (sub === '/config') return send(res, 200, store.settings.describe())
-      if (sub === '/rounds') return send(res, 200, await recentRounds(store, Math.min(Math.max(Number(q.get('limit')) || 200, 1), 1000)))
+      if (sub === '/rounds') {
+        const session = q.get('session')
+        if (session) return send(res, 200, await sessionRounds(store, session.slice(0, 200)))
+        return send(res, 200, await recentRounds(store, Math.min(Math.max(Number(q.get('limit')) || 200, 1), 1000)))
+      }
       if (sub === '/health') return send(res, 200, await healthSummary(store, scope))
       const read = options.reads && Object.hasOwn(options.reads, sub) ? options.reads[sub] : undefined
       if (read) {
