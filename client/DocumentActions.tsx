@@ -31,7 +31,7 @@ export function FileActions({ id, doc, t }: { id: string; doc?: DocumentFile; t:
       () => setOpening('opened'),
       (error: Error) => {
         setOpening('idle')
-        setFailure(error?.message ?? String(error))
+        setFailure(error?.name === 'OpenUnavailable' ? t('openFileUnavailable') : (error?.message ?? String(error)))
       },
     )
   }

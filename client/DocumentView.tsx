@@ -13,6 +13,7 @@ import { FileActions, SessionCell } from './DocumentActions.js'
 import { formatDate, stringList } from './format.js'
 import { HistoryPanel } from './HistoryPanel.js'
 import type { Lang, MessageKey, Translate } from './i18n.js'
+import { ownErrorText } from './views-api.js'
 import { Markdown } from './markdown.js'
 import { moveFocus } from './roving.js'
 import { StatusActions } from './StatusActions.js'
@@ -64,7 +65,7 @@ export function DocumentView({ api, id, t, lang, onBack, onOpen, onTag, onChange
     setDoc(undefined)
     setError(undefined)
     api.document(id, abort.signal).then(setDoc, (e: Error) => {
-      if (e.name !== 'AbortError') setError(e.message)
+      if (e.name !== 'AbortError') setError(ownErrorText(e, t))
     })
     return () => abort.abort()
   }, [api, id, reload])

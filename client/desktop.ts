@@ -83,7 +83,7 @@ export class DesktopLink {
 
   /** Opens `path` (absolute) with the Host's default application; rejects with the Host's reason. */
   async openFile(path: string): Promise<void> {
-    if (!this.workspaces || !this.canOpenFiles()) throw new Error('opening files is not available here')
+    if (!this.workspaces || !this.canOpenFiles()) throw Object.assign(new Error('opening files is not available here'), { name: 'OpenUnavailable' })
     await this.workspaces.openPath(path)
   }
 

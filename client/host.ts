@@ -30,8 +30,8 @@ export interface SettingsState {
   revision: number | undefined
 }
 
-/** The outcome of one write. */
-export type WriteResult = { ok: true } | { ok: false; message: string }
+/** The outcome of one write: the host's refusal, or the page's own reason (`key`, translated where it is shown). */
+export type WriteResult = { ok: true } | { ok: false; message: string; key?: 'settingsUnavailable' | 'settingsRefusedValue' }
 
 interface Attached {
   scope: SettingsScope<unknown>
@@ -120,7 +120,7 @@ export class KnowledgeHost {
   /** Sets (`value` given) or unsets (`value` undefined) one field of the namespace; resolves with the host's verdict. */
   async write(path: string[], value: unknown): Promise<WriteResult> {
     const attached = this.attached
-    if (!attached || this.state.phase !== 'ready') return { ok: false, message: 'live settings are unavailable' }
+    if (!attached || this.state.phase !== 'ready') return { ok: false, message: 'live settings are unavailable', key: 'settingsUnavailable' }
     const op: SettingsPathOp = value === undefined ? { op: 'unset', path } : { op: 'set', path, value }
     const settingsApi = attached.connection?.api?.settings
     if (typeof settingsApi?.mutate !== 'function') return this.writeThroughScope(attached.scope, path, value)
@@ -150,7 +150,7 @@ export class KnowledgeHost {
       return { ok: false, message: (error as Error)?.message ?? String(error) }
     }
     const landed = JSON.stringify(readPath(scope.getSnapshot().user, path)) === JSON.stringify(value)
-    return landed ? { ok: true } : { ok: false, message: 'the settings service refused the value' }
+    return landed ? { ok: true } : { ok: false, message: 'the settings service refused the value', key: 'settingsRefusedValue' }
   }
 }
 

@@ -58,6 +58,11 @@ export const dailyEn = {
   roundDropped: 'Not kept',
   roundDroppedWhy: 'Not kept: {reasons}',
   roundDroppedHint: 'The knowledge base did not keep this round (score {score} is under the bar): {reasons}',
+  errorNetwork: 'dsh web did not answer: is it still running?',
+  errorNotMounted: 'The knowledge routes are not served here (is the knowledge-http row running?).',
+  settingsUnavailable: 'Live settings are unavailable.',
+  settingsRefusedValue: 'the settings service did not accept the value',
+  openFileUnavailable: 'dsh cannot open files here any more.',
 }
 
 export const dailyZh: Record<keyof typeof dailyEn, string> = {
@@ -113,4 +118,9 @@ export const dailyZh: Record<keyof typeof dailyEn, string> = {
   roundDropped: '未保留',
   roundDroppedWhy: '未保留：{reasons}',
   roundDroppedHint: '知识库没有保留这一轮（得分 {score} 低于门槛）：{reasons}',
+  errorNetwork: 'dsh web 没有响应：它还在运行吗？',
+  errorNotMounted: '此处没有提供知识库路由（knowledge-http 行在运行吗？）。',
+  settingsUnavailable: '实时设置不可用。',
+  settingsRefusedValue: '设置服务没有接受该值',
+  openFileUnavailable: 'dsh 现在无法在此打开文件。',
 }
