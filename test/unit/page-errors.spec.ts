@@ -7,7 +7,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ApiError, KnowledgeApi } from '../../client/api.js'
+import { type ApiError, KnowledgeApi } from '../../client/api.js'
 import { translator } from '../../client/i18n.js'
 import { errorText, ownErrorText } from '../../client/views-api.js'
 
