@@ -139,7 +139,7 @@ export function KnowledgeRoundMarker({ host, messageId, sessionId, useSession }:
       title={t('roundDroppedHint', { score: verdict.score, reasons: (verdict.reasons ?? []).join(', ') })}
       style={{ ...base, color: palette.tertiary }}
     >
-      {reasons.length ? t('roundDroppedWhy', { reasons: reasons.slice(0, 2).join(', ') }) : t('roundDropped')}
+      {reasons.length ? t('roundDroppedWhy', { reasons: reasons.slice(0, 2).join(lang === 'zh' ? '、' : ', ') }) : t('roundDropped')}
     </span>
   )
 }
