@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import { folderName, MAX_FOLDED_SHOWN, relativeWithin, tildePath, type WorkspaceGroup } from '../wire-workspaces.js'
+import { folderName, isWindowsPath, MAX_FOLDED_SHOWN, segments, tildePath, type WorkspaceGroup } from '../wire-workspaces.js'
 
 /** How the groups learn the rule's answer and what a git root is (the store's, in the routes). */
 export interface WorkspaceRule {
@@ -41,20 +41,34 @@ export function workspaceGroups(counts: Record<string, number>, rule: WorkspaceR
   const isGit = rule.isGitRoot ?? ((dir: string) => existsSync(join(dir, '.git')))
   const home = rule.home ?? homedir()
   const cwds = Object.keys(counts).filter(Boolean)
-  const scopes = new Set<string>()
-  for (const cwd of cwds) scopes.add(scopeOf(cwd)!)
-  const groups: WorkspaceGroup[] = []
-  for (const path of scopes) {
-    let count = 0
-    const folded: string[] = []
-    for (const cwd of cwds) {
-      const rest = relativeWithin(cwd, path)
-      if (!rest) continue
-      count += counts[cwd]
-      if (rest.length) folded.push(rest.join('/'))
+  // Each workspace by the key of its segments; a folder adds its count to every workspace among its ancestors-or-self
+  // (a walk up its few segments, not a pass over every folder per workspace: thousands of folders stay cheap).
+  const byKey = new Map<string, { path: string; count: number; folded: string[] }>()
+  for (const cwd of cwds) {
+    const path = scopeOf(cwd)!
+    const key = keyOf(segments(path), path)
+    if (!byKey.has(key)) byKey.set(key, { path, count: 0, folded: [] })
+  }
+  for (const cwd of cwds) {
+    const parts = segments(cwd)
+    for (let n = parts.length; n >= 0; n--) {
+      const group = byKey.get(keyOf(parts.slice(0, n), cwd))
+      if (!group) continue
+      group.count += counts[cwd]
+      if (n < parts.length) group.folded.push(parts.slice(n).join('/'))
     }
+  }
+  const groups: WorkspaceGroup[] = []
+  for (const { path, count, folded } of byKey.values()) {
     folded.sort()
     groups.push({ path, name: folderName(path), where: tildePath(path, home), git: isGit(path), count, folded: folded.slice(0, MAX_FOLDED_SHOWN), foldedCount: folded.length })
   }
   return groups.sort((a, b) => b.count - a.count || a.name.localeCompare(b.name) || a.path.localeCompare(b.path))
+}
+
+/** A path's identity for grouping: its segments (case-folded on Windows spellings), rooted or not. */
+function keyOf(parts: string[], path: string): string {
+  const windows = isWindowsPath(path)
+  const rooted = path.startsWith('/') ? '/' : ''
+  return rooted + parts.map((part) => (windows ? part.toLowerCase() : part)).join('\0')
 }
