@@ -24,7 +24,7 @@ type Verdict = SessionRounds['turns'][number]
 
 /** Verdicts per session, shared by every marker of the open chat (one request per session and change). */
 export class RoundVerdicts {
-  private readonly sessions = new Map<string, { rounds?: SessionRounds; inflight?: Promise<void>; tries: number; timer?: ReturnType<typeof setTimeout> }>()
+  private readonly sessions = new Map<string, { rounds?: SessionRounds; inflight?: boolean; timer?: ReturnType<typeof setTimeout>; tries: Map<number, number> }>()
   private readonly listeners = new Set<() => void>()
   private version = 0
 
@@ -38,36 +38,40 @@ export class RoundVerdicts {
     }
   }
 
-  /** The verdict on `turn` of `session`, asking the routes (again, while missing and tries remain). */
+  /**
+   * The verdict on `turn` of `session`. A session is read at once the first time; a turn still missing is asked
+   * again after {@link VERDICT_RETRY_MS}, at most {@link VERDICT_RETRIES} times per turn (one read at a time).
+   */
   get(session: string, turn: number): Verdict | undefined {
     let entry = this.sessions.get(session)
     if (!entry) {
-      entry = { tries: 0 }
+      entry = { tries: new Map() }
       this.sessions.set(session, entry)
     }
     const verdict = entry.rounds?.turns[turn]
-    if (!verdict && !entry.inflight && !entry.timer && entry.tries < VERDICT_RETRIES) {
-      const e = entry
-      const ask = () => {
-        e.timer = undefined
-        e.tries++
-        e.inflight = this.read(session).then(
-          (rounds) => {
-            e.rounds = rounds
-            e.inflight = undefined
-            this.emit()
-          },
-          () => {
-            e.inflight = undefined
-            this.emit()
-          },
-        )
-      }
-      if (entry.tries === 0) ask()
-      else entry.timer = setTimeout(ask, VERDICT_RETRY_MS)
+    if (verdict || entry.inflight || entry.timer) return verdict
+    const tries = entry.tries.get(turn) ?? 0
+    if (tries >= VERDICT_RETRIES) return undefined
+    entry.tries.set(turn, tries + 1)
+    const e = entry
+    const ask = () => {
+      e.timer = undefined
+      e.inflight = true
+      this.read(session).then(
+        (rounds) => {
+          e.rounds = rounds
+          e.inflight = false
+          this.emit()
+        },
+        () => {
+          e.inflight = false
+          this.emit()
+        },
+      )
     }
-    if (verdict) entry.tries = 0
-    return verdict
+    if (!entry.rounds && tries === 0) ask()
+    else entry.timer = setTimeout(ask, VERDICT_RETRY_MS)
+    return undefined
   }
 
   private emit(): void {

@@ -111,18 +111,25 @@ export function apply(ctx: ClientContext): void {
       }
     })
 
-    // The kept/dropped marker of each finished round, in the icon row under its assistant message: the list-kind,
-    // session-scoped `conversation.chat.assistant-actions` slot (rc.8 ui-conversation contract/slots.ts; every entry
-    // renders, so dsh's own actions stay). A shell without it never calls this.
-    ctx.slots.inject('conversation.chat.assistant-actions', () => {
-      try {
-        return ctx.slots.register({ name: 'conversation.chat.assistant-actions', id: 'knowledge-round', order: 100, inject: () => ({ host }) }, KnowledgeRoundMarker)
-      } catch (error) {
-        console.error('dsh-knowledge-sync: the round marker could not be registered', error)
-        return () => {}
-      }
-    })
+    // The kept/dropped marker of each finished round (./RoundMarker.tsx) is an entry of the list-kind, session-scoped
+    // `conversation.chat.assistant-actions` slot (rc.8 ui-conversation contract/slots.ts). It draws and is right live,
+    // but while it is registered dsh web does not bring the open session back after a page reload (the chat comes back
+    // empty; test/browser/knowledge-daily.browser.ts item 11 fails with it and passes without it). Until that is
+    // understood it stays off: `registerRoundMarker` is not called. See docs/page.md, issue 28 third round.
+    void registerRoundMarker
   } catch (error) {
     console.error('dsh-knowledge-sync: the Knowledge page could not be registered', error)
   }
+}
+
+/** Registers the chat's kept/dropped marker (not called yet: see the note in `apply`). */
+export function registerRoundMarker(ctx: ClientContext, host: KnowledgeHost): void {
+  ctx.slots.inject('conversation.chat.assistant-actions', () => {
+    try {
+      return ctx.slots.register({ name: 'conversation.chat.assistant-actions', id: 'knowledge-round', order: 100, inject: () => ({ host }) }, KnowledgeRoundMarker)
+    } catch (error) {
+      console.error('dsh-knowledge-sync: the round marker could not be registered', error)
+      return () => {}
+    }
+  })
 }
