@@ -113,9 +113,9 @@ export function apply(ctx: ClientContext): void {
 
     // The kept/dropped marker of each finished round (./RoundMarker.tsx) is an entry of the list-kind, session-scoped
     // `conversation.chat.assistant-actions` slot (rc.8 ui-conversation contract/slots.ts). It draws and is right live,
-    // but while it is registered dsh web does not bring the open session back after a page reload (the chat comes back
-    // empty; test/browser/knowledge-daily.browser.ts item 11 fails with it and passes without it). Until that is
-    // understood it stays off: `registerRoundMarker` is not called. See docs/page.md, issue 28 third round.
+    // but with it registered a page reload in test/browser/knowledge-daily.browser.ts (item 11) came back with no
+    // session open in every run; without it that test passed once and failed once, so the cause is not settled. Until
+    // it is, the marker stays off: `registerRoundMarker` is not called. See docs/page.md, issue 28 third round.
     void registerRoundMarker
   } catch (error) {
     console.error('dsh-knowledge-sync: the Knowledge page could not be registered', error)
