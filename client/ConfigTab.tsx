@@ -12,6 +12,7 @@ import { draftOf, formatValue, parseDraft, SECTIONS, viewField, type FieldSpec, 
 import { stringList } from './format.js'
 import type { KnowledgeHost } from './host.js'
 import type { MessageKey, Translate } from './i18n.js'
+import { errorText } from './views-api.js'
 import { palette, s } from './styles.js'
 import { RoundsChart } from './RoundsChart.js'
 
@@ -39,7 +40,7 @@ export function ConfigTab({ host, t, active }: ConfigTabProps) {
         setError(undefined)
       },
       (e: Error) => {
-        if (e.name !== 'AbortError') setError(e.message)
+        if (e.name !== 'AbortError') setError(errorText(e, t))
       },
     )
     return () => abort.abort()
@@ -140,7 +141,7 @@ function FieldRow({ spec, view, section, editable, host, t, labels, onSaved }: F
       setStatus({ kind: 'saved' })
       onSaved()
     } else {
-      setStatus({ kind: 'refused', message: result.message })
+      setStatus({ kind: 'refused', message: result.key ? t(result.key) : result.message })
     }
   }
   const save = () => {

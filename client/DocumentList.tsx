@@ -5,10 +5,11 @@
  */
 import type { DocumentItem, Stats } from './api.js'
 import { Badges, kindLabel, reasonLabel, StatusBadge } from './DocumentView.js'
-import { formatDate, shortPath } from './format.js'
+import { formatDate } from './format.js'
 import type { Lang, Translate } from './i18n.js'
 import { Highlighted } from './markdown.js'
 import { DOC_KINDS } from '../src/wire.js'
+import { folderLabel } from '../src/wire-workspaces.js'
 import { palette, s } from './styles.js'
 
 /** The kinds with documents under the other filters (and the selected one), in the fixed order of kinds. */
@@ -48,12 +49,26 @@ export function StatsLine({ stats, t }: { stats: Stats | undefined; t: Translate
   )
 }
 
-export function Filter({ label, all, value, options, onChange }: { label: string; all: string; value: string; options: Array<[string, string]>; onChange: (value: string) => void }) {
+export function Filter({
+  label,
+  all,
+  value,
+  options,
+  onChange,
+  testId,
+}: {
+  label: string
+  all: string
+  value: string
+  options: Array<[string, string, string?]>
+  onChange: (value: string) => void
+  testId?: string
+}) {
   return (
-    <select aria-label={label} value={value} onChange={(e) => onChange(e.target.value)} style={s.select}>
+    <select aria-label={label} data-testid={testId} value={value} onChange={(e) => onChange(e.target.value)} style={s.select}>
       <option value="">{all}</option>
-      {options.map(([key, text]) => (
-        <option key={key} value={key}>
+      {options.map(([key, text, title]) => (
+        <option key={key} value={key} title={title}>
           {text}
         </option>
       ))}
@@ -95,7 +110,7 @@ export function DocumentRow({ item, t, lang, onOpen, onTag }: { item: DocumentIt
         {item.tools.length > 0 && <Badges values={item.tools} tone="tool" />}
         {item.cwd && (
           <span data-testid="knowledge-workspace" style={{ ...s.muted, ...s.mono, marginLeft: 'auto' }} title={item.cwd}>
-            {shortPath(item.cwd)}
+            {folderLabel(item.cwd, item.workspace)}
           </span>
         )}
       </div>

@@ -9,9 +9,11 @@ import { type CSSProperties, useEffect, useRef, useState, type ReactNode } from 
 import type { DocumentFile, KnowledgeApi } from './api.js'
 import { type DocumentLink, type SourceRow, UPSTREAM_START_LINE } from '../src/wire.js'
 import { useEscapeLayer } from './escape.js'
+import { FileActions, SessionCell } from './DocumentActions.js'
 import { formatDate, stringList } from './format.js'
 import { HistoryPanel } from './HistoryPanel.js'
 import type { Lang, MessageKey, Translate } from './i18n.js'
+import { ownErrorText } from './views-api.js'
 import { Markdown } from './markdown.js'
 import { moveFocus } from './roving.js'
 import { StatusActions } from './StatusActions.js'
@@ -37,7 +39,6 @@ export function DocumentView({ api, id, t, lang, onBack, onOpen, onTag, onChange
   const [doc, setDoc] = useState<DocumentFile | undefined>()
   const [error, setError] = useState<string | undefined>()
   const [reload, setReload] = useState(0)
-  const [copied, setCopied] = useState<string | undefined>()
   const back = useRef<HTMLButtonElement>(null)
 
   // Escape goes back one level, to the list, instead of closing the whole Settings dialog; focus starts on Back.
@@ -59,19 +60,12 @@ export function DocumentView({ api, id, t, lang, onBack, onOpen, onTag, onChange
     return () => abort.abort()
   }, [api, hasSections])
 
-  const copy = (what: 'id' | 'path', value: string) => {
-    void navigator.clipboard?.writeText(value).then(
-      () => setCopied(what),
-      () => setCopied(undefined),
-    )
-  }
-
   useEffect(() => {
     const abort = new AbortController()
     setDoc(undefined)
     setError(undefined)
     api.document(id, abort.signal).then(setDoc, (e: Error) => {
-      if (e.name !== 'AbortError') setError(e.message)
+      if (e.name !== 'AbortError') setError(ownErrorText(e, t))
     })
     return () => abort.abort()
   }, [api, id, reload])
@@ -82,16 +76,7 @@ export function DocumentView({ api, id, t, lang, onBack, onOpen, onTag, onChange
         <button ref={back} type="button" style={s.button} onClick={onBack} title={t('backKeys')}>
           {t('back')}
         </button>
-        <span style={{ marginLeft: 'auto', display: 'inline-flex', gap: 6 }}>
-          <button type="button" data-testid="knowledge-copy-id" style={s.button} onClick={() => copy('id', id)}>
-            {copied === 'id' ? t('copied') : t('copyId')}
-          </button>
-          {doc && (
-            <button type="button" data-testid="knowledge-copy-path" style={s.button} title={doc.file ?? doc.path} onClick={() => copy('path', doc.file ?? doc.path)}>
-              {copied === 'path' ? t('copied') : t('copyPath')}
-            </button>
-          )}
-        </span>
+        <FileActions id={id} doc={doc} t={t} />
       </div>
       {error && (
         <p role="alert" style={s.error}>
@@ -186,15 +171,7 @@ function FrontMatterHeader({ doc, t, lang, onTag }: { doc: DocumentFile; t: Tran
       </span>,
     ])
   if (meta.cwd) rows.push(['metaWorkspace', <span style={s.mono}>{String(meta.cwd)}</span>])
-  if (meta.session) {
-    rows.push([
-      'metaSession',
-      <span>
-        <span style={s.mono}>{String(meta.session)}</span>
-        {meta.turn !== undefined ? ` · ${t('turn', { turn: meta.turn })}` : ''}
-      </span>,
-    ])
-  }
+  if (meta.session) rows.push(['metaSession', <SessionCell session={String(meta.session)} turn={meta.turn} t={t} />])
   const tools = stringList(meta.tools)
   rows.push(['metaTools', tools.length ? <Badges values={tools} tone="tool" /> : <span style={s.muted}>{t('none')}</span>])
   const tags = stringList(meta.tags)

@@ -16,6 +16,7 @@ import { DocumentView } from './DocumentView.js'
 import { useEscapeFields } from './escape.js'
 import { readPlace, writePlace } from './place.js'
 import type { Lang, Translate } from './i18n.js'
+import { errorText } from './views-api.js'
 import { s } from './styles.js'
 
 const PAGE_SIZE = 50
@@ -98,7 +99,7 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
       },
       (e: Error) => {
         if (e.name !== 'AbortError') {
-          setError(e.message)
+          setError(errorText(e, t))
           setLoading(false)
         }
       },
@@ -196,7 +197,7 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
         setItems(next.items)
         requestAnimationFrame(restore)
       },
-      (e: Error) => setError(e.message),
+      (e: Error) => setError(errorText(e, t)),
     )
   }, [openId]) // runs on the way back only
 
@@ -224,7 +225,7 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
       },
       (e: Error) => {
         loadingMore.current = false
-        setError(e.message)
+        setError(errorText(e, t))
       },
     )
   }
@@ -296,7 +297,14 @@ export function DocumentsTab({ api, t, lang, active }: DocumentsTabProps) {
         )}
       </div>
       {filtersShown && (
-        <FilterRow t={t} facets={page?.facets} filters={filters} onFilter={(key, value) => setFilters((prev) => ({ ...prev, [key]: value }))} onClear={filtered ? clearAll : undefined} />
+        <FilterRow
+          t={t}
+          facets={page?.facets}
+          workspaces={page?.workspaces}
+          filters={filters}
+          onFilter={(key, value) => setFilters((prev) => ({ ...prev, [key]: value }))}
+          onClear={filtered ? clearAll : undefined}
+        />
       )}
       <details style={s.hint}>
         <summary style={{ cursor: 'pointer' }}>{t('aboutList')}</summary>

@@ -6,7 +6,8 @@
 import type { Facets } from './api.js'
 import { Filter, kindOptions } from './DocumentList.js'
 import { kindLabel } from './DocumentView.js'
-import { facetEntries, shortPath } from './format.js'
+import { facetEntries } from './format.js'
+import { folderName, groupLabel, type WorkspaceGroup } from '../src/wire-workspaces.js'
 import type { Translate } from './i18n.js'
 import { s } from './styles.js'
 
@@ -21,7 +22,21 @@ export interface Filters {
 
 export const NO_FILTERS: Filters = { kind: '', tag: '', tool: '', cwd: '', status: '' }
 
-export function FilterRow({ t, facets, filters, onFilter, onClear }: { t: Translate; facets?: Facets; filters: Filters; onFilter: (key: keyof Filters, value: string) => void; onClear?: () => void }) {
+export function FilterRow({
+  t,
+  facets,
+  workspaces,
+  filters,
+  onFilter,
+  onClear,
+}: {
+  t: Translate
+  facets?: Facets
+  workspaces?: WorkspaceGroup[]
+  filters: Filters
+  onFilter: (key: keyof Filters, value: string) => void
+  onClear?: () => void
+}) {
   return (
     <div style={s.row}>
       <Filter
@@ -50,9 +65,8 @@ export function FilterRow({ t, facets, filters, onFilter, onClear }: { t: Transl
         all={t('allWorkspaces')}
         value={filters.cwd}
         onChange={(v) => onFilter('cwd', v)}
-        options={facetEntries(facets?.workspaces, filters.cwd)
-          .filter(([k]) => k !== '')
-          .map(([k, n]) => [k, `${shortPath(k)} (${n})`])}
+        testId="knowledge-filter-workspace"
+        options={workspaceOptions(workspaces, filters.cwd, t)}
       />
       <Filter
         label={t('filterStatus')}
@@ -68,4 +82,18 @@ export function FilterRow({ t, facets, filters, onFilter, onClear }: { t: Transl
       )}
     </div>
   )
+}
+
+/**
+ * The workspace options: one per workspace of the scoping rule (a repository with its subfolders folded in), named by
+ * repository and place, counted as selecting it lists; the full path and the folded folders on hover.
+ */
+export function workspaceOptions(groups: WorkspaceGroup[] | undefined, selected: string, t: Translate): Array<[string, string, string]> {
+  const options = (groups ?? []).map((g): [string, string, string] => {
+    const folded = g.foldedCount ? `\n${t('workspaceFolded', { count: g.foldedCount, folders: g.folded.join(', ') + (g.foldedCount > g.folded.length ? ', …' : '') })}` : ''
+    return [g.path, `${groupLabel(g)} (${g.count})`, `${g.path}${g.git ? ` · ${t('workspaceGit')}` : ''}${folded}`]
+  })
+  // The selected workspace stays listed even when the other filters leave it no documents.
+  if (selected && !options.some(([path]) => path === selected)) options.unshift([selected, `${groupLabel({ name: folderName(selected), where: selected })} (0)`, selected])
+  return options
 }

@@ -9,6 +9,7 @@
  * @module dsh-knowledge-sync/client/FullView
  */
 import { useEffect, useMemo, useRef, useSyncExternalStore, type CSSProperties } from 'react'
+import { DesktopContext } from './desktop.js'
 import { createPortal } from 'react-dom'
 import { DocumentsTab } from './DocumentsTab.js'
 import type { KnowledgeHost } from './host.js'
@@ -41,7 +42,12 @@ function useLang(host: KnowledgeHost): Lang {
 export function KnowledgeFullView({ host }: { host: KnowledgeHost }) {
   const open = useSyncExternalStore(host.full.subscribe, host.full.isOpen)
   if (!open || typeof document === 'undefined') return null
-  return createPortal(<FullPanel host={host} />, document.body)
+  return createPortal(
+    <DesktopContext.Provider value={host.desktop}>
+      <FullPanel host={host} />
+    </DesktopContext.Provider>,
+    document.body,
+  )
 }
 
 function FullPanel({ host }: { host: KnowledgeHost }) {

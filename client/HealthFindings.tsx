@@ -8,6 +8,7 @@
 import { useState } from 'react'
 import type { HealthReport, KnowledgeApi } from './api.js'
 import type { Translate } from './i18n.js'
+import { errorText } from './views-api.js'
 import { palette, s } from './styles.js'
 
 /** How many of each list the page shows. */
@@ -31,7 +32,7 @@ export function HealthFindings({ api, report, t, onOpen }: { api: KnowledgeApi; 
       setDone((d) => ({ ...d, [`${pair.a} ${pair.b}`]: t('healthSuperseded', { old: title(pair, asking.old), keep: title(pair, asking.keep) }) }))
       setAsking(undefined)
     } catch (e) {
-      setError((e as Error).message)
+      setError(errorText(e, t))
     }
   }
 

@@ -10,6 +10,7 @@ import type { GrowthDay, HealthHistoryPoint, HealthReport, HealthView, Knowledge
 import { DocumentView } from './DocumentView.js'
 import { HealthFindings } from './HealthFindings.js'
 import type { Lang, Translate } from './i18n.js'
+import { errorText } from './views-api.js'
 import { palette, s } from './styles.js'
 
 const DAYS = 30
@@ -24,7 +25,7 @@ export function HealthTab({ api, t, lang = 'en', active }: { api: KnowledgeApi; 
   const [progress, setProgress] = useState<{ done: number; total: number }>()
   const [opened, setOpened] = useState<string>()
   const load = useCallback(() => {
-    api.health().then(setView, (e: Error) => setError(e.message))
+    api.health().then(setView, (e: Error) => setError(errorText(e, t)))
     // The last probe the page ran (kept by the process): its findings survive switching tabs and reloading.
     api.healthLast().then(
       (state) => {
@@ -58,7 +59,7 @@ export function HealthTab({ api, t, lang = 'en', active }: { api: KnowledgeApi; 
       setReport(r)
       setView({ documents: r.documents, history: r.history, growth: r.growth })
     } catch (e) {
-      setError((e as Error).message)
+      setError(errorText(e, t))
     } finally {
       setBusy(false)
     }

@@ -9,6 +9,7 @@ import { type CSSProperties, useEffect, useId, useState } from 'react'
 import type { DocumentHistory, HistoryDiff, HistoryRevision, KnowledgeApi } from './api.js'
 import { formatDate } from './format.js'
 import type { Lang, Translate } from './i18n.js'
+import { errorText } from './views-api.js'
 import { font, palette, s } from './styles.js'
 
 export interface HistoryPanelProps {
@@ -45,7 +46,7 @@ export function HistoryPanel({ api, id, t, lang }: HistoryPanelProps) {
         setFrom(found.revisions[1]?.ref)
       },
       (e: Error) => {
-        if (e.name !== 'AbortError') setError(e.message)
+        if (e.name !== 'AbortError') setError(errorText(e, t))
       },
     )
     return () => abort.abort()

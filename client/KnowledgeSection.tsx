@@ -3,7 +3,8 @@
  * Plugins page, and an error boundary so a failure of this page stays inside it.
  * @module dsh-knowledge-sync/client/KnowledgeSection
  */
-import { Component, useMemo, useState, useSyncExternalStore, type ReactNode } from 'react'
+import { Component, useEffect, useMemo, useState, useSyncExternalStore, type ReactNode } from 'react'
+import { DesktopContext } from './desktop.js'
 import { ConfigTab } from './ConfigTab.js'
 import { DocumentsTab } from './DocumentsTab.js'
 import { HealthTab } from './HealthTab.js'
@@ -18,7 +19,7 @@ import { s } from './styles.js'
 
 export interface KnowledgeSectionProps {
   host: KnowledgeHost
-  /** Closes Settings (the shell's owner prop; unused). */
+  /** Closes Settings (the shell's owner prop): opening a document's session leaves Settings for the chat. */
   close?: () => void
 }
 
@@ -26,9 +27,14 @@ type TabId = 'documents' | 'wiki' | 'originals' | 'sources' | 'health' | 'config
 
 /** The `settings.section` component. */
 export function KnowledgeSection(props: KnowledgeSectionProps) {
+  const { host, close } = props
+  // Opening a document's session leaves Settings for the chat.
+  useEffect(() => (close ? host.desktop.onLeave(close) : undefined), [host, close])
   return (
-    <SectionBoundary host={props.host}>
-      <SectionBody host={props.host} />
+    <SectionBoundary host={host}>
+      <DesktopContext.Provider value={host.desktop}>
+        <SectionBody host={host} />
+      </DesktopContext.Provider>
     </SectionBoundary>
   )
 }

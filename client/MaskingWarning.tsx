@@ -37,7 +37,7 @@ export function MaskingWarning({ host, t }: { host: KnowledgeHost; t: Translate 
     // itself turns masking off.
     const result = await host.write(['redact', 'enabled'], view.inherited === true ? undefined : true)
     setBusy(false)
-    setError(result.ok ? undefined : result.message)
+    setError(result.ok ? undefined : result.key ? t(result.key) : result.message)
   }
   return (
     <div role="alert" data-testid="knowledge-masking-off" style={{ ...s.card, borderColor: palette.error, color: palette.error, display: 'flex', flexDirection: 'column', gap: 6, fontSize: 12.5 }}>

@@ -10,6 +10,7 @@ import type { RecentRounds } from '../src/wire.js'
 import type { KnowledgeApi } from './api.js'
 import { reasonLabel } from './DocumentView.js'
 import type { Translate } from './i18n.js'
+import { errorText } from './views-api.js'
 import { palette, s } from './styles.js'
 
 const W = 560
@@ -38,7 +39,7 @@ export function RoundsChart({ api, t, active, refresh }: { api: KnowledgeApi; t:
         setError(undefined)
       },
       (e: Error) => {
-        if (e.name !== 'AbortError') setError(e.message)
+        if (e.name !== 'AbortError') setError(errorText(e, t))
       },
     )
     return () => abort.abort()

@@ -8,6 +8,7 @@ import { useCallback, useEffect, useState } from 'react'
 import type { KnowledgeApi, SourceRow, SourcesView, SyncReport } from './api.js'
 import { formatDate } from './format.js'
 import type { Lang, MessageKey, Translate } from './i18n.js'
+import { errorText } from './views-api.js'
 import { font, palette, s } from './styles.js'
 
 export interface SourcesTabProps {
@@ -54,7 +55,7 @@ export function SourcesTab({ api, t, lang, active }: SourcesTabProps) {
         setError(undefined)
       },
       (e: Error) => {
-        if (e.name !== 'AbortError') setError(e.message)
+        if (e.name !== 'AbortError') setError(errorText(e, t))
       },
     )
     return () => abort.abort()

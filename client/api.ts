@@ -18,7 +18,8 @@ export class ApiError extends Error {
   constructor(
     message: string,
     readonly status: number,
-    /** The routes' error code (`not-found`, `conflict`, …), which the page translates. */
+    /** The routes' error code (`not-found`, `conflict`, …), or the page's own (`network`: no answer; `not-mounted`: an
+     * answer that is not the routes' JSON), which the page translates. */
     readonly code?: string,
   ) {
     super(message)
@@ -51,10 +52,10 @@ export class KnowledgeApi {
       response = await fetch(`${this.prefix}${path}`, { headers: { accept: 'application/json' }, credentials: 'same-origin', signal })
     } catch (error) {
       if ((error as Error).name === 'AbortError') throw error
-      throw new ApiError((error as Error).message || 'network error', 0)
+      throw new ApiError((error as Error).message || 'network error', 0, 'network')
     }
     const type = response.headers.get('content-type') ?? ''
-    if (!type.includes('application/json')) throw new ApiError(`${this.prefix}${path} answered ${response.status} ${type || 'without a type'}, not JSON`, response.status)
+    if (!type.includes('application/json')) throw new ApiError(`${this.prefix}${path} answered ${response.status} ${type || 'without a type'}, not JSON`, response.status, 'not-mounted')
     const body = (await response.json()) as T & { error?: string; code?: string }
     if (!response.ok) throw new ApiError(body.error ?? `HTTP ${response.status}`, response.status, body.code)
     return body
@@ -128,7 +129,7 @@ export class KnowledgeApi {
     try {
       response = await fetch(`${this.prefix}/token`, { method: 'POST', credentials: 'same-origin', body: '{}', headers: { accept: 'application/json', 'content-type': 'application/json' } })
     } catch (error) {
-      throw new ApiError((error as Error).message || 'network error', 0)
+      throw new ApiError((error as Error).message || 'network error', 0, 'network')
     }
     const answer = (await response.json().catch(() => ({}))) as { token?: string; error?: string }
     if (!response.ok || typeof answer.token !== 'string') throw new ApiError(answer.error ?? `${this.prefix}/token answered ${response.status}`, response.status)
@@ -155,10 +156,10 @@ export class KnowledgeApi {
           headers: { accept: 'application/json', 'content-type': 'application/json', 'x-knowledge-token': token },
         })
       } catch (error) {
-        throw new ApiError((error as Error).message || 'network error', 0)
+        throw new ApiError((error as Error).message || 'network error', 0, 'network')
       }
       const type = response.headers.get('content-type') ?? ''
-      if (!type.includes('application/json')) throw new ApiError(`${this.prefix}${path} answered ${response.status}, not JSON`, response.status)
+      if (!type.includes('application/json')) throw new ApiError(`${this.prefix}${path} answered ${response.status}, not JSON`, response.status, 'not-mounted')
       const answer = (await response.json()) as T & { error?: string; code?: string }
       if (response.status === 403 && attempt === 0 && /token/.test(answer.error ?? '')) {
         this.token = undefined

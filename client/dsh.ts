@@ -83,10 +83,25 @@ export interface RpcAnswer<T> {
   result: { ok: true; value: T } | { ok: false; error: { code: string; message: string } }
 }
 
-/** `ctx.get('connection')`: the wire handle (`ConnectionHandle`), of which only the settings writes are used. */
+/** `ctx.get('connection')`: the wire handle (`ConnectionHandle`): settings writes, loopback, the Host description. */
 export interface ConnectionHandle {
   isLoopback?: boolean
   api?: { settings?: { mutate(payload: { ns: string; ops: SettingsPathOp[]; expectedRevision?: number }): Promise<RpcAnswer<SettingsNamespaceView>> } }
+  /** `HostDescriptionSource` (packages/client/connection/src/client/index.ts): `canOpenPath` is the native opener. */
+  hostDescription?: { getSnapshot(): { canOpenPath?: boolean; home?: string } | undefined; subscribe(listener: () => void): Dispose }
+}
+
+/** `ctx.workspaces` (`IWorkspaces`, runtime contract/workspaces.ts), of which only the native opener is used. */
+export interface WorkspacesService {
+  /** Opens a path with the Host operating system's default application; rejects with the Host's reason. */
+  openPath(path: string): Promise<void>
+}
+
+/** `ctx.sessions` (`ISessions`, runtime contract/sessions.ts): the session list and selecting one of it. */
+export interface SessionsService {
+  list: { getSnapshot(): { byId: Record<string, unknown> }; subscribe(listener: () => void): Dispose }
+  /** Selects a session as current; the id must be in the list (unknown ids fail loud). */
+  open(id: string): void
 }
 
 /** `ctx.locale` (`LocaleRuntime` of `@deepseek-ai/dsh-client-locale`). */
@@ -103,4 +118,6 @@ export interface ClientContext {
   get(name: string): unknown
   settingsScope?: SettingsScopeBinder
   locale?: LocaleService
+  workspaces?: WorkspacesService
+  sessions?: SessionsService
 }

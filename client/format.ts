@@ -1,5 +1,5 @@
 /**
- * Small display helpers shared by the tabs: dates in the page's language, shortened workspace paths. Pure.
+ * Small display helpers shared by the tabs: dates in the page's language, facet entries. Pure (workspace names: src/wire-workspaces.ts).
  * @module dsh-knowledge-sync/client/format
  */
 import type { Lang } from './i18n.js'
@@ -10,13 +10,6 @@ export function formatDate(iso: string | undefined, lang: Lang): string {
   const date = new Date(iso)
   if (Number.isNaN(date.getTime())) return iso
   return date.toLocaleString(lang === 'zh' ? 'zh-CN' : 'en', { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' })
-}
-
-/** The last two segments of a path (the full path goes in a title attribute). */
-export function shortPath(path: string | undefined): string {
-  if (!path) return ''
-  const parts = path.split('/').filter(Boolean)
-  return parts.length > 2 ? `…/${parts.slice(-2).join('/')}` : path
 }
 
 /** Entries of a facet count map, most frequent first, then by name. */

@@ -13,8 +13,10 @@
 import { KnowledgeApi } from './api.js'
 import { SETTINGS_NAMESPACE } from './config.js'
 import type { ConnectionHandle, SettingsDescribeFace, SettingsPathOp, SettingsScope } from './dsh.js'
+import { DesktopLink } from './desktop.js'
 import { FullViewSwitch } from './full-view.js'
 import { LocaleSource } from './i18n.js'
+import { RoundVerdicts } from './RoundMarker.js'
 
 /** How long a settings scope may stay `loading` before the page calls live settings unavailable. */
 export const SETTINGS_TIMEOUT_MS = 4000
@@ -28,8 +30,8 @@ export interface SettingsState {
   revision: number | undefined
 }
 
-/** The outcome of one write. */
-export type WriteResult = { ok: true } | { ok: false; message: string }
+/** The outcome of one write: the host's refusal, or the page's own reason (`key`, translated where it is shown). */
+export type WriteResult = { ok: true } | { ok: false; message: string; key?: 'settingsUnavailable' | 'settingsRefusedValue' }
 
 interface Attached {
   scope: SettingsScope<unknown>
@@ -43,6 +45,10 @@ export class KnowledgeHost {
   readonly api: KnowledgeApi
   /** Whether the full-size documents view is open (./FullView.tsx). */
   readonly full = new FullViewSwitch()
+  /** Opening a document's file and its session in dsh web (./desktop.ts says what rc.8 allows). */
+  readonly desktop = new DesktopLink()
+  /** Kept or dropped, per round of a session: the chat's markers (./RoundMarker.tsx). */
+  readonly rounds: RoundVerdicts
   private attached: Attached | undefined
   private expired = false
   private state: SettingsState = { phase: 'waiting', user: undefined, revision: undefined }
@@ -50,6 +56,7 @@ export class KnowledgeHost {
 
   constructor(prefix?: string) {
     this.api = new KnowledgeApi(prefix)
+    this.rounds = new RoundVerdicts((session) => this.api.get(`/rounds?session=${encodeURIComponent(session)}`))
   }
 
   /** The settings state (a stable object until it changes). */
@@ -113,7 +120,7 @@ export class KnowledgeHost {
   /** Sets (`value` given) or unsets (`value` undefined) one field of the namespace; resolves with the host's verdict. */
   async write(path: string[], value: unknown): Promise<WriteResult> {
     const attached = this.attached
-    if (!attached || this.state.phase !== 'ready') return { ok: false, message: 'live settings are unavailable' }
+    if (!attached || this.state.phase !== 'ready') return { ok: false, message: 'live settings are unavailable', key: 'settingsUnavailable' }
     const op: SettingsPathOp = value === undefined ? { op: 'unset', path } : { op: 'set', path, value }
     const settingsApi = attached.connection?.api?.settings
     if (typeof settingsApi?.mutate !== 'function') return this.writeThroughScope(attached.scope, path, value)
@@ -143,7 +150,7 @@ export class KnowledgeHost {
       return { ok: false, message: (error as Error)?.message ?? String(error) }
     }
     const landed = JSON.stringify(readPath(scope.getSnapshot().user, path)) === JSON.stringify(value)
-    return landed ? { ok: true } : { ok: false, message: 'the settings service refused the value' }
+    return landed ? { ok: true } : { ok: false, message: 'the settings service refused the value', key: 'settingsRefusedValue' }
   }
 }
 

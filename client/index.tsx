@@ -14,6 +14,7 @@ import { KnowledgeHost, SETTINGS_TIMEOUT_MS } from './host.js'
 import { KnowledgeSection } from './KnowledgeSection.js'
 import { KnowledgeFullView, KnowledgeSidebarAction } from './FullView.js'
 import { KnowledgeSearchRow, SEARCH_TOOL } from './SearchRow.js'
+import { KnowledgeRoundMarker } from './RoundMarker.js'
 
 /** Services the module needs before `apply`: only the slot registry. */
 export const inject = ['slots']
@@ -54,6 +55,22 @@ export function apply(ctx: ClientContext): void {
       scoped.effect(() => host.attach(scope, describe, connection), 'knowledge page: settings scope')
     })
 
+    // Opening a document's file (the Host's default application) and its session (dsh web's session list): optional
+    // services, each attached when it arrives; the page shows those actions only while they can work.
+    ctx.inject(['workspaces'], (scoped) => {
+      const workspaces = scoped.workspaces
+      if (workspaces) scoped.effect(() => host.desktop.attachWorkspaces(workspaces), 'knowledge page: open files')
+    })
+    ctx.inject(['sessions'], (scoped) => {
+      const sessions = scoped.sessions
+      if (sessions) scoped.effect(() => host.desktop.attachSessions(sessions), 'knowledge page: open sessions')
+    })
+    ctx.inject(['connection'], (scoped) => {
+      const connection = scoped.get('connection') as ConnectionHandle | undefined
+      if (connection) scoped.effect(() => host.desktop.attachConnection(connection), 'knowledge page: host description')
+    })
+    ctx.effect(() => host.desktop.onLeave(() => host.full.hide()), 'knowledge page: a session opened from the full view')
+
     // A scope that never leaves `loading` (no settings provider) must not leave the page waiting for ever.
     ctx.effect(() => {
       const timer = setTimeout(() => host.expire(), SETTINGS_TIMEOUT_MS)
@@ -93,7 +110,26 @@ export function apply(ctx: ClientContext): void {
         return () => {}
       }
     })
+
+    // The kept/dropped marker of each finished round (./RoundMarker.tsx) is an entry of the list-kind, session-scoped
+    // `conversation.chat.assistant-actions` slot (rc.8 ui-conversation contract/slots.ts). It draws and is right live,
+    // but with it registered a page reload in test/browser/knowledge-daily.browser.ts (item 11) came back with no
+    // session open in every run; without it that test passed once and failed once, so the cause is not settled. Until
+    // it is, the marker stays off: `registerRoundMarker` is not called. See docs/page.md, issue 28 third round.
+    void registerRoundMarker
   } catch (error) {
     console.error('dsh-knowledge-sync: the Knowledge page could not be registered', error)
   }
+}
+
+/** Registers the chat's kept/dropped marker (not called yet: see the note in `apply`). */
+export function registerRoundMarker(ctx: ClientContext, host: KnowledgeHost): void {
+  ctx.slots.inject('conversation.chat.assistant-actions', () => {
+    try {
+      return ctx.slots.register({ name: 'conversation.chat.assistant-actions', id: 'knowledge-round', order: 100, inject: () => ({ host }) }, KnowledgeRoundMarker)
+    } catch (error) {
+      console.error('dsh-knowledge-sync: the round marker could not be registered', error)
+      return () => {}
+    }
+  })
 }

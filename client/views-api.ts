@@ -31,6 +31,15 @@ export function errorText(error: unknown, t: Translate): string {
   const message = (error as Error)?.message ?? String(error)
   const code = error instanceof ApiError ? error.code : undefined
   if (!code) return message
+  // The page's own failures are written whole in the page's language; the technical detail stays in the console.
+  if (code === 'network') return t('errorNetwork')
+  if (code === 'not-mounted') return t('errorNotMounted')
   const lead = t(`error_${code}` as MessageKey)
   return lead.startsWith('error_') ? message : `${lead} ${message}`
+}
+
+/** The page's own failures (no answer, not the routes) in the page's language; the routes' words as they are. */
+export function ownErrorText(error: unknown, t: Translate): string {
+  const code = error instanceof ApiError ? error.code : undefined
+  return code === 'network' || code === 'not-mounted' ? errorText(error, t) : ((error as Error)?.message ?? String(error))
 }

@@ -4,6 +4,7 @@
  * field is declared once. Values here are plain constants with no imports.
  * @module dsh-knowledge-sync/wire
  */
+import type { WorkspaceGroup } from './wire-workspaces.js'
 
 /**
  * What a document is: a captured round, a deliberate note, a distilled round, a hand-written file, a person's
@@ -85,6 +86,8 @@ export interface DocumentItem {
   supersededBy?: string
   /** The store-assigned revision (`v:N`): +1 on every change of the file's text. */
   version?: number
+  /** The workspace the scoping rule puts `cwd` in (a git root, or the folder): the row names it with the path inside. */
+  workspace?: string
   /** Search hits only. */
   score?: number
   snippet?: string
@@ -100,6 +103,8 @@ export interface DocumentPage {
   offset: number
   items: DocumentItem[]
   facets: Facets
+  /** The workspace filter's entries: `facets.workspaces` grouped by the scoping rule, named and counted. */
+  workspaces?: WorkspaceGroup[]
   scope: string | null
 }
 
@@ -212,6 +217,7 @@ export interface ConfigView {
 }
 
 /** The Health and History routes' shapes (kept in their own file; part of this vocabulary). */
+export type { WorkspaceGroup } from './wire-workspaces.js'
 export type { DocumentHistory, GrowthDay, HealthHistoryPoint, HealthReport, HealthView, HistoryDiff, HistoryRevision } from './wire-reports.js'
 
 /** Per-source results of knowledge sync (`dsh-knowledge sync`, the Sources tab). */
@@ -283,6 +289,13 @@ export interface RecentRounds {
   minScore: number | null
   /** Newest last. Titles are redacted; dropped rounds carry their first drop reason. */
   rounds: Array<{ at: string; kept: boolean; score: number; title: string; reason?: string; id?: string }>
+}
+
+/** `GET <prefix>/rounds?session=<id>`: what became of each round of one session (the chat's marker), by turn. */
+export interface SessionRounds {
+  session: string
+  /** By turn number: kept (with the document's id while it exists) or dropped (with the salience reasons). */
+  turns: Record<number, { kept: boolean; score: number; id?: string; reasons?: string[] }>
 }
 
 // ---- The Originals, Wiki and in-place edit routes (issues 26, 27): their JSON shapes, for the page.

@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { join } from 'node:path'
 import type { KnowledgeStore } from '../knowledge/store.js'
 import { parseSearchArgs } from '../knowledge/query.js'
-import { recentRounds } from '../knowledge/reports/stats.js'
+import { recentRounds, sessionRounds } from '../knowledge/reports/stats.js'
 import { mutationRefusal, PageTokens, refusal, sameOriginRefusal, TOKEN_HEADER } from './guard.js'
 import { collectStats } from '../knowledge/reports/stats.js'
 import { healthSummary } from '../knowledge/reports/health.js'
@@ -17,6 +17,7 @@ import { stripNotice } from '../knowledge/relations/relations.js'
 import { CURRENT, documentHistory, historyDiff } from '../knowledge/history/history.js'
 import { Download, sendDownload } from './download.js'
 import { errorAnswer, statusOf } from './words.js'
+import { memoScope, workspaceGroups } from './workspaces.js'
 
 export interface RouteOptions {
   /** The prefix, e.g. `/knowledge`. */
@@ -131,11 +132,16 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Pag
           if (sort === 'created') hits.sort((a, b) => Date.parse(b.created) - Date.parse(a.created))
           if (sort === 'updated') hits.sort((a, b) => (b.updated ?? '').localeCompare(a.updated ?? ''))
           const more = hits.length >= window && window < MAX_SEARCH_WINDOW
-          return send(res, 200, { total: hits.length, more, offset, items: hits.slice(offset, offset + limit), facets: store.facets(filter), scope: scope ?? null })
+          const facets = store.facets(filter)
+          const scopeOf = memoScope(store)
+          const items = hits.slice(offset, offset + limit).map((hit) => ({ ...hit, workspace: scopeOf(hit.cwd) }))
+          return send(res, 200, { total: hits.length, more, offset, items, facets, workspaces: workspaceGroups(facets.workspaces, store, scopeOf), scope: scope ?? null })
         }
         const page = store.list({ ...filter, offset, limit, sort: q.get('sort') === 'updated' ? 'updated' : 'created' })
-        const items = page.items.map((m) => ({ ...m, updated: new Date(m.mtimeMs).toISOString() }))
-        return send(res, 200, { total: page.total, offset, items, facets: store.facets(filter), scope: scope ?? null })
+        const facets = store.facets(filter)
+        const scopeOf = memoScope(store)
+        const items = page.items.map((m) => ({ ...m, updated: new Date(m.mtimeMs).toISOString(), workspace: scopeOf(m.cwd) }))
+        return send(res, 200, { total: page.total, offset, items, facets, workspaces: workspaceGroups(facets.workspaces, store, scopeOf), scope: scope ?? null })
       }
       if (sub.startsWith('/documents/')) {
         const id = decodeURIComponent(sub.slice('/documents/'.length))
@@ -168,7 +174,11 @@ export function createHandler(store: KnowledgeStore, options: RouteOptions): Pag
       }
       if (sub === '/stats') return send(res, 200, await collectStats(store, scope))
       if (sub === '/config') return send(res, 200, store.settings.describe())
-      if (sub === '/rounds') return send(res, 200, await recentRounds(store, Math.min(Math.max(Number(q.get('limit')) || 200, 1), 1000)))
+      if (sub === '/rounds') {
+        const session = q.get('session')
+        if (session) return send(res, 200, await sessionRounds(store, session.slice(0, 200)))
+        return send(res, 200, await recentRounds(store, Math.min(Math.max(Number(q.get('limit')) || 200, 1), 1000)))
+      }
       if (sub === '/health') return send(res, 200, await healthSummary(store, scope))
       const read = options.reads && Object.hasOwn(options.reads, sub) ? options.reads[sub] : undefined
       if (read) {

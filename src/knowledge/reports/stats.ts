@@ -4,7 +4,7 @@
  * @module dsh-knowledge-sync/knowledge/reports/stats
  */
 import type { KnowledgeStore } from '../store.js'
-import type { RecentRounds, Stats } from '../../wire.js'
+import type { RecentRounds, SessionRounds, Stats } from '../../wire.js'
 
 /** What `collectStats` returns: the wire shape of `GET <prefix>/stats`, declared once in wire.ts. */
 export type KnowledgeStats = Stats
@@ -36,4 +36,21 @@ export async function recentRounds(store: KnowledgeStore, limit: number): Promis
   }
   const capture = store.settings.describe().sections.capture?.effective as { salience?: { minScore?: number } } | undefined
   return { minScore: capture?.salience?.minScore ?? null, rounds: rounds.reverse() }
+}
+
+/** How many of a session's latest rounds the chat's markers can ask about. */
+export const SESSION_ROUNDS_LIMIT = 200
+
+/**
+ * What became of one session's rounds, by turn (the chat's kept/dropped marker on each finished round): kept with its
+ * document id, or dropped with its reasons. The last verdict of a turn wins (a re-capture after an edit).
+ */
+export async function sessionRounds(store: KnowledgeStore, session: string): Promise<SessionRounds> {
+  const entries = await store.ledger.recent(SESSION_ROUNDS_LIMIT, (entry) => (entry.type === 'kept' || entry.type === 'dropped') && entry.session === session)
+  const turns: SessionRounds['turns'] = {}
+  for (const entry of entries) {
+    if (entry.type === 'kept') turns[entry.turn] = { kept: true, score: entry.score, id: store.get(entry.id) ? entry.id : undefined }
+    else if (entry.type === 'dropped') turns[entry.turn] = { kept: false, score: entry.score, reasons: entry.reasons ?? [] }
+  }
+  return { session, turns }
 }
