@@ -22,7 +22,7 @@ import { chooseWorkspace, closeSettings, launchBrowser, openDsh, openSettingsSec
 
 const SEED = join(PROJECT_ROOT, 'test/harness/seed-rounds.ts')
 const SHOT = process.env.KS_SHOT ?? 'after'
-const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 30_000, interval: 200 })
+const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 60_000, interval: 200 })
 const PROMPT = 'Why does the zebra build fail with ERR_ZEBRA_42?'
 const ANSWER = 'The cause was a stale cache key in .zebra/config. Workaround: delete .zebra/cache and pin zebra@2.1.0, then rebuild.'
 
@@ -172,7 +172,7 @@ describe('where a document comes from and where it goes', () => {
     await page
       .getByRole('dialog')
       .filter({ has: page.getByRole('navigation') })
-      .waitFor({ state: 'detached', timeout: 10_000 })
+      .waitFor({ state: 'detached', timeout: 60_000 })
     await page.getByText(ANSWER.slice(0, 30)).first().waitFor()
   })
 })
