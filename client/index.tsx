@@ -111,18 +111,15 @@ export function apply(ctx: ClientContext): void {
       }
     })
 
-    // The kept/dropped marker of each finished round (./RoundMarker.tsx) is an entry of the list-kind, session-scoped
-    // `conversation.chat.assistant-actions` slot (rc.8 ui-conversation contract/slots.ts). It draws and is right live,
-    // but with it registered a page reload in test/browser/knowledge-daily.browser.ts (item 11) came back with no
-    // session open in every run; without it that test passed once and failed once, so the cause is not settled. Until
-    // it is, the marker stays off: `registerRoundMarker` is not called. See docs/page.md, issue 28 third round.
-    void registerRoundMarker
+    // The kept/dropped marker of each finished round (./RoundMarker.tsx): an entry of the list-kind, session-scoped
+    // `conversation.chat.assistant-actions` slot (rc.8 ui-conversation contract/slots.ts), where every entry is drawn.
+    registerRoundMarker(ctx, host)
   } catch (error) {
     console.error('dsh-knowledge-sync: the Knowledge page could not be registered', error)
   }
 }
 
-/** Registers the chat's kept/dropped marker (not called yet: see the note in `apply`). */
+/** Registers the chat's kept/dropped marker under each finished answer. */
 export function registerRoundMarker(ctx: ClientContext, host: KnowledgeHost): void {
   ctx.slots.inject('conversation.chat.assistant-actions', () => {
     try {

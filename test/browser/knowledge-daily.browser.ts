@@ -20,6 +20,18 @@ import { chooseWorkspace, closeSettings, launchBrowser, openDsh, openSettingsSec
 
 const MANY = 120
 const SEED = join(PROJECT_ROOT, 'test/harness/seed-rounds.ts')
+/**
+ * dsh web 0.1.0-rc.8 does not always reopen the current session on a reload: it may land on a new, empty one, with the
+ * session in the sidebar. There a person clicks it; so does the test (the model server titles it "Scripted session").
+ * Either way the chat is rebuilt from the session's log, which is what the reload checks are about.
+ */
+async function reopenSession(page: Page, url: string, row: string): Promise<void> {
+  if (await page.locator(row).count()) return
+  if (page.url() !== url) await page.goto(url, { waitUntil: 'networkidle' })
+  if (await page.locator(row).count()) return
+  await page.getByText('Scripted session', { exact: true }).first().click()
+  await page.locator(row).first().waitFor()
+}
 const poll = <T>(read: () => T | Promise<T>, timeout = 60_000) => expect.poll(read, { timeout, interval: 100 })
 
 const session = (k: number) => `session-${(0x10000000 + k).toString(16)}-0000-4000-8000-000000000000`
@@ -411,7 +423,7 @@ describe('the Knowledge page as a daily tool', () => {
     // A reload replays the session log: the card is rebuilt from the persisted meta (dsh's history path).
     const url = page.url()
     await page.reload({ waitUntil: 'networkidle' })
-    if (!(await page.locator('[data-tool=knowledge_read]').count())) await page.goto(url, { waitUntil: 'networkidle' })
+    await reopenSession(page, url, '[data-tool=knowledge_read]')
     const replayed = page.locator('[data-tool=knowledge_read]').last()
     await replayed.getByText(`knowledge_read · ${CARD_ID}`).click()
     expect(await replayed.locator('[data-read]').innerText()).toBe(text)
@@ -451,7 +463,7 @@ describe('the Knowledge page as a daily tool', () => {
     // A reload replays the session log: the row and its hit come back from the persisted meta.
     const url = page.url()
     await page.reload({ waitUntil: 'networkidle' })
-    if (!(await page.locator('[data-tool=knowledge_search]').count())) await page.goto(url, { waitUntil: 'networkidle' })
+    await reopenSession(page, url, '[data-tool=knowledge_search]')
     await openHit()
   }, 180_000)
 })

@@ -24,6 +24,7 @@ const SEED = join(PROJECT_ROOT, 'test/harness/seed-rounds.ts')
 const SHOT = process.env.KS_SHOT ?? 'after'
 const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 60_000, interval: 200 })
 const PROMPT = 'Why does the zebra build fail with ERR_ZEBRA_42?'
+const TERSE = 'thanks'
 const ANSWER = 'The cause was a stale cache key in .zebra/config. Workaround: delete .zebra/cache and pin zebra@2.1.0, then rebuild.'
 
 let server: ModelServer
@@ -89,7 +90,7 @@ describe('where a document comes from and where it goes', () => {
     chmodSync(join(bin, 'xdg-open'), 0o755)
     process.env.PATH = `${bin}:${process.env.PATH}`
 
-    server = await startModelServer(byPrompt({ [PROMPT]: [{ text: ANSWER }] }, { title: 'Zebra build' }))
+    server = await startModelServer(byPrompt({ [PROMPT]: [{ text: ANSWER }], [TERSE]: [{ text: 'Glad it helped.' }] }, { title: 'Zebra build' }))
     home = await createDshHome({ profile: 'web', knowledgeRoot: root, modelUrl: server.url, profilePatch: '- id: api-gateway\n  config:\n    nativeOpen: true\n' })
     const workspace = join(base, 'project')
     mkdirSync(workspace)
@@ -174,5 +175,21 @@ describe('where a document comes from and where it goes', () => {
       .filter({ has: page.getByRole('navigation') })
       .waitFor({ state: 'detached', timeout: 60_000 })
     await page.getByText(ANSWER.slice(0, 30)).first().waitFor()
+    // Under the answer, the round's marker: kept, and it opens the document it became (the ledger's verdict by turn).
+    const kept = page.locator('[data-testid=knowledge-round-marker][data-kept=true]')
+    await kept.first().waitFor()
+    expect(await kept.first().getAttribute('title')).toContain(id)
+    await screenshot(page, `provenance-marker-${SHOT}`)
+    await kept.first().click()
+    const full = page.getByTestId('knowledge-full')
+    await poll(() => full.getByTestId('knowledge-document').getAttribute('data-id')).toBe(id)
+    await full.getByTestId('knowledge-full-close').click()
+    await full.waitFor({ state: 'detached' })
+    // A terse round is not kept, and its marker says why; the kept one keeps its own.
+    await sendPrompt(page, TERSE, 'Glad it helped.')
+    const dropped = page.locator('[data-testid=knowledge-round-marker][data-kept=false]')
+    await dropped.first().waitFor()
+    expect(await dropped.first().innerText()).toMatch(/^Not kept/)
+    expect(await kept.count()).toBe(1)
   })
 })
