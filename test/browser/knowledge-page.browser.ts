@@ -170,7 +170,9 @@ describe('the Knowledge page in dsh web', () => {
     expect(await pnpm.getByTestId('knowledge-tag').allInnerTexts()).toContain('pnpm')
     expect(await pnpm.getByTestId('knowledge-tool').allInnerTexts()).toEqual(['bash'])
     expect(await pnpm.innerText()).toMatch(/Oct 2, 2026/)
-    expect(await pnpm.innerText()).toContain('…/projects/webapp')
+    // The folder by its name (not a git repository, so its own workspace); the whole path on hover (issue 28 item 5).
+    expect(await pnpm.getByTestId('knowledge-workspace').innerText()).toBe('webapp')
+    expect(await pnpm.getByTestId('knowledge-workspace').getAttribute('title')).toBe('/work/projects/webapp')
     const line = page.getByTestId('knowledge-stats')
     await poll(() => line.innerText()).toMatch(/^3 documents · 3 rounds kept · 1 dropped \(mostly terse status\)/)
     // The read-only hint sits folded under "About this list" (collapsible chrome, item 16.6).
