@@ -109,7 +109,7 @@ async function stats(): Promise<StatsBody> {
 }
 
 /** Polls the stats route until `done` holds (capture writes off the agent loop, shortly after the turn ends). */
-async function waitForStats(done: (s: StatsBody) => boolean, timeoutMs = 30_000): Promise<StatsBody> {
+async function waitForStats(done: (s: StatsBody) => boolean, timeoutMs = 60_000): Promise<StatsBody> {
   const deadline = Date.now() + timeoutMs
   let last = await stats()
   while (!done(last)) {

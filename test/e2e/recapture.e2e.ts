@@ -40,7 +40,7 @@ const round = (answer: string, question = 'Why does the nightly build miss the c
     answer,
     tools: [{ name: 'bash', arguments: '{"command":"pnpm build"}' }],
   })
-const until = async (check: () => boolean, ms = 5000) => {
+const until = async (check: () => boolean, ms = 60_000) => {
   const end = Date.now() + ms
   while (!check()) {
     if (Date.now() > end) throw new Error('timed out waiting')

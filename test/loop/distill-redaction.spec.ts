@@ -34,7 +34,7 @@ afterEach(async () => {
   loop = undefined
 })
 const isDistill = (r: LoopRequest) => /dsh-knowledge-sync distiller/.test(r.system)
-const until = async (check: () => boolean, ms = 8000) => {
+const until = async (check: () => boolean, ms = 60_000) => {
   const end = Date.now() + ms
   while (!check()) {
     if (Date.now() > end) throw new Error('timed out waiting')

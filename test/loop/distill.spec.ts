@@ -55,7 +55,7 @@ const sleep = (ms: number, signal?: AbortSignal) =>
       { once: true },
     )
   })
-const until = async (check: () => boolean, ms = 5000) => {
+const until = async (check: () => boolean, ms = 60_000) => {
   const end = Date.now() + ms
   while (!check()) {
     if (Date.now() > end) throw new Error('timed out waiting')

@@ -19,7 +19,7 @@ afterEach(async () => {
   loop = undefined
 })
 
-const until = async (check: () => boolean, ms = 5000) => {
+const until = async (check: () => boolean, ms = 60_000) => {
   const end = Date.now() + ms
   while (!check()) {
     if (Date.now() > end) throw new Error('timed out waiting')

@@ -27,7 +27,7 @@ const open = async (root: string, watch = true) => {
   await store.start()
   return store
 }
-const until = async (check: () => boolean, ms = 5000) => {
+const until = async (check: () => boolean, ms = 60_000) => {
   const end = Date.now() + ms
   while (!check()) {
     if (Date.now() > end) throw new Error('timed out waiting')

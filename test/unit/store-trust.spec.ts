@@ -16,7 +16,7 @@ const stores = storeFixture('trust')
 /** These tests watch by default: most are about what the watcher does. */
 const open = (root: string, watch = true) => stores.open(root, watch)
 const scratch = () => mkdtempSync(join(tmpdir(), 'dsh-ks-trust-'))
-const until = async (check: () => boolean, ms = 4000) => {
+const until = async (check: () => boolean, ms = 60_000) => {
   const end = Date.now() + ms
   while (!check()) {
     if (Date.now() > end) throw new Error('timed out waiting')
@@ -171,9 +171,9 @@ describe('a root created after start is watched (10.6)', () => {
     // Another process (the CLI, a person) creates the root and writes into it.
     mkdirSync(join(root, 'session-x'), { recursive: true })
     writeFileSync(join(root, 'session-x', 'first.md'), doc('first', 'written right after the root appeared'))
-    await until(() => !!store.get('first'), 5000)
+    await until(() => !!store.get('first'), 60_000)
     writeFileSync(join(root, 'second.md'), doc('second', 'written later'))
-    await until(() => !!store.get('second'), 5000)
+    await until(() => !!store.get('second'), 60_000)
     expect(store.search('written later')[0].id).toBe('second')
   })
 
@@ -184,7 +184,7 @@ describe('a root created after start is watched (10.6)', () => {
     mkdirSync(join(root, 'other'), { recursive: true })
     writeFileSync(join(root, 'other', 'theirs.md'), doc('theirs', 'written by another process'))
     await store.write({ kind: 'note', title: 'Mine', cwd: '/w', session: 'session-m', suffix: 'n1', sections: [{ heading: 'Finding', text: 'written here' }] })
-    await until(() => !!store.get('theirs'), 3000)
+    await until(() => !!store.get('theirs'), 60_000)
     expect(store.size).toBe(2)
   })
 
@@ -199,7 +199,7 @@ describe('a root created after start is watched (10.6)', () => {
     await until(() => store.size === 0)
     mkdirSync(root)
     writeFileSync(join(root, 'back.md'), doc('back', 'the root came back'))
-    await until(() => !!store.get('back'), 6000)
+    await until(() => !!store.get('back'), 60_000)
   })
 })
 

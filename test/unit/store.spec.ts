@@ -16,7 +16,7 @@ import { roundDraft, storeFixture } from '../harness/stores.ts'
 
 const { open, tmpRoot } = storeFixture('store')
 const draft = (over: Partial<DocumentDraft> = {}): DocumentDraft => roundDraft('Because the key includes a timestamp.', over)
-const until = async (check: () => boolean, ms = 3000) => {
+const until = async (check: () => boolean, ms = 60_000) => {
   const end = Date.now() + ms
   while (!check()) {
     if (Date.now() > end) throw new Error('timed out waiting')
