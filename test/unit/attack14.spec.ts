@@ -250,14 +250,18 @@ describe('a reading process beside the owner', () => {
     await seeded(root)
     const store = open(root, true)
     await store.start()
-    const child = spawn(process.execPath, ['--input-type=module', '-e', READER, join(PROJECT_ROOT, 'lib'), root, '15'], { stdio: 'ignore' })
+    const child = spawn(process.execPath, ['--input-type=module', '-e', READER, join(PROJECT_ROOT, 'lib'), root, '15'], { stdio: ['ignore', 'ignore', 'pipe'] })
+    let stderr = ''
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
     let running = true
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
     void exited.then(() => (running = false))
     const failures: string[] = []
     let turn = 1
     for (; running; turn++) await store.write(draft(`zqburst w${turn} `.repeat(500), { turn })).catch((error: Error) => failures.push(`turn ${turn}: ${error.message}`))
-    expect(await exited).toBe(0)
+    expect(await exited, stderr).toBe(0)
     expect(failures).toEqual([])
     expect(store.size).toBe(turn)
   }, 120_000)

@@ -37,10 +37,13 @@ export function reconcileManifest(root: string, manifest: Manifest, files: strin
     onDisk.set(sep === '/' && full.startsWith(prefix) ? full.slice(prefix.length) : toRelative(root, full), i)
   }
   const out = new Map<string, ManifestRow | undefined>()
+  // Dropped once the rows are read: a removal is a write, and a write begun while the manifest's statement still
+  // reads the shared file fails at once (SQLite's busy handler does not wait for a stale read snapshot).
+  const gone: ManifestRow[] = []
   for (const row of manifest.rows) {
     const i = onDisk.get(row[1])
     if (i === undefined || Number.isNaN(times[3 * i])) {
-      sink.dropped(manifest.row(row[0]))
+      gone.push(manifest.row(row[0]))
       continue
     }
     onDisk.delete(row[1])
@@ -48,5 +51,6 @@ export function reconcileManifest(root: string, manifest: Manifest, files: strin
     else sink.kept()
   }
   for (const i of onDisk.values()) out.set(files[i], undefined)
+  for (const row of gone) sink.dropped(row)
   return out
 }
