@@ -35,22 +35,16 @@ describe('the reconcile beside a process that commits', () => {
       }
     }
     const dropped: string[] = []
-    const out = reconcileManifest(
-      '/nowhere',
-      { rows: manifest(), row: (rowid) => ({ id: String(rowid), path: `${rowid}.md` }) as unknown as ManifestRow },
-      [],
-      new Float64Array(0),
-      {
-        kept: () => {},
-        dropped: (row) => {
-          // What the store does for a vanished file: takes its row out, in a write transaction.
-          mine.exec('BEGIN IMMEDIATE')
-          mine.prepare('DELETE FROM doc WHERE rowid = ?').run(Number(row.id))
-          mine.exec('COMMIT')
-          dropped.push(row.id)
-        },
+    const out = reconcileManifest('/nowhere', { rows: manifest(), row: (rowid) => ({ id: String(rowid), path: `${rowid}.md` }) as unknown as ManifestRow }, [], new Float64Array(0), {
+      kept: () => {},
+      dropped: (row) => {
+        // What the store does for a vanished file: takes its row out, in a write transaction.
+        mine.exec('BEGIN IMMEDIATE')
+        mine.prepare('DELETE FROM doc WHERE rowid = ?').run(Number(row.id))
+        mine.exec('COMMIT')
+        dropped.push(row.id)
       },
-    )
+    })
     expect(committed).toBe(true)
     expect(out.size).toBe(0)
     expect(dropped).toEqual(['1', '2', '3'])
