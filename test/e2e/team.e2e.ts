@@ -10,27 +10,17 @@ import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { KnowledgeStore } from '../../src/knowledge/store.js'
-import { createRedactor } from '../../src/redact/redactor.js'
 import { captureRound } from '../../src/capture/keep-round.js'
 import { noteDraft } from '../../src/note/note-args.js'
-import type { Round } from '../../src/types.js'
+import { teamRedactor, teamRound } from '../harness/team-rounds.ts'
 import { PROJECT_ROOT } from '../harness/dsh.ts'
 
 const X = 'session-abcd1234-aaaa-4000-8000-000000000001'
 const Y = 'session-abcd1234-bbbb-4000-8000-000000000002'
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' } })
-const redactor = () => createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] })
-const round = (session: string, turn: number, topic: string): Round => ({
-  session,
-  turn,
-  cwd: '/work/app',
-  created: new Date(Date.UTC(2026, 10, turn)).toISOString(),
-  outcome: 'completed',
-  tools: [],
-  question: `Why does ${topic} fail on CI?`,
-  answer: `The cause is ${topic}: the lockfile pinned an old version, because the cache was stale; the fix is to run pnpm install --force and commit the lockfile.`,
-})
+const redactor = teamRedactor
+const round = teamRound
 async function until(check: () => boolean, ms = 60_000): Promise<void> {
   const end = Date.now() + ms
   while (!check()) {

@@ -9,23 +9,13 @@ import { cpSync, mkdtempSync, readdirSync, utimesSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { KnowledgeStore } from '../../src/knowledge/store.js'
-import { createRedactor } from '../../src/redact/redactor.js'
 import { captureRound } from '../../src/capture/keep-round.js'
-import type { Round } from '../../src/types.js'
+import { teamRedactor, teamRound } from '../harness/team-rounds.ts'
 
 const X = 'session-abcd1234-aaaa-4000-8000-000000000001'
 const Y = 'session-abcd1234-bbbb-4000-8000-000000000002'
-const redactor = () => createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] })
-const round = (session: string, turn: number, topic: string): Round => ({
-  session,
-  turn,
-  cwd: '/work/app',
-  created: new Date(Date.UTC(2026, 10, turn)).toISOString(),
-  outcome: 'completed',
-  tools: [],
-  question: `Why does ${topic} fail on CI?`,
-  answer: `The cause is ${topic}: the lockfile pinned an old version, because the cache was stale; the fix is to run pnpm install --force and commit the lockfile.`,
-})
+const redactor = teamRedactor
+const round = teamRound
 const idMap = (store: KnowledgeStore) => Object.fromEntries(store.list({ limit: 100 }).items.map((m) => [m.id, m.path]))
 const open: KnowledgeStore[] = []
 async function started(root: string): Promise<KnowledgeStore> {
