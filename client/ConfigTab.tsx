@@ -71,7 +71,13 @@ export function ConfigTab({ host, t, active }: ConfigTabProps) {
           <fieldset key={section.name} data-testid={`knowledge-section-${section.name}`} style={{ ...s.card, margin: 0, display: 'flex', flexDirection: 'column', gap: 10 }}>
             <legend style={{ fontWeight: 600, fontSize: 13.5, padding: '0 4px' }}>{t(`section_${section.name}` as MessageKey)}</legend>
             {config && !data && <p style={{ ...s.hint, color: palette.warn }}>{t('rowNotRunning', { row: section.row })}</p>}
-            {section.fields.map((spec) => (
+            {/* Until the values in force arrive, a field would show a default that is not in force (an unticked "Mask credentials"). */}
+            {!config && !error && (
+              <p data-testid="knowledge-config-loading" style={s.hint}>
+                {t('loading')}
+              </p>
+            )}
+            {(config || error) && section.fields.map((spec) => (
               <FieldRow
                 key={spec.key}
                 spec={spec}

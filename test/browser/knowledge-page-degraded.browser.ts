@@ -54,12 +54,12 @@ describe('the Knowledge page without a settings service', () => {
     // The scope never answers: after the page's timeout the tab gives up waiting.
     await poll(() => config.getAttribute('data-phase')).toBe('unavailable')
     expect(await page.getByTestId('knowledge-settings-notice').innerText()).toMatch(/^Live settings are unavailable/)
-    // Nothing is editable: no inputs, no Save or Reset, only values.
+    const minScore = page.getByTestId('knowledge-field-capture-salience-minScore')
+    await poll(() => minScore.getByTestId('knowledge-value').innerText()).toMatch(/^\d+$/)
+    // Nothing is editable once the values are in: no inputs, no Save or Reset, only values.
     // (The bar chart's "Try a bar" input saves nothing: it only counts, in the page, what a bar would keep.)
     expect(await config.locator('input:not([data-testid=knowledge-rounds-try]), textarea').count()).toBe(0)
     expect(await config.getByRole('button').count()).toBe(0)
-    const minScore = page.getByTestId('knowledge-field-capture-salience-minScore')
-    await poll(() => minScore.getByTestId('knowledge-value').innerText()).toMatch(/^\d+$/)
     expect(await page.getByTestId('knowledge-field-recall-searchLimit').getByTestId('knowledge-value').innerText()).toBe('8')
     await screenshot(page, 'knowledge-config-unavailable')
 

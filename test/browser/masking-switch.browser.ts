@@ -127,7 +127,7 @@ describe('the masking switch on the Knowledge page', () => {
     // Back to the row's own value, not an override that says `true` (28.17): the field reads Inherited again.
     await openKnowledge('Config')
     await poll(() => enabledField().getAttribute('data-overridden')).toBe('false')
-    expect(await checkbox().isChecked()).toBe(true)
+    await poll(() => checkbox().isChecked()).toBe(true)
     expect(settingsYaml()).not.toMatch(/redact:\s*\n\s+enabled:/)
   })
 })
