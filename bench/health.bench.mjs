@@ -28,7 +28,14 @@ await store.start()
 
 async function previousLoop() {
   const t = performance.now()
-  const all = store.list({ limit: count + 1000 }).items
+  // Paged like the probe: one list call returns at most 1,000 (a single call here had probed only the first 1,000).
+  const all = []
+  for (let offset = 0; ; ) {
+    const page = store.list({ offset, limit: 1000, status: 'active' })
+    all.push(...page.items)
+    offset += page.items.length
+    if (!page.items.length || offset >= page.total) break
+  }
   const step = sample && all.length > sample ? all.length / sample : 1
   const docs = step === 1 ? all : Array.from({ length: sample }, (_, k) => all[Math.floor(k * step)])
   let found = 0
