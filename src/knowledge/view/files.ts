@@ -170,8 +170,9 @@ export class DocumentFiles {
   }
 
   private async scanFiles(manifest: Manifest | undefined, late: boolean): Promise<void> {
+    const listedAt = Date.now()
     const { files, times } = await listFiles(this.root, this.invalid)
-    const prior = manifest ? this.reconcile(manifest, files, times) : undefined
+    const prior = manifest ? this.reconcile(manifest, files, times, listedAt) : undefined
     const order = files.map((_, i) => i).filter((i) => !prior || prior.has(files[i]))
     // Oldest first, so the index's insertion order follows time as it does for documents written later.
     order.sort((a, b) => times[3 * a + 1] - times[3 * b + 1] || (files[a] < files[b] ? -1 : 1))
@@ -215,16 +216,13 @@ export class DocumentFiles {
   }
 
   /** The files the scan must read, given the persisted index's manifest (see {@link reconcileManifest}). */
-  private reconcile(manifest: Manifest, files: string[], times: Float64Array): Map<string, ManifestRow | undefined> {
-    return reconcileManifest(this.root, manifest, files, times, {
-      kept: () => {
-        this.scanned.kept++
-      },
-      dropped: (row) => {
-        this.drop(row)
-        this.scanned.dropped++
-      },
-    })
+  private reconcile(manifest: Manifest, files: string[], times: Float64Array, listedAt: number): Map<string, ManifestRow | undefined> {
+    const kept = () => void this.scanned.kept++
+    const dropped = (row: ManifestRow) => {
+      this.drop(row)
+      this.scanned.dropped++
+    }
+    return reconcileManifest(this.root, manifest, files, times, { kept, dropped }, listedAt)
   }
 
   /** Forgets an indexed file that can no longer be read as a document (no change event: this is the start-up scan). */
