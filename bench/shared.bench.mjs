@@ -5,6 +5,7 @@
  *   node bench/shared.bench.mjs 10000 100000              # the scale curve at these sizes
  *   node bench/shared.bench.mjs 1000000 --no-memory       # the million point (long; no in-memory baseline)
  *   node bench/shared.bench.mjs --writers [seconds]       # two writers at 100 rounds/s each + a watching reader
+ *                                                         # + fresh processes starting meanwhile
  *
  * Curve, per size: `rebuild` (no cache: a fresh clone; its progress lines, time, disk), `reuse` (start, RSS growth,
  * search p50/p99/max over the query mix), `second` (a second process started while a first one has the file open:
@@ -125,6 +126,13 @@ const PHASES = {
     await again.start()
     await again.close()
     return { start, changedFiles: originals.size }
+  },
+  /** Starts a store over the root and closes it: a dsh process coming up while others write. */
+  async start(dir) {
+    const store = await openStore(dir)
+    await store.start()
+    await store.close()
+    return {}
   },
   /** Holds a store open on the root (watching, as dsh does) until stdin closes. */
   async hold(dir) {
@@ -270,6 +278,22 @@ async function writers(seconds) {
     if (tag === 'F') seen.push(Number(t) - written.get(m))
   })
   const ws = ['a', 'b'].map((tag) => running('writer', dir, tag, 100, seconds))
+  // Fresh processes back to back while the writers write, a store's start and a CLI search in turn: each start
+  // reconciles the shared file with a listing of the root that rounds written meanwhile are missing from (such a round
+  // must not be dropped).
+  let writing = true
+  let starts = 0
+  const starter = (async () => {
+    while (writing) {
+      const argv = starts % 2 ? [BIN, 'search', QUERIES[starts % QUERIES.length], '--root', dir, '--limit', '5'] : [fileURLToPath(import.meta.url), '--child', 'start', dir]
+      await new Promise((resolve, reject) =>
+        spawn(process.execPath, ['--disable-warning=ExperimentalWarning', ...argv], { stdio: 'ignore' }).on('exit', (code) =>
+          code === 0 ? resolve() : reject(new Error(`${argv[1]} exited with ${code}`)),
+        ),
+      )
+      starts++
+    }
+  })()
   for (const w of ws) {
     w.lines.on('line', (l) => {
       const [tag, m, t] = l.split(' ')
@@ -279,18 +303,18 @@ async function writers(seconds) {
     })
   }
   const results = await Promise.all(ws.map((w) => w.result))
+  writing = false
+  await starter
   watcher.proc.stdin.end()
   await watcher.result
   const errors = results.reduce((n, r) => n + r.errors, 0)
   const vis = stats(seen)
-  console.log(`written ${results.reduce((n, r) => n + r.written, 0)}, errors ${errors}; visible in the reader: p50 ${f(vis.p50)}, p99 ${f(vis.p99)}, max ${f(vis.max)} (${vis.n} of ${written.size})`)
-  // The shared cache against a rebuild from the files.
+  console.log(
+    `written ${results.reduce((n, r) => n + r.written, 0)}, errors ${errors}; visible in the reader: p50 ${f(vis.p50)}, p99 ${f(vis.p99)}, max ${f(vis.max)} (${vis.n} of ${written.size}); ${starts} process starts meanwhile (stores and CLI searches)`,
+  )
+  // The shared cache against a rebuild from the files. Ids straight from the shared file, before any other start
+  // (whose reconcile would put a dropped round back); a listing pages at most MAX_WINDOW.
   const files = JSON.parse(readFileSync(join(dir, '.manifest.json'), 'utf8')).paths.length + written.size
-  const cached = await openStore(dir)
-  await cached.start()
-  const fresh = await openStore(dir, { cache: false })
-  await fresh.start()
-  // Ids straight from the shared file (a listing pages at most MAX_WINDOW); the rebuild is asked for each of them.
   const { DatabaseSync } = await import('node:sqlite')
   const db = new DatabaseSync(join(cacheDir(dir), 'index-v4.sqlite'), { readOnly: true })
   const a = db
@@ -298,6 +322,10 @@ async function writers(seconds) {
     .all()
     .map((r) => r.id)
   db.close()
+  const cached = await openStore(dir)
+  await cached.start()
+  const fresh = await openStore(dir, { cache: false })
+  await fresh.start()
   const b = { length: fresh.size }
   const same = a.length === fresh.size && new Set(a).size === a.length && a.every((id) => fresh.get(id) !== undefined)
   // Ties are ordered by commit order in the shared file and by file time in a rebuild: compared as score groups.
