@@ -78,15 +78,16 @@ Usage:
   dsh-knowledge sync [--root DIR] [--dry-run] [--source NAME] [--allow-local DIR]... [--json]   upstream: refresh curated sections (status = sync --dry-run)
   dsh-knowledge status|discover|audit|regenerate-md [--root DIR] [--json]
   dsh-knowledge promote --url U --file F --section S [--reason TEXT] [--force] [--root DIR] [--json]   (--force: replace a locked decision)
-  dsh-knowledge mcp [--root DIR] [--cwd DIR] [--profile NAME [--dsh-home DIR]]  (a stdio MCP server: the same tools for any MCP client; --profile: its wiki page types)
-  dsh-knowledge index [--root DIR] [--cwd DIR] [--json]                  (the wiki's catalogue)
+  dsh-knowledge mcp [--root DIR] [--cwd DIR] [--folder DIR] [--profile NAME [--dsh-home DIR]]  (a stdio MCP server: the same tools for any MCP client; --profile: its wiki page types)
+  dsh-knowledge index [--root DIR] [--cwd DIR] [--folder DIR] [--json]   (the wiki's catalogue)
   dsh-knowledge create <type> <slug> --title T [--content-file F|-] [--field name=value]... [--json]
                                                    (no --content-file: print the type's template)
   dsh-knowledge edit <id> --old TEXT --new TEXT [--field name=value]... [--json]
   dsh-knowledge rewrite <id> --content-file F|- [--field name=value]... [--json]   (<id> overview: the overview)
   dsh-knowledge log [--operation OP --what TEXT [--page ID]...] [--json]  (no flags: the last ten, newest first)
   dsh-knowledge read overview|log [--root DIR] [--json]
-    (index, create, edit, rewrite: --profile NAME [--dsh-home DIR] adds the page types that dsh profile declares)
+    (index, create, edit, rewrite: --profile NAME [--dsh-home DIR] adds the page types that dsh profile declares;
+     index and mcp mark summaries stale from the originals of --folder, else of the folder that profile sets)
   dsh-knowledge originals list [--json]                  the files the knowledge base is built from (originals/)
   dsh-knowledge originals extract <path> [--from N] [--to N] [--json]
   dsh-knowledge originals add <file> --as <destination> [--replaces PATH]

@@ -13,10 +13,13 @@ import { SummaryLinks } from '../originals/summaries.js'
 import { renderList } from '../originals/tools.js'
 import { type Command, type Invocation, openStore, print, printJson, UsageError } from './common.js'
 
+/** The originals folder of this invocation, as its messages name it. */
+const folderOf = (invocation: Invocation): string => (invocation.values.folder ?? DEFAULT_ORIGINALS_DIR).replace(/\/+$/, '')
+
 async function withService<T>(invocation: Invocation, run: (service: OriginalsService) => Promise<T>): Promise<T> {
   const store = await openStore(invocation)
   try {
-    const folder = new OriginalsFolder({ root: store.root, folder: invocation.values.folder ?? DEFAULT_ORIGINALS_DIR, countPages: (fd, path) => countPages(fd, path, typeOf(path)) }).open()
+    const folder = new OriginalsFolder({ root: store.root, folder: folderOf(invocation), countPages: (fd, path) => countPages(fd, path, typeOf(path)) }).open()
     const service = new OriginalsService(
       store,
       folder,
@@ -53,7 +56,7 @@ const SUBCOMMANDS: Record<string, Command> = {
     return withService(invocation, async (service) => {
       const done = await service.save(file, invocation.values.as, { kind: 'person' }, { cwd: process.cwd(), replaces: invocation.values.replaces })
       if (invocation.values.json) printJson(done)
-      else print(done.existing ? `already there, byte for byte: originals/${done.path} (nothing copied)` : `added originals/${done.path}`)
+      else print(done.existing ? `already there, byte for byte: ${folderOf(invocation)}/${done.path} (nothing copied)` : `added ${folderOf(invocation)}/${done.path}`)
       return 0
     })
   },
@@ -66,8 +69,10 @@ const SUBCOMMANDS: Record<string, Command> = {
       else
         print(
           [
-            got.existing ? `already there, byte for byte: originals/${got.path}` : `downloaded originals/${got.path} (${got.size} bytes, ${got.contentType || 'unknown type'})`,
-            got.markdown ? `main content as Markdown: originals/${got.markdown.path}` : '',
+            got.existing
+              ? `already there, byte for byte: ${folderOf(invocation)}/${got.path}`
+              : `downloaded ${folderOf(invocation)}/${got.path} (${got.size} bytes, ${got.contentType || 'unknown type'})`,
+            got.markdown ? `main content as Markdown: ${folderOf(invocation)}/${got.markdown.path}` : '',
             got.note ?? '',
           ]
             .filter(Boolean)
@@ -84,7 +89,7 @@ const SUBCOMMANDS: Record<string, Command> = {
       if (invocation.values.json) printJson({ path: entry.path, retired: entry.retired, summaries })
       else
         print(
-          `originals/${entry.path} is retired (moved to originals/${entry.retired?.storedAs}).${summaries.length ? ` Summaries built on it: ${summaries.join(', ')} — retire or supersede them.` : ''}`,
+          `${folderOf(invocation)}/${entry.path} is retired (moved to ${folderOf(invocation)}/${entry.retired?.storedAs}).${summaries.length ? ` Summaries built on it: ${summaries.join(', ')} — retire or supersede them.` : ''}`,
         )
       return 0
     })

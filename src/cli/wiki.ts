@@ -13,7 +13,7 @@ import { templateText, Wiki } from '../knowledge/wiki/wiki.js'
 import { markStaleSummaries } from '../originals/summaries.js'
 import { type DeclaredType, resolveTypes } from '../knowledge/wiki/page-types.js'
 import { dshHome } from './dsh-sessions.js'
-import { profileTypes } from './mcp/profile-types.js'
+import { profileOriginalsFolder, profileTypes } from './mcp/profile-types.js'
 import type { KnowledgeStore } from '../knowledge/store.js'
 import { type Command, type Invocation, openStore, print, printJson, readStdin, UsageError } from './common.js'
 
@@ -49,6 +49,12 @@ function declaredTypes(invocation: Invocation): DeclaredType[] {
   return profile ? profileTypes(dshHome(invocation.values['dsh-home']), profile) : []
 }
 
+/** The originals folder whose summaries are marked stale: `--folder`, else the one `--profile NAME` sets, else the default. */
+export function originalsFolderOf(invocation: Invocation): string | undefined {
+  const profile = invocation.values.profile
+  return invocation.values.folder ?? (profile ? profileOriginalsFolder(dshHome(invocation.values['dsh-home']), profile) : undefined)
+}
+
 /** `create`: the command may write the first document of a new base (create, rewrite of the overview, log). */
 async function withWiki<T>(invocation: Invocation, write: boolean, run: (wiki: Wiki, store: KnowledgeStore, scope: string | undefined) => Promise<T>, create = false): Promise<T> {
   const store = await openStore(invocation, { write, create })
@@ -64,7 +70,7 @@ async function withWiki<T>(invocation: Invocation, write: boolean, run: (wiki: W
 
 export const index: Command = (invocation) =>
   withWiki(invocation, false, async (wiki, store, scope) => {
-    markStaleSummaries(store)
+    markStaleSummaries(store, originalsFolderOf(invocation))
     if (invocation.values.json) printJson(await wiki.catalogue(scope))
     else print(await wiki.indexText(scope, Number.POSITIVE_INFINITY))
     return 0

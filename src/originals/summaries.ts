@@ -139,15 +139,16 @@ export function isStale(entry: OriginalEntry, id: string, ref: SummaryRef | unde
 
 /**
  * For a process without the originals row (the CLI, the MCP server): marks stale summaries in the wiki's catalogue
- * from the default folder's manifest, rescanning the folder first (no watcher here). A root without a manifest is
- * left as it is: a read command creates no folder.
+ * from the manifest of `folder` (the row's default unless told), rescanning the folder first (no watcher here). A
+ * root without a manifest is left as it is: a read command creates no folder. A folder named outside the root throws.
  */
-export function markStaleSummaries(store: KnowledgeStore): void {
-  if (!existsSync(join(store.root, DEFAULT_ORIGINALS_DIR, MANIFEST_DIR))) return
+export function markStaleSummaries(store: KnowledgeStore, folder = DEFAULT_ORIGINALS_DIR): void {
+  const originals = new OriginalsFolder({ root: store.root, folder })
+  if (!existsSync(join(originals.dir, MANIFEST_DIR))) return
   try {
-    const folder = new OriginalsFolder({ root: store.root }).open()
-    const links = new SummaryLinks(store, folder)
-    provideStaleSummaries(store, () => folder.scan().then(() => links.staleIds()))
+    originals.open()
+    const links = new SummaryLinks(store, originals)
+    provideStaleSummaries(store, () => originals.scan().then(() => links.staleIds()))
   } catch {
     /* a folder that is a link or unreadable: no stale marks (originals list says why) */
   }

@@ -1,7 +1,8 @@
 /**
  * `dsh-knowledge originals …` of the built CLI (`lib/cli/bin.js`) in a subprocess against real files: add, list
- * (text and the JSON shape), extract with --from/--to, a name that is taken, download from a local server (only with
- * the tests' exemption), retire and the list afterwards. Build first.
+ * (text and the JSON shape), extract with --from/--to, a name that is taken, stale summaries in `index` (also in a folder
+ * named by --folder or a profile), download from a local server (only with the tests' exemption), retire and the list
+ * afterwards. Build first.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
@@ -80,6 +81,33 @@ describe('dsh-knowledge originals', () => {
     expect(index.stdout).toMatch(/^- The slides — summary\/slides.* — STALE: its original changed/m)
     const list = JSON.parse((await cli(['originals', 'list', '--json'])).stdout)
     expect(list.find((o: { path: string }) => o.path === 'course/slides.pptx').staleSummaries).toEqual(['summary/slides'])
+  })
+
+  it('index marks a summary STALE in the originals folder of --folder, or of the folder a --profile sets', async () => {
+    expect((await cli(['originals', 'add', 'slides.pptx', '--as', 'talks/deck.pptx', '--folder', 'sources'])).stdout).toContain('added sources/talks/deck.pptx')
+    writeFileSync(join(base, 'deck-summary.md'), 'What the deck says.\n')
+    const made = await cli(['create', 'summary', 'deck', '--title', 'The deck', '--field', 'file=talks/deck.pptx', '--content-file', 'deck-summary.md'])
+    expect(made.code, made.stderr).toBe(0)
+    const stale = /^- The deck — summary\/deck.* — STALE: its original changed/m
+    const listed = /^- The deck — summary\/deck/m
+    const fresh = (await cli(['index', '--folder', 'sources'])).stdout
+    expect(fresh).toMatch(listed)
+    expect(fresh).not.toMatch(stale)
+    writeFileSync(join(root, 'sources/talks/deck.pptx'), await makePptx(8))
+    // The default folder holds no talks/deck.pptx: without being told the folder, nothing is marked.
+    const untold = (await cli(['index'])).stdout
+    expect(untold).toMatch(listed)
+    expect(untold).not.toMatch(stale)
+    expect((await cli(['index', '--folder', 'sources'])).stdout).toMatch(stale)
+    // The folder a dsh profile gives the originals row, read as dsh composes it (the home's patch file comes last).
+    const home = join(base, 'dsh-home')
+    mkdirSync(join(home, 'profiles', 'team'), { recursive: true })
+    writeFileSync(join(home, 'profiles', 'team', 'cordis.patch.yml'), '- id: knowledge-originals\n  config: { folder: elsewhere }\n')
+    writeFileSync(join(home, 'cordis.patch.yml'), '- id: knowledge-originals\n  config: { folder: sources, guard: true }\n')
+    expect((await cli(['index', '--profile', 'team', '--dsh-home', home])).stdout).toMatch(stale)
+    const outside = await cli(['index', '--folder', '../elsewhere'])
+    expect(outside.code).toBe(1)
+    expect(outside.stderr).toContain('must be relative to the root')
   })
 
   it('download needs the exemption to reach 127.0.0.1; with it, the page and its Markdown are saved', async () => {

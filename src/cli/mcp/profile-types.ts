@@ -5,7 +5,7 @@
  * (`types: []`), so the two files a person edits are read here in the same order, and the last one that sets the
  * row's config wins (a patch's `config` replaces the whole object, as dsh applies it). `--patch` files given to one
  * dsh launch are not seen. The types are checked as the row checks them (resolveTypes): a bad one stops the server
- * with the reason, at start.
+ * with the reason, at start. The originals row's `folder` is read the same way (profileOriginalsFolder).
  * @module dsh-knowledge-sync/cli/mcp/profile-types
  */
 import { closeSync, fstatSync, openSync, readSync, constants } from 'node:fs'
@@ -16,6 +16,9 @@ import { type DeclaredType, resolveTypes } from '../../knowledge/wiki/page-types
 /** The wiki row's id in the bundle's cordis.patch.yml, and its package name. */
 export const WIKI_ROW_ID = 'knowledge-wiki'
 export const WIKI_ROW_NAME = 'dsh-knowledge-sync/wiki'
+/** The originals row's id and package name (its `folder`: `dsh-knowledge index|mcp --profile` marks stale summaries there). */
+export const ORIGINALS_ROW_ID = 'knowledge-originals'
+export const ORIGINALS_ROW_NAME = 'dsh-knowledge-sync/originals'
 /** A patch file larger than this is not a configuration a person wrote. */
 const MAX_PATCH_BYTES = 1024 * 1024
 const PROFILE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
@@ -46,19 +49,17 @@ function readPatch(path: string): string | undefined {
   }
 }
 
-/** The `types` one patch file sets for the wiki row (undefined: it does not set the row's config). */
-export function typesInPatch(text: string, where: string): DeclaredType[] | undefined {
+/** The config object one patch file sets for a row (undefined: it does not set the row's config; null: `config: null`). */
+function rowConfigInPatch(text: string, where: string, id: string, name: string): Record<string, unknown> | null | undefined {
   const entries: unknown = parseYaml(text, { maxAliasCount: 100 })
   if (entries === null || entries === undefined) return undefined
   if (!Array.isArray(entries)) throw new Error(`${where}: a cordis patch is a list of entries`)
-  let found: DeclaredType[] | undefined
+  let found: Record<string, unknown> | null | undefined
   const take = (row: Record<string, unknown>) => {
-    if (row.id !== WIKI_ROW_ID && row.name !== WIKI_ROW_NAME) return
+    if (row.id !== id && row.name !== name) return
     if (!('config' in row)) return
-    const config = row.config as Record<string, unknown> | null
-    const types = config && typeof config === 'object' ? config.types : undefined
-    if (types !== undefined && !Array.isArray(types)) throw new Error(`${where}: ${WIKI_ROW_ID}'s config.types must be a list`)
-    found = (types as DeclaredType[] | undefined) ?? []
+    const config = row.config
+    found = config && typeof config === 'object' && !Array.isArray(config) ? (config as Record<string, unknown>) : null
   }
   for (const entry of entries) {
     if (!entry || typeof entry !== 'object') continue
@@ -69,13 +70,30 @@ export function typesInPatch(text: string, where: string): DeclaredType[] | unde
   return found
 }
 
-/** The types `profile` declares under `home` ($DSH_HOME), checked; [] when neither file sets them. */
-export function profileTypes(home: string, profile: string): DeclaredType[] {
+/** The `types` one patch file sets for the wiki row (undefined: it does not set the row's config). */
+export function typesInPatch(text: string, where: string): DeclaredType[] | undefined {
+  const config = rowConfigInPatch(text, where, WIKI_ROW_ID, WIKI_ROW_NAME)
+  if (config === undefined) return undefined
+  const types = config?.types
+  if (types !== undefined && !Array.isArray(types)) throw new Error(`${where}: ${WIKI_ROW_ID}'s config.types must be a list`)
+  return (types as DeclaredType[] | undefined) ?? []
+}
+
+/** The two patch files of `profile` under `home`, in the order dsh applies them, with their text (absent ones left out). */
+function profilePatches(home: string, profile: string): Array<{ file: string; text: string }> {
   if (!PROFILE.test(profile)) throw new Error(`--profile: ${JSON.stringify(profile.slice(0, 80))} is not a profile name (letters, digits, ".", "_", "-")`)
-  let declared: DeclaredType[] = []
+  const out: Array<{ file: string; text: string }> = []
   for (const file of [join(home, 'profiles', profile, 'cordis.patch.yml'), join(home, 'cordis.patch.yml')]) {
     const text = readPatch(file)
-    if (text === undefined) continue
+    if (text !== undefined) out.push({ file, text })
+  }
+  return out
+}
+
+/** The types `profile` declares under `home` ($DSH_HOME), checked; [] when neither file sets them. */
+export function profileTypes(home: string, profile: string): DeclaredType[] {
+  let declared: DeclaredType[] = []
+  for (const { file, text } of profilePatches(home, profile)) {
     let types: DeclaredType[] | undefined
     try {
       types = typesInPatch(text, file)
@@ -90,4 +108,25 @@ export function profileTypes(home: string, profile: string): DeclaredType[] {
     throw new Error(`the wiki types of profile ${profile}: ${(error as Error).message}`)
   }
   return declared
+}
+
+/**
+ * The originals folder `profile` sets for the originals row (`knowledge-originals` → `config.folder`), the last file
+ * that sets the row's config winning as for the types; undefined when neither sets it (the row's default then).
+ */
+export function profileOriginalsFolder(home: string, profile: string): string | undefined {
+  let folder: string | undefined
+  for (const { file, text } of profilePatches(home, profile)) {
+    let config: Record<string, unknown> | null | undefined
+    try {
+      config = rowConfigInPatch(text, file, ORIGINALS_ROW_ID, ORIGINALS_ROW_NAME)
+    } catch (error) {
+      throw new Error(`${file}: ${(error as Error).message.replace(`${file}: `, '')}`)
+    }
+    if (config === undefined) continue
+    const value = config?.folder
+    if (value !== undefined && typeof value !== 'string') throw new Error(`${file}: ${ORIGINALS_ROW_ID}'s config.folder must be a string`)
+    folder = value
+  }
+  return folder
 }

@@ -51,14 +51,16 @@ export interface KnowledgeServerOptions {
   idleMs?: number
   /** Wiki page types besides the built-ins, as a dsh profile declares them (`--profile`, see profile-types.ts). */
   types?: readonly DeclaredType[]
+  /** The originals folder whose stale summaries the catalogue marks (`--folder`, else the profile's; default `originals`). */
+  originalsFolder?: string
 }
 
 /** Opens a store the way the CLI does: indexed, not watching; `write: false` may read a running dsh's index file. */
-async function openStore(root: string, write: boolean): Promise<KnowledgeStore> {
+async function openStore(root: string, write: boolean, originalsFolder: string | undefined): Promise<KnowledgeStore> {
   const { KnowledgeStore } = await import('../../knowledge/store.js')
   const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: DEFAULT_MASK, patterns: [] }), watch: false, readOnly: !write })
   await store.start()
-  markStaleSummaries(store)
+  markStaleSummaries(store, originalsFolder)
   return store
 }
 
@@ -137,7 +139,7 @@ export function createKnowledgeServer(options: KnowledgeServerOptions): Server {
     const run = queue.then(async () => {
       clearTimeout(idle)
       if (open && write && !open.write) await release()
-      open ??= { store: await openStore(options.root, write), write }
+      open ??= { store: await openStore(options.root, write, options.originalsFolder), write }
       try {
         return await fn(open.store)
       } finally {
