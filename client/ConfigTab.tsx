@@ -77,19 +77,20 @@ export function ConfigTab({ host, t, active }: ConfigTabProps) {
                 {t('loading')}
               </p>
             )}
-            {(config || error) && section.fields.map((spec) => (
-              <FieldRow
-                key={spec.key}
-                spec={spec}
-                view={viewField(spec, data, editable ? (settings.user ?? {}) : undefined)}
-                section={data}
-                editable={editable}
-                host={host}
-                t={t}
-                labels={labels}
-                onSaved={reload}
-              />
-            ))}
+            {(config || error) &&
+              section.fields.map((spec) => (
+                <FieldRow
+                  key={spec.key}
+                  spec={spec}
+                  view={viewField(spec, data, editable ? (settings.user ?? {}) : undefined)}
+                  section={data}
+                  editable={editable}
+                  host={host}
+                  t={t}
+                  labels={labels}
+                  onSaved={reload}
+                />
+              ))}
             {section.name === 'capture' && <RoundsChart api={host.api} t={t} active={active} refresh={`${tick}:${String(data?.effective ? JSON.stringify(data.effective) : '')}`} />}
           </fieldset>
         )
