@@ -119,7 +119,8 @@ describe('the Knowledge page reads like a document', () => {
     await screenshot(page, `reading-synced-${SHOT}`)
     expect(await body.innerText()).not.toMatch(/<!--|upstream:|-->/)
     const badge = body.getByTestId('knowledge-synced-badge')
-    expect(await badge.innerText()).toMatch(/Synced from .*deploy-guide\.md, \w{3} \d{1,2}, \d{4}/)
+    // The date comes from the Sources route, read after the document itself: the badge shows without it until then.
+    await poll(() => badge.innerText()).toMatch(/Synced from .*deploy-guide\.md, \w{3} \d{1,2}, \d{4}/)
     const section = body.getByTestId('knowledge-synced')
     expect(await section.locator('h1, h2').count()).toBe(0)
     const size = (sel: string) =>
