@@ -36,7 +36,10 @@ export interface DocumentViewProps {
 
 /** The document page, with a way back to the list. */
 export function DocumentView({ api, id, t, lang, onBack, onOpen, onTag, onChanged }: DocumentViewProps) {
-  const [doc, setDoc] = useState<DocumentFile | undefined>()
+  // The text is kept with the id it was read for: after a link moves `id` on, the previous document is not shown
+  // (nor its actions wired) under the new id while the effect below has not cleared it yet.
+  const [loaded, setLoaded] = useState<{ id: string; doc: DocumentFile } | undefined>()
+  const doc = loaded?.id === id ? loaded.doc : undefined
   const [error, setError] = useState<string | undefined>()
   const [reload, setReload] = useState(0)
   const back = useRef<HTMLButtonElement>(null)
@@ -62,11 +65,14 @@ export function DocumentView({ api, id, t, lang, onBack, onOpen, onTag, onChange
 
   useEffect(() => {
     const abort = new AbortController()
-    setDoc(undefined)
+    setLoaded(undefined)
     setError(undefined)
-    api.document(id, abort.signal).then(setDoc, (e: Error) => {
-      if (e.name !== 'AbortError') setError(ownErrorText(e, t))
-    })
+    api.document(id, abort.signal).then(
+      (next) => setLoaded({ id, doc: next }),
+      (e: Error) => {
+        if (e.name !== 'AbortError') setError(ownErrorText(e, t))
+      },
+    )
     return () => abort.abort()
   }, [api, id, reload])
 

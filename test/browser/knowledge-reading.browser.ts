@@ -102,8 +102,24 @@ describe('the Knowledge page reads like a document', () => {
     await poll(() => link.count()).toBe(1)
     expect(await page.getByTestId('knowledge-markdown').innerText()).not.toMatch(/\]\(/)
     await screenshot(page, `reading-links-${SHOT}`)
+    // Every state the page passes through (a MutationObserver sees each commit): the linked document's id never
+    // stands over the linking document's text, whose actions would then act on the wrong file.
+    await page.evaluate(() => {
+      const w = window as unknown as { __docStates: string[]; __docObserver: MutationObserver }
+      w.__docStates = []
+      w.__docObserver = new MutationObserver(() => {
+        const article = document.querySelector('[data-testid=knowledge-document]')
+        const title = article?.querySelector('[data-testid=knowledge-document-title]')?.textContent
+        if (article && title) w.__docStates.push(`${article.getAttribute('data-id')} ${title}`)
+      })
+      w.__docObserver.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true })
+    })
+    const states = () => page.evaluate(() => (window as unknown as { __docStates: string[] }).__docStates)
     await link.click()
     await poll(() => page.getByTestId('knowledge-document').getAttribute('data-id')).toBe(newId)
+    await poll(states).toContain(`${newId} CI cache key for pnpm`)
+    await page.evaluate(() => (window as unknown as { __docObserver: MutationObserver }).__docObserver.disconnect())
+    expect(await states()).not.toContain(`${newId} Release checklist`)
     await page.getByTestId('knowledge-supersedesLabel').getByRole('button').click()
     await poll(() => page.getByTestId('knowledge-document').getAttribute('data-id')).toBe(oldId)
     await page.getByTestId('knowledge-markdown').waitFor()
@@ -119,7 +135,8 @@ describe('the Knowledge page reads like a document', () => {
     await screenshot(page, `reading-synced-${SHOT}`)
     expect(await body.innerText()).not.toMatch(/<!--|upstream:|-->/)
     const badge = body.getByTestId('knowledge-synced-badge')
-    expect(await badge.innerText()).toMatch(/Synced from .*deploy-guide\.md, \w{3} \d{1,2}, \d{4}/)
+    // The date comes from the Sources route, read after the document itself: the badge shows without it until then.
+    await poll(() => badge.innerText()).toMatch(/Synced from .*deploy-guide\.md, \w{3} \d{1,2}, \d{4}/)
     const section = body.getByTestId('knowledge-synced')
     expect(await section.locator('h1, h2').count()).toBe(0)
     const size = (sel: string) =>

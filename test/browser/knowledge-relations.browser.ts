@@ -93,11 +93,15 @@ describe('correcting knowledge on the Knowledge page', () => {
     // The Status filter shows retired documents on purpose; restore from there.
     await page.getByRole('combobox', { name: 'Status' }).selectOption('retired')
     const retiredRow = page.locator(`[data-testid="knowledge-doc"][data-id="${newId}"]`)
+    // The list before the filter also has one row (the superseded note) until the retired list arrives: wait for that one.
+    await poll(() => retiredRow.count()).toBe(1)
     await poll(() => page.getByTestId('knowledge-doc').count()).toBe(1)
     expect(await retiredRow.getByTestId('knowledge-status').innerText()).toBe('retired')
     await retiredRow.getByRole('button', { name: 'Builds need Node 22' }).click()
     await poll(() => page.getByTestId('knowledge-document').getAttribute('data-id')).toBe(newId)
     await page.getByTestId('knowledge-document').getByRole('button', { name: 'Restore' }).click()
+    // While the restored document is re-read there is no badge either: wait for it (it offers Retire… again), then look.
+    await poll(() => page.getByTestId('knowledge-document').getByRole('button', { name: 'Retire…' }).count()).toBe(1)
     await poll(() => page.getByTestId('knowledge-document').getByTestId('knowledge-status').count()).toBe(0)
     expect(ledgerEntries(root).filter((e) => e.type === 'status' && e.actor === 'page')).toMatchObject([
       { id: newId, status: 'retired', reason: 'We moved to Bun; Node is no longer used.' },
