@@ -48,6 +48,9 @@ export class StoreIndex {
   private index_?: SearchIndex
   private releaseCache = (): void => {}
   private warming?: NodeJS.Timeout
+  /** Resolves once the background warm-up is over: run to its end, stopped by a failure, or cut short by close. */
+  warmed: Promise<void> = Promise.resolve()
+  private warmedNow = (): void => {}
   /** This process opened the persisted index for writing (not another process's file, nor memory). */
   private ownsCache = false
   /** This process's freshness stamp while it owns the cache and watches the whole root (see watch-stamp.ts). */
@@ -321,6 +324,7 @@ export class StoreIndex {
     // A long-lived owner commits writes for hours: its WAL checkpoints (fsyncs) go to a worker thread.
     if (this.ownsCache) this.index.checkpointInBackground()
     let warmed = 0
+    this.warmed = new Promise((resolve) => (this.warmedNow = resolve))
     const steps = [
       (deadline: number) => this.files.warm(deadline),
       (deadline: number) => ids.warm(deadline),
@@ -345,6 +349,7 @@ export class StoreIndex {
         steps.length = 0
       }
       this.warming = steps.length ? setTimeout(turn, 0).unref() : undefined
+      if (!this.warming) this.warmedNow()
     }
     this.warming = setTimeout(turn, 0).unref()
   }
@@ -353,6 +358,7 @@ export class StoreIndex {
   close(): Promise<void> {
     this.stamp?.withdraw()
     if (this.warming) clearTimeout(this.warming)
+    this.warmedNow()
     this.files.close()
     const stopped = this.index_?.close() ?? Promise.resolve()
     this.releaseCache()
