@@ -20,7 +20,7 @@ const root = values.root ?? join(import.meta.dirname, '.data', `rounds-${count}`
 const lib = (path) => import(pathToFileURL(join(import.meta.dirname, '..', 'lib', path)).href)
 const { KnowledgeStore } = await lib('knowledge/store.js')
 const { createRedactor } = await lib('redact/redactor.js')
-const { probeHealth, probeQuery } = await lib('knowledge/reports/health.js')
+const { activeDocuments, probeHealth, probeQuery } = await lib('knowledge/reports/health.js')
 
 writeRounds(root, count)
 const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: false })
@@ -28,14 +28,8 @@ await store.start()
 
 async function previousLoop() {
   const t = performance.now()
-  // Paged like the probe: one list call returns at most 1,000 (a single call here had probed only the first 1,000).
-  const all = []
-  for (let offset = 0; ; ) {
-    const page = store.list({ offset, limit: 1000, status: 'active' })
-    all.push(...page.items)
-    offset += page.items.length
-    if (!page.items.length || offset >= page.total) break
-  }
+  // The probe's own documents (a single list call here had returned only the first 1,000).
+  const all = activeDocuments(store)
   const step = sample && all.length > sample ? all.length / sample : 1
   const docs = step === 1 ? all : Array.from({ length: sample }, (_, k) => all[Math.floor(k * step)])
   let found = 0

@@ -70,38 +70,44 @@ function rowConfigInPatch(text: string, where: string, id: string, name: string)
   return found
 }
 
-/** The `types` one patch file sets for the wiki row (undefined: it does not set the row's config). */
-export function typesInPatch(text: string, where: string): DeclaredType[] | undefined {
-  const config = rowConfigInPatch(text, where, WIKI_ROW_ID, WIKI_ROW_NAME)
-  if (config === undefined) return undefined
+/** The `types` a wiki row's config gives (checked to be a list), from a patch file `where`. */
+function typesOf(config: Record<string, unknown> | null, where: string): DeclaredType[] {
   const types = config?.types
   if (types !== undefined && !Array.isArray(types)) throw new Error(`${where}: ${WIKI_ROW_ID}'s config.types must be a list`)
   return (types as DeclaredType[] | undefined) ?? []
 }
 
-/** The two patch files of `profile` under `home`, in the order dsh applies them, with their text (absent ones left out). */
-function profilePatches(home: string, profile: string): Array<{ file: string; text: string }> {
+/** The `types` one patch file sets for the wiki row (undefined: it does not set the row's config). */
+export function typesInPatch(text: string, where: string): DeclaredType[] | undefined {
+  const config = rowConfigInPatch(text, where, WIKI_ROW_ID, WIKI_ROW_NAME)
+  return config === undefined ? undefined : typesOf(config, where)
+}
+
+/**
+ * The config each of `profile`'s two patch files under `home` sets for a row, in the order dsh applies them (the
+ * profile's, then the home's; files that do not set it left out), each with its file. A file that is not a patch
+ * throws, named.
+ */
+function* profileRowConfigs(home: string, profile: string, id: string, name: string): Generator<{ file: string; config: Record<string, unknown> | null }> {
   if (!PROFILE.test(profile)) throw new Error(`--profile: ${JSON.stringify(profile.slice(0, 80))} is not a profile name (letters, digits, ".", "_", "-")`)
-  const out: Array<{ file: string; text: string }> = []
   for (const file of [join(home, 'profiles', profile, 'cordis.patch.yml'), join(home, 'cordis.patch.yml')]) {
     const text = readPatch(file)
-    if (text !== undefined) out.push({ file, text })
+    if (text === undefined) continue
+    let config: Record<string, unknown> | null | undefined
+    try {
+      config = rowConfigInPatch(text, file, id, name)
+    } catch (error) {
+      throw new Error(`${file}: ${(error as Error).message.replace(`${file}: `, '')}`)
+    }
+    if (config !== undefined) yield { file, config }
   }
-  return out
 }
 
 /** The types `profile` declares under `home` ($DSH_HOME), checked; [] when neither file sets them. */
 export function profileTypes(home: string, profile: string): DeclaredType[] {
   let declared: DeclaredType[] = []
-  for (const { file, text } of profilePatches(home, profile)) {
-    let types: DeclaredType[] | undefined
-    try {
-      types = typesInPatch(text, file)
-    } catch (error) {
-      throw new Error(`${file}: ${(error as Error).message.replace(`${file}: `, '')}`)
-    }
-    if (types) declared = types
-  }
+  // Every file's types are checked, also those a later file replaces.
+  for (const { file, config } of profileRowConfigs(home, profile, WIKI_ROW_ID, WIKI_ROW_NAME)) declared = typesOf(config, file)
   try {
     resolveTypes(declared)
   } catch (error) {
@@ -116,14 +122,7 @@ export function profileTypes(home: string, profile: string): DeclaredType[] {
  */
 export function profileOriginalsFolder(home: string, profile: string): string | undefined {
   let folder: string | undefined
-  for (const { file, text } of profilePatches(home, profile)) {
-    let config: Record<string, unknown> | null | undefined
-    try {
-      config = rowConfigInPatch(text, file, ORIGINALS_ROW_ID, ORIGINALS_ROW_NAME)
-    } catch (error) {
-      throw new Error(`${file}: ${(error as Error).message.replace(`${file}: `, '')}`)
-    }
-    if (config === undefined) continue
+  for (const { file, config } of profileRowConfigs(home, profile, ORIGINALS_ROW_ID, ORIGINALS_ROW_NAME)) {
     const value = config?.folder
     if (value !== undefined && typeof value !== 'string') throw new Error(`${file}: ${ORIGINALS_ROW_ID}'s config.folder must be a string`)
     folder = value

@@ -88,18 +88,24 @@ export interface ProbeOptions {
   onProgress?(done: number, total: number): void
 }
 
-/** Runs the probe over the active documents and returns the report (and records it, unless told not to). */
-export async function probeHealth(store: KnowledgeStore, options: ProbeOptions = {}): Promise<HealthReport> {
-  const started = Date.now()
-  await store.start()
+/** Every active document visible from `scope`, paged (one list call returns at most 1,000). */
+export function activeDocuments(store: KnowledgeStore, scope?: string): IndexedMeta[] {
   const all: IndexedMeta[] = []
   for (let offset = 0; ; ) {
-    // Superseded documents are down-ranked on purpose, retired ones out of search: only active ones are probed.
-    const page = store.list({ scope: options.scope, offset, limit: 1000, status: 'active' })
+    const page = store.list({ scope, offset, limit: 1000, status: 'active' })
     all.push(...page.items)
     offset += page.items.length
     if (!page.items.length || offset >= page.total) break
   }
+  return all
+}
+
+/** Runs the probe over the active documents and returns the report (and records it, unless told not to). */
+export async function probeHealth(store: KnowledgeStore, options: ProbeOptions = {}): Promise<HealthReport> {
+  const started = Date.now()
+  await store.start()
+  // Superseded documents are down-ranked on purpose, retired ones out of search: only active ones are probed.
+  const all = activeDocuments(store, options.scope)
   const step = options.sample && all.length > options.sample ? all.length / options.sample : 1
   const docs = step === 1 ? all : Array.from({ length: options.sample! }, (_, k) => all[Math.floor(k * step)])
   let found = 0,
