@@ -199,6 +199,14 @@ export class SearchIndex {
     return this.cycle.holdMerges()
   }
 
+  /**
+   * Finishes, in the background, the segment merge an earlier process left undone: a CLI search that built the index,
+   * a short run, a kill. Unmerged segments made every query about twice as slow for as long as the file lived.
+   */
+  mergeLeftovers(): void {
+    if (this.persistent && !this.closed) this.cycle.mergeLeftovers()
+  }
+
   /** Resolves once pending writes are committed and background segment merging is done (for benches and tests). */
   settle(): Promise<void> {
     return this.cycle.settle()

@@ -190,6 +190,11 @@ export class WriteCycle {
     }
   }
 
+  /** Merges in the background what an earlier process left unmerged (one that exited or was killed first). */
+  mergeLeftovers(): void {
+    this.scheduleMerge()
+  }
+
   /** Resolves once pending writes are committed and background segment merging is done (for benches and tests). */
   settle(): Promise<void> {
     if (!this.inTx && !this.merging) return Promise.resolve()

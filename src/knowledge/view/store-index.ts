@@ -321,8 +321,12 @@ export class StoreIndex {
    */
   warmUp(last: () => void = () => {}): void {
     const { ids, revisions } = this.host
-    // A long-lived owner commits writes for hours: its WAL checkpoints (fsyncs) go to a worker thread.
-    if (this.ownsCache) this.index.checkpointInBackground()
+    // A long-lived owner commits writes for hours: its WAL checkpoints (fsyncs) go to a worker thread. It also merges
+    // what a process before it left unmerged (a no-op on a merged file).
+    if (this.ownsCache) {
+      this.index.checkpointInBackground()
+      this.index.mergeLeftovers()
+    }
     let warmed = 0
     this.warmed = new Promise((resolve) => (this.warmedNow = resolve))
     const steps = [
