@@ -7,7 +7,7 @@
  * `disk/` (safe reads, atomic writes, listing, watchers) and `relations/` (links, status, the graph); `logs/` (the
  * ledger and the revision log under `.knowledge/`); `index-cache/` (the persisted index, its manifest and path table);
  * `ids/` (id claims); `view/` (the scan and watcher feeding the index); `writes/` (the one write, edits); then the
- * store itself (`store.ts`, `query.ts`, `holds.ts`, this file); and over its API `corrections/` (supersede, retire,
+ * store itself (`store.ts`, `query.ts`, `holds.ts`, `pager.ts`, this file); and over its API `corrections/` (supersede, retire,
  * check) and `reports/` (health, stats).
  * @module dsh-knowledge-sync/knowledge
  */

@@ -9,12 +9,12 @@
  */
 import { closeSync, constants, existsSync, openSync, readSync } from 'node:fs'
 import { join } from 'node:path'
+import { listedPagesWithTurns } from '../knowledge/pager.js'
 import type { KnowledgeStore } from '../knowledge/store.js'
 import { DEFAULT_ORIGINALS_DIR, type ListedOriginal, MANIFEST_DIR, type OriginalEntry, OriginalsFolder, originalPath } from '../knowledge/originals/index.js'
 import { provideStaleSummaries } from '../knowledge/wiki/wiki.js'
 
 const HEAD_BYTES = 4096
-const PAGE = 1000
 
 export interface SummaryRef {
   file: string
@@ -92,12 +92,7 @@ export class SummaryLinks {
   /** Reads every document's front matter once (in pages, yielding between them). */
   load(): Promise<void> {
     this.loaded ??= (async () => {
-      for (let offset = 0; ; offset += PAGE) {
-        const page = this.store.list({ status: 'all', limit: PAGE, offset })
-        for (const item of page.items) await this.look(item.id, item.path)
-        if (offset + PAGE >= page.total || !page.items.length) break
-        await new Promise((resolve) => setImmediate(resolve))
-      }
+      for await (const page of listedPagesWithTurns(this.store, { status: 'all' })) for (const item of page) await this.look(item.id, item.path)
     })()
     return this.loaded
   }

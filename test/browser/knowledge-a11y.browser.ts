@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { createDshHome, PROJECT_ROOT, type DshHome, type WebProcess } from '../harness/dsh.ts'
-import { launchBrowser, openDsh, openSettingsSection, screenshot, type BrowserSession } from '../harness/browser.ts'
+import { openKnowledgePage, screenshot, type BrowserSession } from '../harness/browser.ts'
 import { byPrompt, startModelServer, type ModelServer } from '../harness/model-server.ts'
 
 const CLI = join(PROJECT_ROOT, 'lib/cli/bin.js')
@@ -90,11 +90,8 @@ describe('keyboard and reading on the Knowledge page', () => {
     server = await startModelServer(byPrompt({}, { title: 'ok' }))
     home = await createDshHome({ profile: 'web', knowledgeRoot: root, modelUrl: server.url })
     web = await home.web({ cwd: workspace })
-    browser = await launchBrowser()
+    browser = await openKnowledgePage(web.url)
     page = browser.page
-    await openDsh(page, web.url)
-    await openSettingsSection(page, /^knowledge$/i)
-    await page.getByTestId('knowledge-page').waitFor()
     await page.getByTestId('knowledge-doc').nth(2).waitFor()
   }, 180_000)
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { createDshHome, PROJECT_ROOT, type DshHome, type WebProcess } from '../harness/dsh.ts'
-import { launchBrowser, openDsh, openSettingsSection, screenshot, type BrowserSession } from '../harness/browser.ts'
+import { openDsh, openKnowledgePage, openSettingsSection, screenshot, type BrowserSession } from '../harness/browser.ts'
 
 const CLI = join(PROJECT_ROOT, 'lib/cli/bin.js')
 const SHOT = process.env.KS_SHOT ?? 'after'
@@ -38,11 +38,8 @@ describe('Health findings on the page', () => {
     ids.newer = cli('note', '--title', 'Queue drains hourly', '--finding', 'The queue drains every hour.', '--supersedes', ids.old).id
     home = await createDshHome({ profile: 'web', knowledgeRoot: root })
     web = await home.web({ cwd: workspace })
-    browser = await launchBrowser()
+    browser = await openKnowledgePage(web.url)
     page = browser.page
-    await openDsh(page, web.url)
-    await openSettingsSection(page, /^knowledge$/i)
-    await page.getByTestId('knowledge-page').waitFor()
   }, 300_000)
 
   afterAll(async () => {

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { createDshHome, PROJECT_ROOT, type DshHome, type WebProcess } from '../harness/dsh.ts'
-import { chooseWorkspace, closeSettings, launchBrowser, openDsh, openSettingsSection, screenshot, type BrowserSession } from '../harness/browser.ts'
+import { chooseWorkspace, closeSettings, openKnowledgePage, screenshot, type BrowserSession } from '../harness/browser.ts'
 import { allDocuments, ledgerEntries } from '../harness/files.ts'
 import { byPrompt, startModelServer, type ModelServer } from '../harness/model-server.ts'
 
@@ -51,11 +51,8 @@ describe('correcting knowledge on the Knowledge page', () => {
     )
     home = await createDshHome({ profile: 'web', knowledgeRoot: root, modelUrl: server.url })
     web = await home.web({ cwd: workspace })
-    browser = await launchBrowser()
+    browser = await openKnowledgePage(web.url)
     page = browser.page
-    await openDsh(page, web.url)
-    await openSettingsSection(page, /^knowledge$/i)
-    await page.getByTestId('knowledge-page').waitFor()
   }, 180_000)
 
   afterAll(async () => {

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { createDshHome, PROJECT_ROOT, type DshHome, type WebProcess } from '../harness/dsh.ts'
-import { launchBrowser, openDsh, openSettingsSection, screenshot, type BrowserSession } from '../harness/browser.ts'
+import { launchBrowser, openDsh, openKnowledgePage, openSettingsSection, screenshot, type BrowserSession } from '../harness/browser.ts'
 
 const CLI = join(PROJECT_ROOT, 'lib/cli/bin.js')
 const SECRET = 'ghp_R3alLooking0Token1234567890abcdefABCD'
@@ -121,11 +121,8 @@ describe('the Wiki and Originals views', () => {
     cli('originals', 'list')
     home = await createDshHome({ profile: 'web', knowledgeRoot: root })
     web = await home.web({ cwd: workspace })
-    browser = await launchBrowser()
+    browser = await openKnowledgePage(web.url)
     page = browser.page
-    await openDsh(page, web.url)
-    await openSettingsSection(page, /^knowledge$/i)
-    await knowledge().waitFor()
   }, 180_000)
 
   afterAll(async () => {

@@ -120,6 +120,23 @@ export async function openSettingsSection(page: Page, section: RegExp): Promise<
   await dialog.getByRole('button', { name: section }).first().click()
 }
 
+/**
+ * The boot most page specs share: Chromium launched, dsh web at `url` open, Settings → Knowledge shown and its page
+ * drawn. The browser is closed again if any step fails (the spec never got it to close).
+ */
+export async function openKnowledgePage(url: string, options: Parameters<typeof launchBrowser>[0] = {}): Promise<BrowserSession> {
+  const browser = await launchBrowser(options)
+  try {
+    await openDsh(browser.page, url)
+    await openSettingsSection(browser.page, /^knowledge$/i)
+    await browser.page.getByTestId('knowledge-page').waitFor()
+    return browser
+  } catch (error) {
+    await browser.close()
+    throw error
+  }
+}
+
 /** Closes the Settings dialog if it is open. */
 export async function closeSettings(page: Page): Promise<void> {
   const dialog = page.getByRole('dialog').filter({ has: page.getByRole('navigation') })

@@ -108,7 +108,7 @@ describe('floors', () => {
  * The rooms of the store row (`src/knowledge/<room>/`), bottom to top. A file may import (values or types) only from
  * its own room or a lower one, so a newcomer can read the row from the bottom up: documents and settings, then the
  * disk, the logs, the persisted index, ids, the indexed view, the write path, the store itself (`store.ts`, the row's
- * `index.ts`, `query.ts`, `holds.ts`), and last the operations over the store's API, the wiki's pages over all of them. Files directly in
+ * `index.ts`, `query.ts`, `holds.ts`, `pager.ts`), and last the operations over the store's API, the wiki's pages over all of them. Files directly in
  * `src/knowledge/` sit at the store's level, but `store-types.ts`, the row's shared shapes, sits at the bottom.
  */
 const ROOMS: Record<string, number> = {

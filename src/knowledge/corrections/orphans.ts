@@ -6,24 +6,21 @@
  */
 import { isVisible } from '../../search/scope.js'
 import { INDEX_REACHED_TYPES, OVERVIEW_ID, splitPageId } from '../documents/page-ids.js'
+import { eachListed } from '../pager.js'
 import type { KnowledgeStore } from '../store.js'
 
 /** The orphan pages visible from `scope`, sorted by id. */
 export function orphanPages(store: KnowledgeStore, scope: string | undefined, exempt: ReadonlySet<string> = INDEX_REACHED_TYPES): string[] {
   const out: string[] = []
   for (const kind of ['page', 'preference'] as const) {
-    for (let offset = 0; ; offset += 1000) {
-      const { items } = store.list({ kind, status: 'active', scope, limit: 1000, offset })
-      for (const meta of items) {
-        const page = splitPageId(meta.id)
-        if (!page || meta.id === OVERVIEW_ID || exempt.has(page.type)) continue
-        const inbound = store.linkedFrom(meta.id).filter((from) => {
-          const m = store.get(from)
-          return !!m && m.status !== 'retired' && isVisible(m.cwd, scope)
-        })
-        if (!inbound.length) out.push(meta.id)
-      }
-      if (items.length < 1000) break
+    for (const meta of eachListed(store, { kind, status: 'active', scope })) {
+      const page = splitPageId(meta.id)
+      if (!page || meta.id === OVERVIEW_ID || exempt.has(page.type)) continue
+      const inbound = store.linkedFrom(meta.id).filter((from) => {
+        const m = store.get(from)
+        return !!m && m.status !== 'retired' && isVisible(m.cwd, scope)
+      })
+      if (!inbound.length) out.push(meta.id)
     }
   }
   return out.sort()

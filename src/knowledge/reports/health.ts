@@ -11,6 +11,7 @@ import { STOPWORDS } from '../../search/tokenize.js'
 import type { HealthHistoryPoint, HealthReport, GrowthDay } from '../../wire.js'
 import { appendRootStateFile, readRootStateFile } from '../disk/root-files.js'
 import { LEDGER_DIR, type LedgerEntry } from '../logs/ledger.js'
+import { eachListed } from '../pager.js'
 import type { IndexedMeta, KnowledgeStore } from '../store.js'
 
 export const HEALTH_FILE = 'health.jsonl'
@@ -88,16 +89,9 @@ export interface ProbeOptions {
   onProgress?(done: number, total: number): void
 }
 
-/** Every active document visible from `scope`, paged (one list call returns at most 1,000). */
+/** Every active document visible from `scope`, in the list's order. */
 export function activeDocuments(store: KnowledgeStore, scope?: string): IndexedMeta[] {
-  const all: IndexedMeta[] = []
-  for (let offset = 0; ; ) {
-    const page = store.list({ scope, offset, limit: 1000, status: 'active' })
-    all.push(...page.items)
-    offset += page.items.length
-    if (!page.items.length || offset >= page.total) break
-  }
-  return all
+  return [...eachListed(store, { scope, status: 'active' })]
 }
 
 /** Runs the probe over the active documents and returns the report (and records it, unless told not to). */

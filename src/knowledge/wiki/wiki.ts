@@ -11,6 +11,7 @@ import { isVisible } from '../../search/scope.js'
 import { DOC_KINDS } from '../../wire.js'
 import { writeFileAtomic } from '../disk/atomic.js'
 import { visibleIds } from '../corrections/correct.js'
+import { eachListed } from '../pager.js'
 import type { KnowledgeStore } from '../store.js'
 import { buildCatalogue, type Catalogue, type CatalogueEntry, indexFieldsOf, renderForModel, renderIndexFile, summaryOf } from './catalogue.js'
 import { appendLog, type LogEntry, logLine, MAX_WHAT, OPERATION, readLogTail } from './op-log.js'
@@ -163,14 +164,10 @@ export class Wiki {
     await this.store.start()
     const entries: CatalogueEntry[] = []
     for (const kind of ['page', 'preference'] as const) {
-      for (let offset = 0; ; offset += 1000) {
-        const { items } = this.store.list({ kind, status: 'active', scope, limit: 1000, offset })
-        for (const meta of items) {
-          if (meta.id === OVERVIEW_ID || !splitPageId(meta.id)) continue
-          const entry = await this.entry(meta.id)
-          if (entry) entries.push(entry)
-        }
-        if (items.length < 1000) break
+      for (const meta of eachListed(this.store, { kind, status: 'active', scope })) {
+        if (meta.id === OVERVIEW_ID || !splitPageId(meta.id)) continue
+        const entry = await this.entry(meta.id)
+        if (entry) entries.push(entry)
       }
     }
     // One count per kind (facets would also count every tag, tool and workspace of the whole base).
