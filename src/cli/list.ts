@@ -4,6 +4,7 @@
  */
 import type { DocKind } from '../types.js'
 import { parseSearchArgs } from '../knowledge/query.js'
+import { eachListed } from '../knowledge/pager.js'
 import { type Command, openStore, print, printJson, scopeOf } from './common.js'
 
 export const list: Command = async (invocation) => {
@@ -12,20 +13,21 @@ export const list: Command = async (invocation) => {
   const store = await openStore(invocation, { write: false, trustWatcher: true })
   try {
     const scope = scopeOf(store, invocation)
-    const page = store.list({ scope, kind: values.kind as DocKind | undefined, tag: values.tag, tool: values.tool, status, limit: 100_000 })
+    // Every document, a page at a time: one list call returns at most 1,000 (the list once stopped there, under a total of all).
+    const items = [...eachListed(store, { scope, kind: values.kind as DocKind | undefined, tag: values.tag, tool: values.tool, status })]
     if (values.json) {
-      printJson(page.items)
+      printJson(items)
       return 0
     }
-    if (!page.items.length) {
+    if (!items.length) {
       print(`no documents${scope ? ` visible in ${scope}` : ''} under ${store.root}`)
       return 0
     }
-    for (const m of page.items)
+    for (const m of items)
       print(
         `${m.id}${m.version ? ` (v:${m.version})` : ''}\t${m.kind}\t${String(m.created).slice(0, 10)}\t${m.title}${m.status ? `\t(${m.status}${m.supersededBy ? ` by ${m.supersededBy}` : ''})` : ''}${m.tags.length ? `\t[${m.tags.join(', ')}]` : ''}`,
       )
-    print(`${page.total} document(s)${scope ? ` visible in ${scope}` : ''} under ${store.root}`)
+    print(`${items.length} document(s)${scope ? ` visible in ${scope}` : ''} under ${store.root}`)
     return 0
   } finally {
     await store.close()

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as knowledge from '../../src/knowledge/index.js'
 import * as capture from '../../src/capture/index.js'
+import { createRedactor } from '../../src/redact/redactor.js'
 import { parseDocument } from '../../src/knowledge/documents/document.js'
 import { foldRound, type TurnEvent } from '../../src/capture/round.js'
 import { PROJECT_ROOT } from '../harness/dsh.ts'
@@ -392,6 +393,24 @@ describe('dsh-knowledge list and stats', () => {
     expect(text.stdout.trim().split('\n').at(-1)).toBe(`1 document(s) visible in ${other} under ${root}`)
     const kinds = json(await cli(['list', '--root', root, '--json', '--kind', 'manual']))
     expect(kinds.map((m: any) => m.id)).toEqual([idManual])
+  })
+
+  it('lists every document of a base larger than one list page (1,000), text and JSON', async () => {
+    const big = tmp('list-big')
+    const store = new knowledge.KnowledgeStore({ root: big, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: false })
+    await store.start()
+    const written = new Set<string>()
+    for (let i = 0; i < 1203; i++)
+      written.add(
+        (await store.write({ kind: 'note', title: `Finding ${i}`, cwd: '/work/proj', session: 'list-big', turn: i + 1, sections: [{ heading: 'Finding', text: `Finding number ${i}.` }] })).id,
+      )
+    await store.close()
+    const ids = json(await cli(['list', '--root', big, '--json'])).map((m: any) => m.id)
+    expect(ids.length).toBe(1203)
+    expect(new Set(ids)).toEqual(written)
+    const lines = (await cli(['list', '--root', big])).stdout.trim().split('\n')
+    expect(lines.length).toBe(1204)
+    expect(lines.at(-1)).toBe(`1203 document(s) under ${big}`)
   })
 
   it('counts documents by kind and workspace, and kept rounds', async () => {
