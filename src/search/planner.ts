@@ -115,8 +115,12 @@ export class QueryPlanner {
     return this.host.stmt(sql)
   }
 
+  /** Writes seen (here or by another process): caches of what the documents hold compare it (cooccur.ts). */
+  generation = 0
+
   /** Called after every write: planning statistics are refreshed once the corpus changed by ~2%. */
   wrote(): void {
+    this.generation++
     this.absent.clear()
     if (++this.writesSinceDf > Math.max(32, this.host.size * 0.02)) {
       this.dfCache.clear()

@@ -2,8 +2,7 @@
  * The in-process search index: a projection of the knowledge files into an SQLite database (Node's built-in
  * `node:sqlite`, no native addon) with an FTS5 table for BM25 ranking and plain tables for the metadata that filters,
  * lists and facets read ({@link SCHEMA}). This file owns the lifecycle (the write transaction, background segment
- * merging) and the writes; the query planner ({@link QueryPlanner}), the passes of expansion, characters, context and meaning,
- * filters ({@link whereOf}) and listings/facets live beside it.
+ * merging) and the writes; the query planner, the passes (expansion, characters, context, company, meaning), filters and listings live beside it.
  *
  * Why this shape:
  * - FTS5 never sees user text. {@link indexStreams} turns titles, tags and bodies into token streams (words,
@@ -34,6 +33,7 @@ import { resolveOptions, type SearchIndexOptions } from './options.js'
 import { addNeighbours, CONTEXT_DEPTH } from './context.js'
 import { addChars } from './chars.js'
 import { type SemanticPass, semanticPass } from './word-vectors.js'
+import { CooccurPass } from './cooccur.js'
 
 export type { Facets, Plan, SearchIndexOptions }
 export type { IndexedMeta, ListSort, ManifestRow, ManifestTuple, RelationsRow } from './schema.js'
@@ -61,6 +61,7 @@ export class SearchIndex {
   private readonly context: number
   private readonly chars: number
   private readonly semantic: SemanticPass | undefined
+  private readonly cooccur: CooccurPass
   private closed = false
   /** The write transaction of each event-loop turn, and background segment merging. */
   private readonly cycle: WriteCycle
@@ -71,10 +72,7 @@ export class SearchIndex {
   /** Told of other processes' document changes once this index caught up with them (null: reload everything). */
   onForeign: (changes: ForeignChange[] | null) => void = () => {}
 
-  /**
-   * Creates an empty in-memory index, or, given `db` (from {@link createIndexFile} or {@link openIndexFile}), an
-   * index over that file with its documents and vocabulary read back.
-   */
+  /** An empty in-memory index, or, given `db` ({@link createIndexFile}, {@link openIndexFile}), one over that file. */
   constructor(options: SearchIndexOptions = {}, db?: DatabaseSync) {
     const resolved = resolveOptions(options)
     this.snippetWidth = resolved.snippetWidth
@@ -84,6 +82,7 @@ export class SearchIndex {
     this.semantic = semanticPass(resolved.semantic, options.wordVectors)
     this.onPlan = options.onPlan
     this.planner = new QueryPlanner(this, resolved.rank)
+    this.cooccur = new CooccurPass(this, this.planner, resolved.cooccur)
     this.persistent = db !== undefined
     this.db = db ?? new (loadSqlite().DatabaseSync)(':memory:')
     this.cycle = new WriteCycle({ db: this.db, stmt: (sql) => this.stmt(sql), shared: this.persistent, began: () => this.catchUp() })
@@ -95,10 +94,7 @@ export class SearchIndex {
     this.db.exec(`PRAGMA page_size = 8192; PRAGMA journal_mode = MEMORY; PRAGMA temp_store = MEMORY; ${SCHEMA}`)
   }
 
-  /**
-   * Catches up with what other processes committed to a shared file (see ./shared-file.ts): asked before reads; a
-   * write transaction catches up as it begins. Costs one `PRAGMA data_version` when nothing moved.
-   */
+  /** Catches up with other processes' commits to a shared file (./shared-file.ts); one `PRAGMA data_version` if none. */
   follow(): void {
     if (this.file && !this.cycle.open && !this.closed) this.catchUp()
   }
@@ -327,13 +323,14 @@ export class SearchIndex {
       if (where.none) return []
       const window = offset + limit
       const expansion = this.expand ? expandQuery(terms, { han: this.state.han }, this.expand) : undefined
-      const depth = this.context > 0 || this.semantic ? Math.max(window, CONTEXT_DEPTH) : window // rows below the page keep their scores for context and meaning
+      const depth = this.context > 0 || this.semantic || this.cooccur.weight > 0 ? Math.max(window, CONTEXT_DEPTH) : window // rows below the page keep their scores
       const pool = this.planner.candidates(expansion?.terms ?? terms, where, window, depth)
       plan = this.planner.plan
       addChars((sql) => this.stmt(sql), pool, expansion?.terms ?? terms, where, window, this.chars) // before translations: a short page is about the user's words
       const used = expansion?.extra.length ? addExpansion(this.planner, pool, expansion.extra, where, depth) : []
       const own = new Set((expansion?.terms ?? terms).flatMap((t) => [...t.tokens, ...(t.parts ?? [])]))
       addNeighbours((sql) => this.stmt(sql), pool, where, this.context)
+      this.cooccur.run(pool, terms)
       this.semantic?.((sql) => this.stmt(sql), pool, text)
       const ranked = [...pool].sort((a, b) => b[1] - a[1] || b[0] - a[0]).slice(offset, window)
       if (!ranked.length) return []

@@ -84,8 +84,8 @@ describe('semantic channel', () => {
   })
 
   it("is switched in the knowledge row's config (search.semantic, search.context), with the defaults of options.ts", () => {
-    expect(KnowledgeConfig({} as never).search).toEqual({ context: 0, semantic: 0 })
-    expect(KnowledgeConfig({ search: { context: 0.5, semantic: CONVERSATIONAL_SEMANTIC } } as never).search).toEqual({ context: 0.5, semantic: 0.4 })
+    expect(KnowledgeConfig({} as never).search).toEqual({ context: 0, semantic: 0, cooccur: 0 })
+    expect(KnowledgeConfig({ search: { context: 0.5, semantic: CONVERSATIONAL_SEMANTIC } } as never).search).toEqual({ context: 0.5, semantic: 0.4, cooccur: 0 })
     expect(() => KnowledgeConfig({ search: { semantic: 2 } } as never)).toThrow()
   })
 
