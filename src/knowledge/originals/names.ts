@@ -34,6 +34,8 @@ export function originalPath(raw: unknown): string {
   if (typeof raw !== 'string' || !raw.trim()) throw new OriginalsError('a path inside originals/ is required')
   const shown = JSON.stringify(raw.slice(0, 200))
   let text = raw.trim().normalize('NFC').replaceAll('\\', '/')
+  // `./originals/deck.pptx`, as a summary page or a shell at the root writes it, names the same file.
+  text = text.replace(/^(\.\/)+/, '')
   if (text.startsWith('originals/')) text = text.slice('originals/'.length)
   if (/[\u0000-\u001f\u007f]/.test(text)) throw new OriginalsError(`${shown} holds a control character`)
   if (text.startsWith('/') || /^[A-Za-z]:/.test(text)) throw new OriginalsError(`${shown} must be relative to originals/`)
