@@ -17,6 +17,7 @@ import type { Location } from '../index-cache/path-table.js'
 import type { Manifest } from '../index-cache/walk.js'
 import type { IdClaims } from '../ids/id-claims.js'
 import { CACHE_DIR, CACHE_FILE, openIndexCache } from '../index-cache/index-cache.js'
+import { OFF_THREAD_MIN_DOCS } from '../index-cache/reconcile-worker.js'
 import { liveWatcher, WatchStamp } from '../index-cache/watch-stamp.js'
 import { join } from 'node:path'
 import { DocumentError, parseDocument } from '../documents/document.js'
@@ -167,9 +168,21 @@ export class StoreIndex {
     )
   }
 
-  /** The persisted index's manifest, for the start-up reconcile. */
+  /**
+   * The persisted index's manifest, for the start-up reconcile; from {@link OFF_THREAD_MIN_DOCS} documents on, read in
+   * a worker thread from the file (pending writes committed first).
+   */
   private manifest(): Manifest {
-    return { rows: manifestRows(this.index), row: (rowid) => manifestRow(this.index, rowid) }
+    const index = this.index
+    const offThread = index.size >= OFF_THREAD_MIN_DOCS
+    if (offThread) index.flush()
+    return {
+      get rows() {
+        return manifestRows(index)
+      },
+      row: (rowid) => manifestRow(index, rowid),
+      file: offThread ? this.cacheFile : undefined,
+    }
   }
 
   /** The relations the persisted index holds, into the graph (before the scan, which replaces what it reads again). */
