@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, statSync, symlinkSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
-import { reconcileRoot } from '../../src/knowledge/index-cache/reconcile-worker.js'
+import { OFF_THREAD_MIN_BYTES, reconcileOffThread, reconcileRoot } from '../../src/knowledge/index-cache/reconcile-worker.js'
 import type { Manifest } from '../../src/knowledge/index-cache/walk.js'
 import type { ManifestRow } from '../../src/search/search-index.js'
 import { MANIFEST_COLUMNS } from '../../src/search/schema.js'
@@ -43,10 +43,11 @@ function fixture() {
     return {
       rows: rows.iterate() as Iterable<never>,
       row: (rowid) => db.prepare('SELECT id, path, session, size, mtime, ctime, hash, seen FROM doc WHERE rowid = ?').get(rowid) as unknown as ManifestRow,
-      file: offThread ? file : undefined,
+      // The fixture's file is small: the worker is asked for whatever the size.
+      offThread: offThread ? reconcileOffThread(root, file, 0)?.result : undefined,
     }
   }
-  return { root, db, manifest }
+  return { root, db, file, manifest }
 }
 
 async function reconcile(root: string, manifest: Manifest) {
@@ -61,6 +62,13 @@ async function reconcile(root: string, manifest: Manifest) {
 }
 
 describe('the start-up reconcile in a worker thread', () => {
+  it('is asked for only from an index file of OFF_THREAD_MIN_BYTES', () => {
+    const { root, db, file } = fixture()
+    expect(reconcileOffThread(root, file)).toBeUndefined()
+    expect(OFF_THREAD_MIN_BYTES).toBeGreaterThan(16 * 1024 * 1024)
+    db.close()
+  })
+
   it('runs in the worker when the manifest names its file, and decides what the main thread decides', async () => {
     const { root, db, manifest } = fixture()
     const off = await reconcile(root, manifest(true))
@@ -100,7 +108,7 @@ describe('the start-up reconcile in a worker thread', () => {
 
   it('falls back to the main thread when the worker cannot read the file', async () => {
     const { root, db, manifest } = fixture()
-    const off = await reconcile(root, { ...manifest(false), file: join(root, 'missing', 'index.sqlite') })
+    const off = await reconcile(root, { ...manifest(false), offThread: reconcileOffThread(root, join(root, 'missing', 'index.sqlite'), 0)?.result })
     expect(off.offThread).toBe(false)
     expect(off.kept).toBe(3)
     db.close()

@@ -8,10 +8,11 @@
  *
  * The worker reads the manifest through its own read-only connection, in one snapshot, as the main thread did; the
  * main thread reads the whole rows it needs afterwards, and an entry another process removed meanwhile is just not
- * there any more. Below {@link OFF_THREAD_MIN_DOCS} documents, or if the worker fails, the main thread reconciles
- * as before.
+ * there any more. The store starts the worker before it opens the index, so that the worker's own start overlaps
+ * the open. Below {@link OFF_THREAD_MIN_BYTES}, or if the worker fails, the main thread reconciles as before.
  * @module dsh-knowledge-sync/knowledge/index-cache/reconcile-worker
  */
+import { statSync } from 'node:fs'
 import { Worker } from 'node:worker_threads'
 import type { ManifestRow } from '../../search/search-index.js'
 import { MANIFEST_COLUMNS } from '../../search/schema.js'
@@ -20,10 +21,10 @@ import type { StoreLogger } from '../store-types.js'
 import { type Manifest, type ReconcileSink, reconcileManifest } from './walk.js'
 
 /**
- * From this many indexed documents the reconcile runs in a worker. Below it the memory saved is small, and a worker's
- * start (~30 ms) is a larger share of a small start.
+ * From an index file this large (about 16k documents of bench/generate-rounds.mjs's size) the reconcile runs in a
+ * worker. Below it the memory saved is small, and a worker's start (~0.1 s of CPU) is a larger share of a small start.
  */
-export const OFF_THREAD_MIN_DOCS = 20_000
+export const OFF_THREAD_MIN_BYTES = 32 * 1024 * 1024
 
 /** What the worker found. */
 export interface OffThreadReconcile {
@@ -82,9 +83,9 @@ if (fromSource) {
   } finally {
     db.close()
   }
-  const at = new Map()
-  for (let i = 0; i < files.length; i++) at.set(files[i], i)
   const read = [...out.keys()]
+  const at = new Map()
+  if (read.length) for (let i = 0; i < files.length; i++) at.set(files[i], i)
   const readTimes = new Float64Array(read.length * 3)
   read.forEach((full, k) => readTimes.set(times.subarray(3 * at.get(full), 3 * at.get(full) + 3), 3 * k))
   const rowids = read.map((full) => out.get(full) ?? -1)
@@ -104,12 +105,12 @@ export interface Reconciled {
 
 /**
  * Lists the root and compares it with the persisted index's manifest (see {@link reconcileManifest}); links found go
- * to `invalid`. A manifest that names its file is reconciled in a worker thread, or here if the worker fails.
+ * to `invalid`. What a worker thread found for this manifest is used if it has one, else (or if it failed) it is done here.
  */
 export async function reconcileRoot(root: string, manifest: Manifest, invalid: Map<string, string>, sink: ReconcileSink, logger: StoreLogger): Promise<Reconciled> {
-  if (manifest.file) {
+  if (manifest.offThread) {
     try {
-      const off = await reconcileOffThread(root, manifest.file)
+      const off = await manifest.offThread
       for (const [rel, why] of off.invalid) invalid.set(rel, why)
       for (let k = 0; k < off.kept; k++) sink.kept()
       // The whole rows, from this thread's connection: one another process removed since the worker's snapshot is
@@ -129,11 +130,19 @@ export async function reconcileRoot(root: string, manifest: Manifest, invalid: M
   return { files, times, prior: reconcileManifest(root, manifest, files, times, sink, listedAt), offThread: false }
 }
 
-/** Lists the root and compares it with the manifest of the index file `file`, in a worker thread. Rejects if the worker fails. */
-function reconcileOffThread(root: string, file: string): Promise<OffThreadReconcile> {
-  return new Promise((resolve, reject) => {
-    const workerData = { root, file, sql: `SELECT ${MANIFEST_COLUMNS} FROM doc`, listUrl: LIST_URL, walkUrl: WALK_URL, fromSource: source }
-    const worker = new Worker(WORKER, { eval: true, workerData, stdout: false, stderr: false })
+/** A reconcile under way in a worker thread. */
+export interface OffThread {
+  result: Promise<OffThreadReconcile>
+  /** Ends the worker if it is still running (its result is not wanted); its result then rejects, unhandled by nobody. */
+  cancel(): void
+}
+
+/** Starts the reconcile of `root` against the index file `file` in a worker thread, if the file is large enough (see {@link OFF_THREAD_MIN_BYTES}). */
+export function reconcileOffThread(root: string, file: string, minBytes = OFF_THREAD_MIN_BYTES): OffThread | undefined {
+  if ((statSync(file, { throwIfNoEntry: false })?.size ?? 0) < minBytes) return undefined
+  const workerData = { root, file, sql: `SELECT ${MANIFEST_COLUMNS} FROM doc`, listUrl: LIST_URL, walkUrl: WALK_URL, fromSource: source }
+  const worker = new Worker(WORKER, { eval: true, workerData, stdout: false, stderr: false })
+  const result = new Promise<OffThreadReconcile>((resolve, reject) => {
     let answer: OffThreadReconcile | { error: string } | undefined
     worker.once('message', (message: OffThreadReconcile | { error: string }) => (answer = message))
     worker.once('error', reject)
@@ -143,4 +152,11 @@ function reconcileOffThread(root: string, file: string): Promise<OffThreadReconc
       else reject(new Error(answer ? answer.error : `the reconcile worker exited with ${code}`))
     })
   })
+  return {
+    result,
+    cancel() {
+      result.catch(() => {})
+      void worker.terminate()
+    },
+  }
 }

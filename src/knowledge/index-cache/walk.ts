@@ -9,6 +9,7 @@ import { lstatSync } from 'node:fs'
 import { join, sep } from 'node:path'
 import type { ManifestRow, ManifestTuple } from '../../search/search-index.js'
 import { toRelative } from '../documents/paths.js'
+import type { OffThreadReconcile } from './reconcile-worker.js'
 
 /**
  * How long after being stat'ed a file's times still cannot be trusted: a second write within the file system's
@@ -30,12 +31,12 @@ export function changedSince(row: ManifestTuple, size: number, mtimeMs: number, 
 
 /**
  * The persisted index's manifest: its rows, streamed, and a whole row by rowid (off the main thread, just the rowid).
- * `file`: the index file, which a large start-up reconcile reads in a worker thread instead (./reconcile-worker.ts).
+ * `offThread`: a worker thread's reconcile of this manifest, for a large index (./reconcile-worker.ts).
  */
 export interface Manifest<Row = ManifestRow> {
   rows: Iterable<ManifestTuple>
   row(rowid: number): Row
-  file?: string
+  offThread?: Promise<OffThreadReconcile>
 }
 
 /** What the reconcile tells its caller. */
