@@ -254,6 +254,7 @@ export class StoreIndex {
       }
     }
     early?.cancel() // started but not used: ended
+    if (this.files.reconciledOffThread) freshness += ' in a worker thread'
     this.building = undefined
     if (mode === 'rebuild' && !closed()) {
       this.index.setState('complete')
