@@ -106,6 +106,14 @@ describe('the start-up reconcile in a worker thread', () => {
     db.close()
   })
 
+  it('ends a worker whose result is not wanted (the file was rebuilt): its result rejects once the thread is gone', async () => {
+    const { root, db, file } = fixture()
+    const started = reconcileOffThread(root, file, 0)
+    started?.cancel()
+    await expect(started?.result).rejects.toThrow(/exited/)
+    db.close()
+  })
+
   it('falls back to the main thread when the worker cannot read the file', async () => {
     const { root, db, manifest } = fixture()
     const off = await reconcile(root, { ...manifest(false), offThread: reconcileOffThread(root, join(root, 'missing', 'index.sqlite'), 0)?.result })
