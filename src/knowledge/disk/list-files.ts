@@ -2,9 +2,10 @@
  * The document files under a root with their sizes and times: what the start-up scan lists before it reads anything.
  * Links are never followed, dot folders and `node_modules` are skipped, abandoned temporary files are swept.
  *
- * Measured and left in this thread: listing in a worker thread while the main thread read the index's manifest was
- * slower at 100k files (0.52 s for the worker's listing against 0.37 s here; the thread's start and the copy of 100k
- * paths cost more than the overlap saved on 2 cores).
+ * A start over a large persisted index lists in a worker thread, where the comparison with the index's manifest runs
+ * too, so that 100k paths never reach the main thread's heap (index-cache/reconcile-worker.ts; for memory: copying the
+ * paths back was what made an earlier worker listing slower, 0.52 s against 0.37 s at 100k files). Imports only Node
+ * and modules that import only Node, for that worker.
  * @module dsh-knowledge-sync/knowledge/disk/list-files
  */
 import { readdirSync, rmSync, statSync } from 'node:fs'

@@ -22,7 +22,6 @@ import { join } from 'node:path'
 import { createHash } from 'node:crypto'
 import type { Stats } from 'node:fs'
 import type { FileStamp } from '../../types.js'
-import type { ManifestTuple } from '../../search/search-index.js'
 import { createIndexFile, IndexFileError, openIndexFile } from '../../search/index-file.js'
 import { SearchIndex, type SearchIndexOptions } from '../../search/search-index.js'
 import { createRootStateFile, ensureStateFolder } from '../disk/root-files.js'
@@ -38,27 +37,9 @@ export const BUILD_LOCK = 'index-v4.lock'
 /** The previous version's file and lifetime lock. */
 const PREVIOUS = { file: 'index.sqlite', lock: 'index.lock' }
 
-/**
- * How long after being stat'ed a file's times still cannot be trusted: a second write within the file system's
- * timestamp granularity (a few ms on Linux, 1–2 s on HFS+/FAT) leaves size and times as they were.
- */
-export const RACY_MS = 2000
-
 /** The manifest entry of a file just read (or written) with this text. */
 export function stampOf(info: Pick<Stats, 'size' | 'ctimeMs'>, text: string): FileStamp {
   return { size: info.size, ctimeMs: info.ctimeMs, hash: createHash('sha1').update(text).digest('base64'), seenMs: Date.now() }
-}
-
-/**
- * Whether a file may differ from what the index holds. Size, mtime and ctime must all match (ctime cannot be set
- * back by `touch` or a restore, so a file put back with its old mtime still counts as changed), and the entry must
- * not be racy: a file indexed within {@link RACY_MS} of its modification gets its content checked once (its hash
- * compared; an unchanged text costs a read, not a re-index).
- */
-export function changedSince(row: ManifestTuple, size: number, mtimeMs: number, ctimeMs: number): boolean {
-  const [, , rowSize, mtime, ctime, hashed, seen] = row
-  if (rowSize !== size || mtime !== mtimeMs || ctime !== ctimeMs || seen === null || !hashed) return true
-  return seen - mtimeMs < RACY_MS
 }
 
 /** An index opened for a store, and what became of the cache. */

@@ -1,27 +1,50 @@
 /**
  * What the start-up scan decides before it parses anything: given the files under the root with their sizes and
  * times (./list-files.ts) and the persisted index's manifest, which files the index already holds as they are, which
- * entries lost their file, and which files must be read.
+ * entries lost their file, and which files must be read. Imports only Node and modules that import only Node: a worker
+ * thread loads it from source in the tests (./reconcile-worker.ts).
  * @module dsh-knowledge-sync/knowledge/index-cache/walk
  */
 import { lstatSync } from 'node:fs'
 import { join, sep } from 'node:path'
 import type { ManifestRow, ManifestTuple } from '../../search/search-index.js'
-import { changedSince, RACY_MS } from './index-cache.js'
 import { toRelative } from '../documents/paths.js'
+import type { OffThreadReconcile } from './reconcile-worker.js'
 
-/** The persisted index's manifest: its rows, streamed, and a whole row by rowid. */
-export interface Manifest {
+/**
+ * How long after being stat'ed a file's times still cannot be trusted: a second write within the file system's
+ * timestamp granularity (a few ms on Linux, 1–2 s on HFS+/FAT) leaves size and times as they were.
+ */
+export const RACY_MS = 2000
+
+/**
+ * Whether a file may differ from what the index holds. Size, mtime and ctime must all match (ctime cannot be set
+ * back by `touch` or a restore, so a file put back with its old mtime still counts as changed), and the entry must
+ * not be racy: a file indexed within {@link RACY_MS} of its modification gets its content checked once (its hash
+ * compared; an unchanged text costs a read, not a re-index).
+ */
+export function changedSince(row: ManifestTuple, size: number, mtimeMs: number, ctimeMs: number): boolean {
+  const [, , rowSize, mtime, ctime, hashed, seen] = row
+  if (rowSize !== size || mtime !== mtimeMs || ctime !== ctimeMs || seen === null || !hashed) return true
+  return seen - mtimeMs < RACY_MS
+}
+
+/**
+ * The persisted index's manifest: its rows, streamed, and a whole row by rowid (off the main thread, just the rowid).
+ * `offThread`: a worker thread's reconcile of this manifest, for a large index (./reconcile-worker.ts).
+ */
+export interface Manifest<Row = ManifestRow> {
   rows: Iterable<ManifestTuple>
-  row(rowid: number): ManifestRow
+  row(rowid: number): Row
+  offThread?: Promise<OffThreadReconcile>
 }
 
 /** What the reconcile tells its caller. */
-export interface ReconcileSink {
+export interface ReconcileSink<Row = ManifestRow> {
   /** Its size and times match: the index holds it as it is. */
   kept(): void
   /** Its file is gone (or is no longer a file the listing has: a link, under a linked folder), or it is a second entry for a path. */
-  dropped(row: ManifestRow): void
+  dropped(row: Row): void
 }
 
 /**
@@ -31,24 +54,24 @@ export interface ReconcileSink {
  * never held: only the files are in a map. `listedAt`: when the listing of `files` began; an entry another process
  * indexed since then may hold a file the listing never saw, so it is dropped only if its file is not there now.
  */
-export function reconcileManifest(
+export function reconcileManifest<Row = ManifestRow>(
   root: string,
-  manifest: Manifest,
+  manifest: Manifest<Row>,
   files: string[],
   times: Float64Array,
-  sink: ReconcileSink,
+  sink: ReconcileSink<Row>,
   listedAt = Number.POSITIVE_INFINITY,
-): Map<string, ManifestRow | undefined> {
+): Map<string, Row | undefined> {
   const prefix = root + sep
   const onDisk = new Map<string, number>()
   for (let i = 0; i < files.length; i++) {
     const full = files[i]
     onDisk.set(sep === '/' && full.startsWith(prefix) ? full.slice(prefix.length) : toRelative(root, full), i)
   }
-  const out = new Map<string, ManifestRow | undefined>()
+  const out = new Map<string, Row | undefined>()
   // Dropped once the rows are read: a removal is a write, and a write begun while the manifest's statement still
   // reads the shared file fails at once (SQLite's busy handler does not wait for a stale read snapshot).
-  const gone: ManifestRow[] = []
+  const gone: Row[] = []
   for (const row of manifest.rows) {
     const i = onDisk.get(row[1])
     if (i === undefined && (row[6] ?? row[3]) >= listedAt - RACY_MS && lstatSync(join(root, row[1]), { throwIfNoEntry: false })?.isFile()) {

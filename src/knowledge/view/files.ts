@@ -12,7 +12,8 @@ import { stampOf } from '../index-cache/index-cache.js'
 import { listFiles } from '../disk/list-files.js'
 import { PathTable } from '../index-cache/path-table.js'
 import type { IndexSink } from './index-sink.js'
-import { type Manifest, reconcileManifest } from '../index-cache/walk.js'
+import type { Manifest } from '../index-cache/walk.js'
+import { reconcileRoot } from '../index-cache/reconcile-worker.js'
 import { DocumentError, parseDocument } from '../documents/document.js'
 import { insideRoot, toRelative } from '../documents/paths.js'
 import { longerId } from '../ids/id-claims.js'
@@ -39,6 +40,8 @@ export class DocumentFiles {
   readonly invalid = new Map<string, string>()
   /** What the last scan did: files kept from the persisted index, read, only re-stamped, and entries dropped. */
   readonly scanned = { kept: 0, read: 0, restamped: 0, dropped: 0 }
+  /** Start-up reconciles run in a worker thread (see reconcile-worker.ts). */
+  reconciledOffThread = 0
 
   constructor(
     private readonly root: string,
@@ -170,9 +173,7 @@ export class DocumentFiles {
   }
 
   private async scanFiles(manifest: Manifest | undefined, late: boolean): Promise<void> {
-    const listedAt = Date.now()
-    const { files, times } = await listFiles(this.root, this.invalid)
-    const prior = manifest ? this.reconcile(manifest, files, times, listedAt) : undefined
+    const { files, times, prior } = manifest ? await this.reconcile(manifest) : { ...(await listFiles(this.root, this.invalid)), prior: undefined }
     const order = files.map((_, i) => i).filter((i) => !prior || prior.has(files[i]))
     // Oldest first, so the index's insertion order follows time as it does for documents written later.
     order.sort((a, b) => times[3 * a + 1] - times[3 * b + 1] || (files[a] < files[b] ? -1 : 1))
@@ -215,14 +216,16 @@ export class DocumentFiles {
     if (this.invalid.size) this.logger.warn('%d file(s) under %s could not be read; first: %s', this.invalid.size, this.root, [...this.invalid.values()][0])
   }
 
-  /** The files the scan must read, given the persisted index's manifest (see {@link reconcileManifest}). */
-  private reconcile(manifest: Manifest, files: string[], times: Float64Array, listedAt: number): Map<string, ManifestRow | undefined> {
+  /** The files the scan must read, with their entries in the persisted index (see {@link reconcileRoot}). */
+  private async reconcile(manifest: Manifest): Promise<{ files: string[]; times: Float64Array; prior: Map<string, ManifestRow | undefined> }> {
     const kept = () => void this.scanned.kept++
     const dropped = (row: ManifestRow) => {
       this.drop(row)
       this.scanned.dropped++
     }
-    return reconcileManifest(this.root, manifest, files, times, { kept, dropped }, listedAt)
+    const reconciled = await reconcileRoot(this.root, manifest, this.invalid, { kept, dropped }, this.logger)
+    if (reconciled.offThread) this.reconciledOffThread++
+    return reconciled
   }
 
   /** Forgets an indexed file that can no longer be read as a document (no change event: this is the start-up scan). */

@@ -17,6 +17,7 @@ import type { Location } from '../index-cache/path-table.js'
 import type { Manifest } from '../index-cache/walk.js'
 import type { IdClaims } from '../ids/id-claims.js'
 import { CACHE_DIR, CACHE_FILE, openIndexCache } from '../index-cache/index-cache.js'
+import { type OffThread, reconcileOffThread } from '../index-cache/reconcile-worker.js'
 import { liveWatcher, WatchStamp } from '../index-cache/watch-stamp.js'
 import { join } from 'node:path'
 import { DocumentError, parseDocument } from '../documents/document.js'
@@ -167,9 +168,26 @@ export class StoreIndex {
     )
   }
 
-  /** The persisted index's manifest, for the start-up reconcile. */
-  private manifest(): Manifest {
-    return { rows: manifestRows(this.index), row: (rowid) => manifestRow(this.index, rowid) }
+  /** The persisted index's manifest, for the start-up reconcile; `offThread`: a worker's reconcile of it (a large index). */
+  private manifest(offThread = this.reconcileOffThread()): Manifest {
+    const index = this.index
+    return {
+      get rows() {
+        return manifestRows(index)
+      },
+      row: (rowid) => manifestRow(index, rowid),
+      offThread: offThread?.result,
+    }
+  }
+
+  /** The start-up reconcile in a worker thread, for an index file large enough (see reconcile-worker.ts). */
+  private reconcileOffThread(): OffThread | undefined {
+    try {
+      return reconcileOffThread(this.host.root, this.cacheFile)
+    } catch (error) {
+      this.host.logger.debug('no reconcile worker: %s', (error as Error).message)
+      return undefined
+    }
   }
 
   /** The relations the persisted index holds, into the graph (before the scan, which replaces what it reads again). */
@@ -190,6 +208,13 @@ export class StoreIndex {
     let mode: string = 'memory'
     let freshness = 'walked'
     if (options.watch) this.files.watch()
+    // A large index's reconcile starts in its worker now, so that the worker's own start overlaps the open below.
+    let early = cache && !closed() && !options.trustWatcher ? this.reconcileOffThread() : undefined
+    const offThread = () => {
+      const started = early
+      early = undefined
+      return started ?? this.reconcileOffThread()
+    }
     if (cache && !closed()) {
       const opened = openIndexCache(this.host.root, this.host.indexOptions, this.host.logger, { readOnly })
       mode = opened.mode
@@ -201,12 +226,13 @@ export class StoreIndex {
       }
     }
     if (mode === 'rebuild') this.building = { docs: 0, said: Date.now() }
+    if (mode !== 'reused' && mode !== 'shared') early?.cancel() // no reconcile against this file follows
     if (mode === 'shared') {
       // Another process's file, read-only: good as long as the reconcile has nothing to write. A change (the
       // owner is not watching, or a file changed this instant) means indexing in memory after all.
       try {
         this.restoreGraph()
-        await this.files.scan(this.manifest())
+        await this.files.scan(this.manifest(offThread()))
         const { read, dropped } = this.files.scanned
         if (read + dropped > 0) throw new Error('changed')
       } catch {
@@ -224,9 +250,11 @@ export class StoreIndex {
       if (fresh?.watcher) freshness = `vouched for by watcher ${fresh.watcher}: no walk`
       else {
         if (fresh) freshness = `walked (${fresh.why})`
-        await this.files.scan(mode === 'reused' ? this.manifest() : undefined)
+        await this.files.scan(mode === 'reused' ? this.manifest(offThread()) : undefined)
       }
     }
+    early?.cancel() // started but not used: ended
+    if (this.files.reconciledOffThread) freshness += ' in a worker thread'
     this.building = undefined
     if (mode === 'rebuild' && !closed()) {
       this.index.setState('complete')

@@ -1,0 +1,124 @@
+/**
+ * A start over a large persisted index lists the root and compares it with the index's manifest in a worker thread,
+ * so that a path per file never reaches the main thread's heap (issue 30: a second process at 100k documents kept
+ * ~60 MB more RSS after a full collection when this ran on the main thread). The worker must decide exactly what the
+ * main thread decides. Real files (unchanged, changed, vanished, new, a link, a second entry for one path) and a real
+ * SQLite file that another connection holds open in WAL mode, as the owning process does.
+ */
+import { describe, expect, it } from 'vitest'
+import { mkdirSync, mkdtempSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
+import { OFF_THREAD_MIN_BYTES, reconcileOffThread, reconcileRoot } from '../../src/knowledge/index-cache/reconcile-worker.js'
+import type { Manifest } from '../../src/knowledge/index-cache/walk.js'
+import type { ManifestRow } from '../../src/search/search-index.js'
+import { MANIFEST_COLUMNS } from '../../src/search/schema.js'
+
+const DAY = 24 * 60 * 60 * 1000
+const quiet = { info() {}, warn() {}, debug() {} }
+
+function fixture() {
+  const root = mkdtempSync(join(tmpdir(), 'dsh-ks-reconcile-worker-'))
+  mkdirSync(join(root, 'a'))
+  for (const name of ['same.md', 'a/same.md', 'changed.md', 'new.md', 'target.md']) writeFileSync(join(root, name), `# ${name}\n`)
+  symlinkSync(join(root, 'target.md'), join(root, 'link.md'))
+  const file = join(root, 'index.sqlite')
+  const db = new DatabaseSync(file)
+  db.exec('PRAGMA journal_mode = WAL; CREATE TABLE doc (id TEXT, path TEXT, session TEXT, size INTEGER, mtime REAL, ctime REAL, hash TEXT, seen REAL)')
+  const insert = db.prepare('INSERT INTO doc (id, path, size, mtime, ctime, hash, seen) VALUES (?, ?, ?, ?, ?, ?, ?)')
+  const as = (id: string, name: string) => {
+    const info = statSync(join(root, name))
+    insert.run(id, name, info.size, info.mtimeMs, info.ctimeMs, 'h', info.mtimeMs + DAY)
+  }
+  as('same', 'same.md')
+  as('a-same', 'a/same.md')
+  as('target', 'target.md')
+  insert.run('changed', 'changed.md', 1, 0, 0, 'h', DAY)
+  insert.run('gone', 'gone.md', 1, 0, 0, 'h', DAY)
+  insert.run('twice', 'same.md', 1, 0, 0, 'h', DAY)
+  const manifest = (offThread: boolean): Manifest => {
+    const rows = db.prepare(`SELECT ${MANIFEST_COLUMNS} FROM doc`)
+    rows.setReturnArrays(true)
+    return {
+      rows: rows.iterate() as Iterable<never>,
+      row: (rowid) => db.prepare('SELECT id, path, session, size, mtime, ctime, hash, seen FROM doc WHERE rowid = ?').get(rowid) as unknown as ManifestRow,
+      // The fixture's file is small: the worker is asked for whatever the size.
+      offThread: offThread ? reconcileOffThread(root, file, 0)?.result : undefined,
+    }
+  }
+  return { root, db, file, manifest }
+}
+
+async function reconcile(root: string, manifest: Manifest) {
+  const invalid = new Map<string, string>()
+  const dropped: string[] = []
+  let kept = 0
+  const out = await reconcileRoot(root, manifest, invalid, { kept: () => void kept++, dropped: (row) => void dropped.push(row.id) }, quiet)
+  const read = [...out.prior].map(([full, row]) => [full.slice(root.length + 1), row?.id ?? null]).sort()
+  // The sizes and times of the files to read (the main thread's listing holds every file).
+  const times = out.files.flatMap((full, i) => (out.prior.has(full) ? [[full.slice(root.length + 1), out.times[3 * i], out.times[3 * i + 1]]] : [])).sort()
+  return { offThread: out.offThread, kept, dropped: dropped.sort(), read, times, invalid: [...invalid.keys()] }
+}
+
+describe('the start-up reconcile in a worker thread', () => {
+  it('is asked for only from an index file of OFF_THREAD_MIN_BYTES', () => {
+    const { root, db, file } = fixture()
+    expect(reconcileOffThread(root, file)).toBeUndefined()
+    expect(OFF_THREAD_MIN_BYTES).toBeGreaterThan(16 * 1024 * 1024)
+    db.close()
+  })
+
+  it('runs in the worker when the manifest names its file, and decides what the main thread decides', async () => {
+    const { root, db, manifest } = fixture()
+    const off = await reconcile(root, manifest(true))
+    const here = await reconcile(root, manifest(false))
+    expect(off.offThread).toBe(true)
+    expect(here.offThread).toBe(false)
+    expect(off.kept).toBe(3)
+    expect(off.dropped).toEqual(['gone', 'twice'])
+    expect(off.read).toEqual([
+      ['changed.md', 'changed'],
+      ['new.md', null],
+    ])
+    expect(off.times).toEqual(['changed.md', 'new.md'].map((name) => [name, statSync(join(root, name)).size, statSync(join(root, name)).mtimeMs]))
+    expect(off.invalid).toEqual(['link.md'])
+    expect({ ...off, offThread: false }).toEqual(here)
+    db.close()
+  })
+
+  it('reads the whole rows afterwards: an entry removed since the worker read the manifest is not dropped again, its changed file is new', async () => {
+    const { root, db, manifest } = fixture()
+    const m = manifest(true)
+    const row = m.row
+    // Another process takes both entries out after the worker's snapshot and before the main thread reads them.
+    m.row = (rowid) => {
+      db.exec("DELETE FROM doc WHERE id IN ('gone', 'changed')")
+      return row(rowid)
+    }
+    const off = await reconcile(root, m)
+    expect(off.offThread).toBe(true)
+    expect(off.dropped).toEqual(['twice'])
+    expect(off.read).toEqual([
+      ['changed.md', null],
+      ['new.md', null],
+    ])
+    db.close()
+  })
+
+  it('ends a worker whose result is not wanted (the file was rebuilt): its result rejects once the thread is gone', async () => {
+    const { root, db, file } = fixture()
+    const started = reconcileOffThread(root, file, 0)
+    started?.cancel()
+    await expect(started?.result).rejects.toThrow(/exited/)
+    db.close()
+  })
+
+  it('falls back to the main thread when the worker cannot read the file', async () => {
+    const { root, db, manifest } = fixture()
+    const off = await reconcile(root, { ...manifest(false), offThread: reconcileOffThread(root, join(root, 'missing', 'index.sqlite'), 0)?.result })
+    expect(off.offThread).toBe(false)
+    expect(off.kept).toBe(3)
+    db.close()
+  })
+})
