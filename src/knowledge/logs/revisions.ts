@@ -269,11 +269,14 @@ export class Revisions {
     const match = LINE.exec(line.trim())
     if (!match) return
     const [, id, hash, at] = match
+    // A copy of the hash, not the match: V8 keeps a 16-character match as a view that holds the whole log line alive
+    // (~70 bytes more a document, for as long as the process runs; issue 24).
+    const own = () => Buffer.from(hash, 'latin1').toString('latin1')
     const entry = this.entries.get(id)
-    if (!entry) this.entries.set(id, { n: 1, last: hash, first: at ? Date.parse(at) || undefined : undefined })
+    if (!entry) this.entries.set(id, { n: 1, last: own(), first: at ? Date.parse(at) || undefined : undefined })
     else if (entry.last !== hash) {
       entry.n++
-      entry.last = hash
+      entry.last = own()
     }
   }
 
