@@ -275,12 +275,13 @@ if (FRESH) {
     const store = new KnowledgeStore({ root: ${JSON.stringify(root)}, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: true })
     await store.start(); for (const q of ['lockfile', 'ERR_SOAK_3', 'esbuild pnpm']) store.search(q, { limit: 10 })
     // The background warm-up loads the path table and folds the revision log: a long-lived process holds both. Its
-    // timers (and close's wait for the checkpoint worker) are unref'd: the interval keeps this probe alive meanwhile.
+    // timers are unref'd: the interval keeps this probe alive meanwhile.
     const alive = setInterval(() => {}, 1000)
     await store.indexed.warmed; store.revisions.refresh()
     gc(); gc(); const after = process.memoryUsage()
     console.log(JSON.stringify({ rssKB: (after.rss - before.rss) / 1024, heapKB: (after.heapUsed - before.heapUsed) / 1024, docs: store.size }))
-    await store.close(); clearInterval(alive)`
+    clearInterval(alive)
+    await store.close()`
   const out = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', probe], { encoding: 'utf8' })
   const fresh = JSON.parse(out.stdout.trim().split('\n').at(-1) ?? '{}')
   const grown = { rssKB: steps.at(-1).rssKB - steps[1].rssKB, heapKB: steps.at(-1).heapKB - steps[1].heapKB }
