@@ -7,7 +7,9 @@
  *
  * Options: --rounds N; --every N (rounds per printed step); --per-minute N (rounds in one simulated minute, 10);
  * --sync-minutes N (a sync every N simulated minutes, 5); --no-writers (no other process writing to the root);
- * --fresh (at the end, a fresh process opens the same root: the memory the index itself holds, to compare with).
+ * --fresh (at the end, a fresh process opens the same root: the memory the index itself holds, to compare with);
+ * --snapshot-at N,M (heap snapshots after a full GC at those rounds, into a temporary folder; compare two by constructor
+ * and retaining path).
  *
  * Build first (`node scripts/build.mjs`): the rows are loaded from lib/ as shipped, into the real harness core
  * (test/harness/loop.ts: AgentLoop, SessionStore, SystemPrompt, ToolRuntime, LLM runtime, a scripted model) with
@@ -27,6 +29,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { pathToFileURL } from 'node:url'
+import { writeHeapSnapshot } from 'node:v8'
 import { trackHandles } from '../test/harness/handles.ts'
 import * as hostWeb from '../test/harness/host-web.ts'
 import { createLoop } from '../test/harness/loop.ts'
@@ -47,6 +50,13 @@ const PER_MINUTE = opt('per-minute', 10)
 const SYNC_MINUTES = opt('sync-minutes', 5)
 const WRITERS = !argv.includes('--no-writers')
 const FRESH = argv.includes('--fresh')
+const SNAPSHOT_AT = new Set(
+  String(argv[argv.indexOf('--snapshot-at') + 1] ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map(Number),
+)
+const SNAPSHOT_DIR = argv.includes('--snapshot-at') ? mkdtempSync(join(tmpdir(), 'dsh-ks-soak-heap-')) : ''
 if (!globalThis.gc) console.warn('(run with --expose-gc: heap and RSS are read after a full GC only then)')
 
 // ---------------------------------------------------------------- the setting
@@ -226,6 +236,11 @@ for (let k = 1; k <= ROUNDS; k++) {
     await settled(k + writtenByOthers())
     measure(k)
   }
+  if (SNAPSHOT_AT.has(k)) {
+    await settled(k + writtenByOthers())
+    globalThis.gc?.()
+    console.log(`heap snapshot: ${writeHeapSnapshot(join(SNAPSHOT_DIR, `round-${k}.heapsnapshot`))}`)
+  }
 }
 await Promise.all(writers)
 await store.flush()
@@ -259,8 +274,13 @@ if (FRESH) {
     gc(); gc(); const before = process.memoryUsage()
     const store = new KnowledgeStore({ root: ${JSON.stringify(root)}, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: true })
     await store.start(); for (const q of ['lockfile', 'ERR_SOAK_3', 'esbuild pnpm']) store.search(q, { limit: 10 })
+    // The background warm-up loads the path table and folds the revision log: a long-lived process holds both. Its
+    // timers are unref'd: the interval keeps this probe alive meanwhile.
+    const alive = setInterval(() => {}, 1000)
+    await store.indexed.warmed; store.revisions.refresh()
     gc(); gc(); const after = process.memoryUsage()
     console.log(JSON.stringify({ rssKB: (after.rss - before.rss) / 1024, heapKB: (after.heapUsed - before.heapUsed) / 1024, docs: store.size }))
+    clearInterval(alive)
     await store.close()`
   const out = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', probe], { encoding: 'utf8' })
   const fresh = JSON.parse(out.stdout.trim().split('\n').at(-1) ?? '{}')
