@@ -92,6 +92,9 @@ export class Checkpointer {
   /** Stops the worker; resolves once its connection is closed (so a following checkpoint does not meet it). */
   stop(): Promise<void> {
     this.stopping = true
+    // Waited for, so it must keep the process alive until it exits: unref'd, a process with nothing else to do
+    // exited with the close still pending (a script's `await store.close()` never returned).
+    this.worker.ref()
     return new Promise((resolve) => {
       // A worker stuck in a checkpoint is ended rather than waited for: the WAL stays valid either way.
       const stuck = setTimeout(() => void this.worker.terminate(), 2000).unref()
