@@ -4,6 +4,7 @@
  *
  *   node bench/shared.bench.mjs 10000 100000              # the scale curve at these sizes
  *   node bench/shared.bench.mjs 1000000 --no-memory       # the million point (long; no in-memory baseline)
+ *   node bench/shared.bench.mjs --tails 10000 100000      # item 4: search tails after the warm-up and the merge, 3 runs each
  *   node bench/shared.bench.mjs --writers [seconds]       # two writers at 100 rounds/s each + a watching reader
  *                                                         # + fresh processes starting meanwhile
  *
@@ -106,6 +107,16 @@ const PHASES = {
     const docs = store.size
     await store.close()
     return { start, rss, docs, search }
+  },
+  /** Item 4's tails: a store as dsh keeps one (watching), after its warm-up and its background merge, 10 passes of the mix. */
+  async tails(dir) {
+    const store = await openStore(dir, { watch: true })
+    await store.start()
+    await store.indexed.warmed
+    await store.indexed.index.settle()
+    const search = searchMix(store, 10)
+    await store.close()
+    return { search }
   },
   async changed(dir) {
     const paths = JSON.parse(readFileSync(join(dir, '.manifest.json'), 'utf8')).paths
@@ -350,4 +361,17 @@ if (!existsSync(BIN)) throw new Error('build first: node scripts/build.mjs')
 console.log(`# shared index bench — ${new Date().toISOString()}, load ${readFileSync('/proc/loadavg', 'utf8').trim()}`)
 if (args.includes('--writers')) await writers(Number(args[args.indexOf('--writers') + 1]) || 60)
 const sizes = args.filter((a) => /^\d+$/.test(a) && args[args.indexOf(a) - 1] !== '--writers').map(Number)
-if (sizes.length) await curve(sizes, { memory: !args.includes('--no-memory') })
+if (args.includes('--tails')) {
+  // Item 4 alone: search p50/p99/max after the warm-up and the merge, in three fresh processes per size.
+  for (const size of sizes) {
+    const dir = corpus(size)
+    if (!existsSync(join(dir, '.manifest.json'))) writeRounds(dir, size)
+    if (!existsSync(join(cacheDir(dir), 'index-v4.sqlite'))) child('rebuild', dir)
+    for (let run = 1; run <= 3; run++) {
+      const { search } = child('tails', dir)
+      console.log(
+        `${size.toLocaleString('en')} docs, run ${run} (load ${readFileSync('/proc/loadavg', 'utf8').trim().split(' ').slice(0, 3).join(' ')}): search p50/p99/max ${f(search.p50)} / ${f(search.p99)} / ${f(search.max)} over ${search.n}`,
+      )
+    }
+  }
+} else if (sizes.length) await curve(sizes, { memory: !args.includes('--no-memory') })
