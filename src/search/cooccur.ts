@@ -10,11 +10,13 @@
  * Measured on LoCoMo and the retrieval set in docs/search.md; off by default, like conversational context.
  * @module dsh-knowledge-sync/search/cooccur
  */
+import { CONTEXT_DEPTH } from './context.js'
 import type { PlannerHost, QueryPlanner } from './planner.js'
+import { quote } from './schema.js'
 import { indexTokens, type QueryTerm, STOPWORDS, stem } from './tokenize.js'
 
-/** The candidates re-ranked (the ranking passes keep this many rows when a pass after them is on). */
-export const COOCCUR_DEPTH = 50
+/** The candidates re-ranked: as many as the ranking passes keep when a pass after them is on. */
+export const COOCCUR_DEPTH = CONTEXT_DEPTH
 /** A query word held by more documents than this is skipped: it says little about any one of them, and counting its company is a pass over all of them. */
 export const COOCCUR_MAX_DF = 2000
 /** The documents of one query word read at most (the newest), their counts scaled to the word's frequency. */
@@ -80,9 +82,7 @@ export class CooccurPass {
   private companyOf(token: string): Company {
     const known = this.company.get(token)
     if (known) return known
-    const holding = (this.host.stmt('SELECT rowid AS r FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT ?').all(`"${token.replaceAll('"', '""')}"`, COOCCUR_SAMPLE) as Array<{ r: number }>).map(
-      (x) => x.r,
-    )
+    const holding = (this.host.stmt('SELECT rowid AS r FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT ?').all(quote(token), COOCCUR_SAMPLE) as Array<{ r: number }>).map((x) => x.r)
     const contexts = new Map<number, number[]>(holding.map((r) => [r, [r]]))
     // Every neighbour in one statement (the doc_session index), not one statement per document.
     const near = this.host
@@ -116,23 +116,27 @@ export class CooccurPass {
     if (!own.size) return
     const best = [...pool].sort((a, b) => b[1] - a[1]).slice(0, COOCCUR_DEPTH)
     const candidates = this.wordsOfRows(best.map(([r]) => r))
+    // The candidates' words (not the query's own), each once, with the index tokens that stand for it.
+    const wanted = new Map<string, Set<string>>()
+    for (const words of candidates.values()) for (const [w, token] of words) if (!own.has(w)) (wanted.get(w) ?? wanted.set(w, new Set()).get(w)!).add(token)
     const n = this.host.size
-    // The strongest association of each candidate word (not the query's own) with any query word.
+    // The strongest association of each candidate word with any query word.
     const strength = new Map<string, number>()
     for (const token of own.values()) {
       const dfq = this.planner.df(token)
       if (dfq < MIN_MEETINGS || dfq > COOCCUR_MAX_DF) continue
       const { met, read } = this.companyOf(token)
       const scale = dfq / Math.max(1, read)
-      for (const words of candidates.values())
-        for (const [w, wordToken] of words) {
-          const count = met.get(w) ?? 0
-          if (own.has(w) || count < MIN_MEETINGS) continue
+      for (const [w, tokens] of wanted) {
+        const count = met.get(w) ?? 0
+        if (count < MIN_MEETINGS) continue
+        for (const wordToken of tokens) {
           const dfw = this.planner.df(wordToken)
           // A document's context is itself and up to two neighbours: chance meets a word about three times as often.
           const pmi = dfw > 0 ? Math.log((count * scale * n) / (dfq * dfw * 3)) : 0
           if (pmi > (strength.get(w) ?? 0)) strength.set(w, pmi)
         }
+      }
     }
     if (!strength.size) return
     const gains = best.map(([r]) => {

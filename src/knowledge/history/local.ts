@@ -141,13 +141,7 @@ export class HistoryTally {
 
   /** Reads the file again when its size or inode is not what this process left. */
   follow(root: string): void {
-    let size = 0
-    let ino = 0
-    try {
-      ;({ size, ino } = statSync(localHistoryFile(root)))
-    } catch {
-      /* no file yet */
-    }
+    const { size, ino } = fileIdentity(root)
     if (size === this.size && ino === this.ino) return
     this.bytesRead += size
     this.load(readLocalHistory(root), root)
@@ -177,12 +171,17 @@ export class HistoryTally {
   }
 
   private stamp(root: string): void {
-    try {
-      ;({ size: this.size, ino: this.ino } = statSync(localHistoryFile(root)))
-    } catch {
-      this.size = 0
-      this.ino = 0
-    }
+    ;({ size: this.size, ino: this.ino } = fileIdentity(root))
+  }
+}
+
+/** The history file's size and inode (both 0 when there is no file yet). */
+function fileIdentity(root: string): { size: number; ino: number } {
+  try {
+    const { size, ino } = statSync(localHistoryFile(root))
+    return { size, ino }
+  } catch {
+    return { size: 0, ino: 0 }
   }
 }
 
