@@ -4,9 +4,11 @@
  * on the same root, so that the machine's load weighs on both alike. Per child: ready time, RSS and heap growth after
  * a full collection (as `second` in bench/shared.bench.mjs), then the search mix: the first pass's p50 (SQLite's page
  * cache still cold) and the p50/p99 of the later ones (`--passes`, default 5). The corpus and its index
- * are bench/shared.bench.mjs's (bench/.data/rounds-<size>, built on first use).
+ * are bench/shared.bench.mjs's (bench/.data/rounds-<size>, built on first use). The second process watches the root as
+ * dsh's does (so it may start on the first one's freshness stamp, knowledge/index-cache/watch-stamp.ts); `--no-watch`
+ * starts it without a watcher (it then checks every file). The table says how each build's start checked freshness.
  *
- *   node bench/second-start.bench.mjs --base <lib dir> [--runs 3] [--passes 5] 10000 100000    # <lib dir>: a copy of lib/ before a change
+ *   node bench/second-start.bench.mjs --base <lib dir> [--runs 3] [--passes 5] [--no-watch] 10000 100000    # <lib dir>: a copy of lib/ before a change
  *
  * Build first (`node scripts/build.mjs`): the other build is lib/.
  * @module dsh-knowledge-sync/bench/second-start
@@ -36,7 +38,7 @@ async function openStore(lib, dir, options = {}) {
 }
 
 if (process.argv[2] === '--child') {
-  const [phase, lib, dir, passes = '5'] = process.argv.slice(3)
+  const [phase, lib, dir, passes = '5', watch = 'watch'] = process.argv.slice(3)
   setInterval(() => {}, 1000)
   if (phase === 'hold') {
     const store = await openStore(lib, dir, { watch: true })
@@ -47,7 +49,13 @@ if (process.argv[2] === '--child') {
     process.exit(0)
   }
   const before = gcMemory()
-  const store = await openStore(lib, dir)
+  let freshness = ''
+  const logger = {
+    info() {},
+    warn() {},
+    debug: (format, ...args) => format.startsWith('indexed') && (freshness = /freshness (\w+)/.exec(format.replace(/%[sd]/g, () => String(args.shift())))?.[1] ?? ''),
+  }
+  const store = await openStore(lib, dir, { watch: watch === 'watch', logger })
   const t = performance.now()
   await store.start()
   const start = performance.now() - t
@@ -64,7 +72,7 @@ if (process.argv[2] === '--child') {
   }
   first.sort((a, b) => a - b)
   later.sort((a, b) => a - b)
-  const out = { start, rss: mb(after.rss - before.rss), heap: mb(after.heapUsed - before.heapUsed), docs: store.size, first: pct(first, 0.5), p50: pct(later, 0.5), p99: pct(later, 0.99) }
+  const out = { start, rss: mb(after.rss - before.rss), heap: mb(after.heapUsed - before.heapUsed), docs: store.size, freshness, first: pct(first, 0.5), p50: pct(later, 0.5), p99: pct(later, 0.99) }
   await store.close()
   process.stdout.write(`RESULT ${JSON.stringify(out)}\n`)
   process.exit(0)
@@ -80,7 +88,11 @@ const passes = Number(opt('--passes', 5))
 const sizes = args.filter((a, i) => /^\d+$/.test(a) && !['--runs', '--passes'].includes(args[i - 1])).map(Number)
 const load = () => readFileSync('/proc/loadavg', 'utf8').trim()
 const child = (lib, dir) => {
-  const r = spawnSync(process.execPath, ['--expose-gc', '--disable-warning=ExperimentalWarning', fileURLToPath(import.meta.url), '--child', 'second', lib, dir, String(passes)], { encoding: 'utf8' })
+  const r = spawnSync(
+    process.execPath,
+    ['--expose-gc', '--disable-warning=ExperimentalWarning', fileURLToPath(import.meta.url), '--child', 'second', lib, dir, String(passes), args.includes('--no-watch') ? 'no-watch' : 'watch'],
+    { encoding: 'utf8' },
+  )
   const line = r.stdout.split('\n').find((l) => l.startsWith('RESULT '))
   if (!line) throw new Error(`child failed: ${r.stderr}`)
   return JSON.parse(line.slice(7))
@@ -99,12 +111,12 @@ for (const size of sizes) {
   first.stdin.end()
   await new Promise((r) => first.on('exit', r))
   console.log(`\n## ${size.toLocaleString('en')} documents, ${runs} runs each, alternating (load after: ${load()})`)
-  console.log(`| build | ready (median) | RSS growth (median; min–max) | heap growth | first pass p50 | passes 2–${passes} p50 / p99 (median) |`)
-  console.log('|---|---|---|---|---|---|')
+  console.log(`| build | freshness | ready (median) | RSS growth (median; min–max) | heap growth | first pass p50 | passes 2–${passes} p50 / p99 (median) |`)
+  console.log('|---|---|---|---|---|---|---|')
   for (const [name, rs] of Object.entries(results)) {
     const rss = rs.map((r) => r.rss)
     console.log(
-      `| ${name} | ${f(median(rs.map((r) => r.start)))} ms | +${f(median(rss))} MB (${f(Math.min(...rss))}–${f(Math.max(...rss))}) | +${f(median(rs.map((r) => r.heap)))} MB | ${f(median(rs.map((r) => r.first)))} ms | ${f(median(rs.map((r) => r.p50)))} / ${f(median(rs.map((r) => r.p99)))} ms |`,
+      `| ${name} | ${[...new Set(rs.map((r) => r.freshness))].join(', ')} | ${f(median(rs.map((r) => r.start)))} ms | +${f(median(rss))} MB (${f(Math.min(...rss))}–${f(Math.max(...rss))}) | +${f(median(rs.map((r) => r.heap)))} MB | ${f(median(rs.map((r) => r.first)))} ms | ${f(median(rs.map((r) => r.p50)))} / ${f(median(rs.map((r) => r.p99)))} ms |`,
     )
   }
   const ratio = (key) => median(results.before.map((r) => r[key])) / median(results.after.map((r) => r[key]))

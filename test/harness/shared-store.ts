@@ -1,7 +1,8 @@
 /**
  * A long-lived store process for the shared-index tests: `node shared-store.ts <root> [--watch]` opens the built
  * store (lib/) on `root`, prints `ready <size> <scan line>`, then answers one JSON command per stdin line with one
- * JSON line on stdout (with `--changes`, also `{ change, id }` for each document indexed or dropped after start):
+ * JSON line on stdout (with `--changes`, also `{ change, id }` for each document indexed or dropped after start, and
+ * `{ info }` for each info line the store logs):
  * - `{ "write": "<tag>", "count": n }`: writes n rounds as fast as it can, `{ ids, errors }`;
  * - `{ "write": "<tag>", "count": n, "killAt": k }`: fires n writes at once and kills itself with SIGKILL (a real
  *   kill -9) as the k-th is written, while the others are in flight; prints `{ written: id }` for each one before;
@@ -18,7 +19,10 @@ const { KnowledgeStore } = await import(pathToFileURL(join(PROJECT_ROOT, 'lib/kn
 const { createRedactor } = await import(pathToFileURL(join(PROJECT_ROOT, 'lib/redact/redactor.js')).href)
 let scan = ''
 const logger = {
-  info() {},
+  info(format: string, ...args: unknown[]) {
+    let i = 0
+    if (flags.includes('--changes')) say({ info: format.replace(/%[sd]/g, () => String(args[i++])) })
+  },
   warn() {},
   debug(format: string, ...args: unknown[]) {
     let i = 0
@@ -26,10 +30,10 @@ const logger = {
   },
 }
 const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: flags.includes('--watch'), logger })
-await store.start()
-const say = (value: unknown): void => {
+function say(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`)
 }
+await store.start()
 say({ ready: store.size, scan })
 // `--changes`: every document the store indexes or drops after start, as it happens (a hand edit the watcher saw).
 // Said on the next turn: the index commits its open transaction on the turn after the write (search/write-cycle.ts),

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { KnowledgeStore } from '../../src/knowledge/store.js'
@@ -43,8 +43,27 @@ async function owner(root: string) {
     }
   }
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
-  await seen((l) => 'ready' in l)
-  return { child, seen, exited }
+  /** Sends a command; resolves with the first answer after it that satisfies `test`. */
+  const ask = async (command: object, test: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> => {
+    const from = lines.length
+    child.stdin!.write(`${JSON.stringify(command)}\n`)
+    for (;;) {
+      const found = lines.slice(from).find(test)
+      if (found) return found
+      await new Promise<void>((resolve) => waiting.push(resolve))
+    }
+  }
+  const ready = await seen((l) => 'ready' in l)
+  return { child, seen, ask, exited, scan: String(ready.scan) }
+}
+
+/** Until `test` holds, asked every 20 ms; fails after `ms` (a hang guard, not a timing). */
+async function until(test: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms
+  while (!(await test())) {
+    if (Date.now() > end) throw new Error('condition not met')
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
 }
 
 /** A fresh CLI search with its debug lines; `walked` says whether it stat'ed the files. */
@@ -150,5 +169,48 @@ describe('the CLI trusts a live watching owner, and only one', () => {
     const elsewhere = await cliSearch(root, 'seedworda')
     expect(elsewhere.walked, elsewhere.line).toBe(true)
     expect(elsewhere.line).toContain('another boot or machine')
+  })
+})
+
+describe("a second watching process starts on a live owner's word (issue 30, item 1)", () => {
+  const search = (p: Awaited<ReturnType<typeof owner>>, q: string) => p.ask({ search: q }, (l) => 'ids' in l).then((l) => l.ids as string[])
+
+  it('does not walk, writes its own stamp, and sees what changes afterwards', async () => {
+    const { root, paths } = await seeded()
+    const first = await owner(root)
+    const second = await owner(root)
+    expect(second.scan).toContain(`freshness vouched for by watcher ${first.child.pid}: no walk`)
+    expect(stamps(root).sort()).toEqual([`watcher-${first.child.pid}.json`, `watcher-${second.child.pid}.json`].sort())
+    expect(await search(second, 'seedwordc')).toHaveLength(1)
+    // A hand edit after both started, and a write of the first process: the second finds both.
+    const file = join(root, paths[2])
+    writeFileSync(file, readFileSync(file, 'utf8').replace('seedwordc', 'editedafterstart'))
+    await until(async () => (await search(second, 'editedafterstart')).length === 1)
+    const written = (await first.ask({ write: 'q', count: 1 }, (l) => 'errors' in l)).ids as string[]
+    await until(async () => (await search(second, 'markerqa')).join() === written.join())
+    // A third process trusts either of them and does not walk either.
+    const third = await owner(root)
+    expect(third.scan).toMatch(/freshness vouched for by watcher \d+: no walk/)
+  })
+
+  it('checks every file after all when the owner that vouched dies before indexing an edit it was due', async () => {
+    const { root, paths } = await seeded()
+    const first = await owner(root)
+    // Frozen just after a heartbeat: its stamp stays fresh for a while, but it indexes nothing meanwhile.
+    const stamp = join(root, CACHE_DIR, `watcher-${first.child.pid}.json`)
+    const beat = statSync(stamp).mtimeMs
+    await until(() => statSync(stamp).mtimeMs !== beat)
+    first.child.kill('SIGSTOP')
+    const file = join(root, paths[4])
+    writeFileSync(file, readFileSync(file, 'utf8').replace('seedworde', 'whiletheownerslept'))
+    const second = await owner(root)
+    expect(second.scan).toContain(`freshness vouched for by watcher ${first.child.pid}: no walk`)
+    expect(await search(second, 'whiletheownerslept')).toEqual([]) // the edit fell before its watcher was armed
+    first.child.kill('SIGKILL')
+    await first.exited
+    const recheck = await second.seen((l) => String(l.info ?? '').startsWith('the process that vouched'))
+    expect(String(recheck.info)).toContain('process gone')
+    await until(async () => (await search(second, 'whiletheownerslept')).length === 1)
+    expect(await search(second, 'seedworde')).toEqual([])
   })
 })

@@ -137,11 +137,20 @@ export interface OffThread {
   cancel(): void
 }
 
-/** Starts the reconcile of `root` against the index file `file` in a worker thread, if the file is large enough (see {@link OFF_THREAD_MIN_BYTES}). */
-export function reconcileOffThread(root: string, file: string, minBytes = OFF_THREAD_MIN_BYTES): OffThread | undefined {
+/**
+ * Starts the reconcile of `root` against the index file `file` in a worker thread, if the file is large enough (see
+ * {@link OFF_THREAD_MIN_BYTES}). A worker that cannot start leaves the reconcile to the caller's thread (undefined).
+ */
+export function reconcileOffThread(root: string, file: string, minBytes = OFF_THREAD_MIN_BYTES, logger?: StoreLogger): OffThread | undefined {
   if ((statSync(file, { throwIfNoEntry: false })?.size ?? 0) < minBytes) return undefined
   const workerData = { root, file, sql: `SELECT ${MANIFEST_COLUMNS} FROM doc`, listUrl: LIST_URL, walkUrl: WALK_URL, fromSource: source }
-  const worker = new Worker(WORKER, { eval: true, workerData, stdout: false, stderr: false })
+  let worker: Worker
+  try {
+    worker = new Worker(WORKER, { eval: true, workerData, stdout: false, stderr: false })
+  } catch (error) {
+    logger?.debug('no reconcile worker: %s', (error as Error).message)
+    return undefined
+  }
   const result = new Promise<OffThreadReconcile>((resolve, reject) => {
     let answer: OffThreadReconcile | { error: string } | undefined
     worker.once('message', (message: OffThreadReconcile | { error: string }) => (answer = message))

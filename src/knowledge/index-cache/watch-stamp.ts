@@ -1,6 +1,6 @@
 /**
- * The freshness stamp: how a one-shot reader (a CLI `search`) knows that the shared index is current without
- * stat-ing every document file. A process that owns the index and watches the root (a dsh process, the MCP server, any
+ * The freshness stamp: how a one-shot reader (a CLI `search`), or a second long-lived process whose own watcher is
+ * armed, knows that the shared index is current without stat-ing every document file. A process that owns the index and watches the root (a dsh process, the MCP server, any
  * watching store) keeps it current already; while it does, it keeps a stamp beside the index,
  * `<root>/.knowledge/cache/watcher-<pid>.json`: its pid, its start time (clock ticks since boot, from /proc), this
  * machine's boot id, the index file it holds (device and inode) and a heartbeat rewritten every {@link HEARTBEAT_MS}.
@@ -105,15 +105,26 @@ function distrust(stamp: Partial<Stamp>, pid: number, boot: string, file: { dev:
 export interface Freshness {
   /** The pid of a live watching owner whose stamp holds; undefined: walk. */
   watcher?: number
+  /** That owner's last heartbeat (ms since the epoch). */
+  beat?: number
   /** Why no stamp was trusted (for the debug line). */
   why: string
 }
 
+/** Whether any process left a freshness stamp beside the index file `file`: one listing, nothing checked. */
+export function stampedBeside(file: string): boolean {
+  try {
+    return process.platform === 'linux' && readdirSync(join(file, '..')).some((n) => STAMP.test(n))
+  } catch {
+    return false
+  }
+}
+
 /**
  * Whether a live watching owner vouches for the index file `file` (under `root`), which this process has open: see
- * the module comment for every check. Never throws.
+ * the module comment for every check. `only`: that owner's stamp alone is looked at. Never throws.
  */
-export function liveWatcher(root: string, file: string): Freshness {
+export function liveWatcher(root: string, file: string, only?: number): Freshness {
   if (process.platform !== 'linux') return { why: 'not Linux' }
   const boot = bootId()
   if (!boot) return { why: 'no boot id' }
@@ -122,7 +133,7 @@ export function liveWatcher(root: string, file: string): Freshness {
   let names: string[]
   let info: { dev: number; ino: number }
   try {
-    names = readdirSync(dir).filter((n) => STAMP.test(n))
+    names = readdirSync(dir).filter((n) => STAMP.test(n) && (only === undefined || n === stampName(only)))
     info = statSync(file)
   } catch (error) {
     return { why: (error as Error).message }
@@ -137,13 +148,32 @@ export function liveWatcher(root: string, file: string): Freshness {
     try {
       const stamp = JSON.parse(readRootStateFile(root, join(dir, n), 1024) ?? '{}') as Partial<Stamp>
       const why = distrust(stamp, pid, boot, info, name, now)
-      if (!why) return { watcher: pid, why: '' }
+      if (!why) return { watcher: pid, beat: stamp.beat, why: '' }
       reasons.push(`${pid}: ${why}`)
     } catch (error) {
       reasons.push(`${pid}: ${(error as Error).message}`)
     }
   }
   return { why: reasons.join('; ') }
+}
+
+/**
+ * After a long-lived process started on the word of watching owner `pid` (its own watcher armed at `armed`, ms since
+ * the epoch), whether that owner goes on to index what it had seen before then. An edit made just before `armed` may
+ * still sit in the owner's debounce (~30 ms) or in its event queue: this process's watcher never saw it. Once the
+ * owner has beaten a full {@link HEARTBEAT_MS} after `armed`, its event loop has run since, so every change it saw is
+ * indexed: confirmed. If it is gone first (killed, closed, or stuck past {@link STALE_MS}), `lapsed` is called with
+ * why, and the caller does the check it skipped. Checked every {@link HEARTBEAT_MS}; returns the cancel.
+ */
+export function confirmVouch(root: string, file: string, pid: number, armed: number, lapsed: (why: string) => void): () => void {
+  let timer: NodeJS.Timeout | undefined
+  const check = (): void => {
+    const fresh = liveWatcher(root, file, pid)
+    if (!fresh.watcher) lapsed(fresh.why || 'no stamp')
+    else if ((fresh.beat ?? 0) < armed + HEARTBEAT_MS) timer = setTimeout(check, HEARTBEAT_MS).unref()
+  }
+  timer = setTimeout(check, HEARTBEAT_MS).unref()
+  return () => clearTimeout(timer)
 }
 
 /**

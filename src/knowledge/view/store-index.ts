@@ -13,12 +13,13 @@ import { SearchIndex, type SearchIndexOptions } from '../../search/search-index.
 import { WARM_SEARCHES } from '../../search/warm.js'
 import { DocumentFiles } from './files.js'
 import { followChanges } from './follow.js'
+import { WarmUp } from './warm-up.js'
 import type { Location } from '../index-cache/path-table.js'
 import type { Manifest } from '../index-cache/walk.js'
 import type { IdClaims } from '../ids/id-claims.js'
 import { CACHE_DIR, CACHE_FILE, openIndexCache } from '../index-cache/index-cache.js'
 import { type OffThread, reconcileOffThread } from '../index-cache/reconcile-worker.js'
-import { liveWatcher, WatchStamp } from '../index-cache/watch-stamp.js'
+import { confirmVouch, liveWatcher, stampedBeside, WatchStamp } from '../index-cache/watch-stamp.js'
 import { join } from 'node:path'
 import { DocumentError, parseDocument } from '../documents/document.js'
 import { insideRoot } from '../documents/paths.js'
@@ -26,8 +27,6 @@ import { RelationGraph } from '../relations/relations.js'
 import { contentHash, type Revisions } from '../logs/revisions.js'
 import type { StoreChange, StoreLogger } from '../store-types.js'
 
-/** The longest one background warm-up slice keeps the event loop (see {@link StoreIndex.warmUp}). */
-const WARM_SLICE_MS = 4
 /** How much of the revision log one warm-up slice folds. */
 const WARM_LOG_BYTES = 256 * 1024
 /** How often a build from the files (a fresh clone of a large base: minutes at a million documents) says how far it got. */
@@ -48,14 +47,13 @@ export class StoreIndex {
   /** In memory until {@link start} opens the persisted one; created on first use (SQLite loads only then). */
   private index_?: SearchIndex
   private releaseCache = (): void => {}
-  private warming?: NodeJS.Timeout
-  /** Resolves once the background warm-up is over: run to its end, stopped by a failure, or cut short by close. */
-  warmed: Promise<void> = Promise.resolve()
-  private warmedNow = (): void => {}
+  private readonly warming: WarmUp
   /** This process opened the persisted index for writing (not another process's file, nor memory). */
   private ownsCache = false
   /** This process's freshness stamp while it owns the cache and watches the whole root (see watch-stamp.ts). */
   private stamp?: WatchStamp
+  /** Cancels the wait for the owner that vouched for this start to confirm it (see {@link start}). */
+  private confirming?: () => void
   /** A build from every file in progress: documents indexed so far, and when that was last said. */
   private building?: { docs: number; said: number }
   files: DocumentFiles
@@ -65,6 +63,12 @@ export class StoreIndex {
   constructor(private readonly host: StoreIndexHost) {
     this.graph = this.newGraph()
     this.files = this.openFiles()
+    this.warming = new WarmUp(host.logger)
+  }
+
+  /** Resolves once the background warm-up is over: run to its end, stopped by a failure, or cut short by close. */
+  get warmed(): Promise<void> {
+    return this.warming.done
   }
 
   /**
@@ -169,7 +173,7 @@ export class StoreIndex {
   }
 
   /** The persisted index's manifest, for the start-up reconcile; `offThread`: a worker's reconcile of it (a large index). */
-  private manifest(offThread = this.reconcileOffThread()): Manifest {
+  private manifest(offThread = this.reconcileInWorker()): Manifest {
     const index = this.index
     return {
       get rows() {
@@ -181,13 +185,8 @@ export class StoreIndex {
   }
 
   /** The start-up reconcile in a worker thread, for an index file large enough (see reconcile-worker.ts). */
-  private reconcileOffThread(): OffThread | undefined {
-    try {
-      return reconcileOffThread(this.host.root, this.cacheFile)
-    } catch (error) {
-      this.host.logger.debug('no reconcile worker: %s', (error as Error).message)
-      return undefined
-    }
+  private reconcileInWorker(): OffThread | undefined {
+    return reconcileOffThread(this.host.root, this.cacheFile, undefined, this.host.logger)
   }
 
   /** The relations the persisted index holds, into the graph (before the scan, which replaces what it reads again). */
@@ -200,7 +199,9 @@ export class StoreIndex {
    * saved are read. `readOnly`: while another process owns the cache, its file is read as it is, as long as no
    * document changed since it was written. `closed` is asked before writing the cache's state. `watch`: the root is
    * watched from before the scan lists it, and once this process owns the cache it keeps a freshness stamp.
-   * `trustWatcher` (a one-shot reader): while a live watching owner's stamp holds, the files are not stat'ed.
+   * While a live watching owner's stamp holds, the files are not stat'ed: for a one-shot reader (`trustWatcher`), and
+   * for a watching process whose own watcher covers the root (armed before the stamp is read); the latter checks
+   * every file after all if that owner goes away before confirming (watch-stamp.ts, `confirmVouch`).
    */
   async start(options: { cache: boolean; readOnly: boolean; closed: () => boolean; watch?: boolean; trustWatcher?: boolean }): Promise<void> {
     const { cache, readOnly, closed } = options
@@ -208,12 +209,15 @@ export class StoreIndex {
     let mode: string = 'memory'
     let freshness = 'walked'
     if (options.watch) this.files.watch()
-    // A large index's reconcile starts in its worker now, so that the worker's own start overlaps the open below.
-    let early = cache && !closed() && !options.trustWatcher ? this.reconcileOffThread() : undefined
+    const armed = Date.now()
+    const vouchable = options.trustWatcher || (options.watch === true && this.files.watching)
+    // A large index's reconcile starts in its worker now, so that the worker's own start overlaps the open below;
+    // not when an owner's stamp is there (most likely no reconcile follows).
+    let early = cache && !closed() && !(vouchable && stampedBeside(this.cacheFile)) ? this.reconcileInWorker() : undefined
     const offThread = () => {
       const started = early
       early = undefined
-      return started ?? this.reconcileOffThread()
+      return started ?? this.reconcileInWorker()
     }
     if (cache && !closed()) {
       const opened = openIndexCache(this.host.root, this.host.indexOptions, this.host.logger, { readOnly })
@@ -246,9 +250,11 @@ export class StoreIndex {
       }
     } else {
       if (mode === 'reused') this.restoreGraph()
-      const fresh = mode === 'reused' && options.trustWatcher ? liveWatcher(this.host.root, this.cacheFile) : undefined
-      if (fresh?.watcher) freshness = `vouched for by watcher ${fresh.watcher}: no walk`
-      else {
+      const fresh = mode === 'reused' && vouchable ? liveWatcher(this.host.root, this.cacheFile) : undefined
+      if (fresh?.watcher) {
+        freshness = `vouched for by watcher ${fresh.watcher}: no walk`
+        if (options.watch) this.confirming = confirmVouch(this.host.root, this.cacheFile, fresh.watcher, armed, (why) => this.recheck(why))
+      } else {
         if (fresh) freshness = `walked (${fresh.why})`
         await this.files.scan(mode === 'reused' ? this.manifest(offThread()) : undefined)
       }
@@ -288,6 +294,13 @@ export class StoreIndex {
     const stamp = new WatchStamp(this.host.root, this.cacheFile, () => this.files.watching, this.host.logger)
     this.files.degraded = () => stamp.withdraw()
     if (stamp.start()) this.stamp = stamp
+  }
+
+  /** The owner that vouched for this start went away unconfirmed: what it may not have indexed is looked for now. */
+  private recheck(why: string): void {
+    this.confirming = undefined
+    this.host.logger.info('the process that vouched for the index of %s went away (%s): checking every file', this.host.root, why)
+    this.files.scan(this.manifest(), true).catch((error: unknown) => this.host.logger.warn('checking %s failed: %s', this.host.root, (error as Error).message))
   }
 
   /** One line every {@link PROGRESS_EVERY_MS} while the index is built from every file. */
@@ -356,10 +369,9 @@ export class StoreIndex {
       this.index.mergeLeftovers()
     }
     let warmed = 0
-    this.warmed = new Promise((resolve) => (this.warmedNow = resolve))
-    const steps = [
-      (deadline: number) => this.files.warm(deadline),
-      (deadline: number) => ids.warm(deadline),
+    this.warming.run([
+      (deadline) => this.files.warm(deadline),
+      (deadline) => ids.warm(deadline),
       () => revisions.refresh(WARM_LOG_BYTES),
       // Query expansion's dictionaries: one step of ~35 ms, but here rather than inside the first search.
       () => (this.index.warmExpansion(), true),
@@ -370,27 +382,14 @@ export class StoreIndex {
         if (next) this.index.search(next.text, next.filter)
         return warmed >= WARM_SEARCHES.length
       },
-    ]
-    const turn = (): void => {
-      const deadline = performance.now() + WARM_SLICE_MS
-      try {
-        while (steps.length && performance.now() < deadline) if (steps[0](deadline)) steps.shift()
-      } catch (error) {
-        // Only ever a head start: a failure here (the index closing) ends the warm-up, never the process.
-        this.host.logger.debug('warm-up stopped: %s', (error as Error).message)
-        steps.length = 0
-      }
-      this.warming = steps.length ? setTimeout(turn, 0).unref() : undefined
-      if (!this.warming) this.warmedNow()
-    }
-    this.warming = setTimeout(turn, 0).unref()
+    ])
   }
 
   /** Stops watching, frees the index and releases the cache; resolves once the index's checkpoint worker has exited. */
   close(): Promise<void> {
     this.stamp?.withdraw()
-    if (this.warming) clearTimeout(this.warming)
-    this.warmedNow()
+    this.confirming?.()
+    this.warming.stop()
     this.files.close()
     const stopped = this.index_?.close() ?? Promise.resolve()
     this.releaseCache()
