@@ -5,7 +5,7 @@
  * with an editor) are never reported. A directory watch reports every change of its entries, whatever their inode.
  * @module dsh-knowledge-sync/knowledge/disk/tree-watch
  */
-import { lstatSync, readdirSync, watch, type FSWatcher } from 'node:fs'
+import { type Dir, lstatSync, opendirSync, watch, type FSWatcher } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 
 /** How deep below the root directories are watched (the scan reads as deep). */
@@ -63,18 +63,27 @@ export class TreeWatcher {
       if (dir === this.root) this.onError(error)
     })
     this.dirs.set(dir, watcher)
-    let entries
+    // One entry at a time, and a path made only for what is used: a folder of 100k files read whole (an array of
+    // entries and a path per file) grew V8's young generation to its maximum and left ~40 MB of RSS mapped.
+    let entries: Dir
     try {
-      entries = readdirSync(dir, { withFileTypes: true })
+      entries = opendirSync(dir, { bufferSize: 256 })
     } catch {
       return
     }
-    for (const entry of entries) {
-      if (entry.name.startsWith('.') || entry.name === 'node_modules') continue
-      const full = join(dir, entry.name)
-      if (entry.isDirectory()) this.add(full, depth + 1, announce)
-      else if (announce) this.onPath(relative(this.root, full).split(sep).join('/'))
+    const below: string[] = []
+    try {
+      for (let entry = entries.readSync(); entry; entry = entries.readSync()) {
+        if (entry.name.startsWith('.') || entry.name === 'node_modules') continue
+        if (entry.isDirectory()) below.push(entry.name)
+        else if (announce) this.onPath(relative(this.root, join(dir, entry.name)).split(sep).join('/'))
+      }
+    } catch {
+      /* the folder went while read: what was read is watched */
+    } finally {
+      entries.closeSync()
     }
+    for (const name of below) this.add(join(dir, name), depth + 1, announce)
   }
 
   private changed(dir: string, depth: number, name: string | Buffer | null): void {
