@@ -91,8 +91,6 @@ export const debug = (message: string, ...args: unknown[]): void => CLI_LOGGER.d
  * start-up check read, whether a watching owner's freshness stamp spared the walk).
  */
 export const DEBUG_ENV = 'DSH_KNOWLEDGE_DEBUG'
-/** `DSH_KNOWLEDGE_FRESHNESS=walk`: reading commands always stat every file, a watching owner's stamp or not (a baseline). */
-export const FRESHNESS_ENV = 'DSH_KNOWLEDGE_FRESHNESS'
 
 /**
  * The root the flags and the environment name, checked: a file there, or (unless `create`) nothing there, is a usage
@@ -120,7 +118,7 @@ export async function openStore(invocation: Invocation, { index = true, write = 
   const redactor = createRedactor({ enabled: true, mask: invocation.values.mask ?? DEFAULT_MASK, patterns: invocation.values.pattern ?? [] })
   // Loaded here, not at import: commands that never open the store start without it (and without SQLite).
   const { KnowledgeStore } = await import('../knowledge/store.js')
-  const store = new KnowledgeStore({ root, redactor, watch: false, readOnly: !write, trustWatcher: trustWatcher && !write && process.env[FRESHNESS_ENV] !== 'walk', logger: CLI_LOGGER })
+  const store = new KnowledgeStore({ root, redactor, watch: false, readOnly: !write, trustWatcher: trustWatcher && !write, logger: CLI_LOGGER })
   // A command that writes keeps the local history of what it wrote (nothing when the root is in git).
   if (write) (await import('../knowledge/history/local.js')).keepLocalHistory(store)
   if (index) await store.start()

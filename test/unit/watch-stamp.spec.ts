@@ -25,8 +25,8 @@ afterEach(() => {
 })
 
 /** A watching owner process that reports each document it indexes after start. */
-async function owner(root: string) {
-  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', HARNESS, root, '--watch', '--changes'], { stdio: ['pipe', 'pipe', 'inherit'] })
+async function owner(root: string, env: NodeJS.ProcessEnv = {}) {
+  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', HARNESS, root, '--watch', '--changes'], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...env } })
   children.push(child)
   const lines: Array<Record<string, unknown>> = []
   const waiting: Array<() => void> = []
@@ -191,6 +191,9 @@ describe("a second watching process starts on a live owner's word (issue 30, ite
     // A third process trusts either of them and does not walk either.
     const third = await owner(root)
     expect(third.scan).toMatch(/freshness vouched for by watcher \d+: no walk/)
+    // Unless told to trust no stamp.
+    const walking = await owner(root, { DSH_KNOWLEDGE_FRESHNESS: 'walk' })
+    expect(walking.scan).toContain('freshness walked')
   })
 
   it('checks every file after all when the owner that vouched dies before indexing an edit it was due', async () => {

@@ -28,6 +28,12 @@ import { join } from 'node:path'
 import { readRootStateFile } from '../disk/root-files.js'
 import type { StoreLogger } from '../store-types.js'
 
+/**
+ * `DSH_KNOWLEDGE_FRESHNESS=walk`: no stamp is trusted, every start and reading command stats every file (a baseline
+ * for the benches, and a way out for anyone who distrusts a watching owner).
+ */
+export const FRESHNESS_ENV = 'DSH_KNOWLEDGE_FRESHNESS'
+
 /** How often a watching owner rewrites its stamp. */
 export const HEARTBEAT_MS = 2000
 /** A stamp whose heartbeat is older than this is not trusted (five missed beats: an owner stuck or suspended). */

@@ -19,7 +19,7 @@ import type { Manifest } from '../index-cache/walk.js'
 import type { IdClaims } from '../ids/id-claims.js'
 import { CACHE_DIR, CACHE_FILE, openIndexCache } from '../index-cache/index-cache.js'
 import { type OffThread, reconcileOffThread } from '../index-cache/reconcile-worker.js'
-import { confirmVouch, liveWatcher, stampedBeside, WatchStamp } from '../index-cache/watch-stamp.js'
+import { confirmVouch, FRESHNESS_ENV, liveWatcher, stampedBeside, WatchStamp } from '../index-cache/watch-stamp.js'
 import { join } from 'node:path'
 import { DocumentError, parseDocument } from '../documents/document.js'
 import { insideRoot } from '../documents/paths.js'
@@ -210,7 +210,7 @@ export class StoreIndex {
     let freshness = 'walked'
     if (options.watch) this.files.watch()
     const armed = Date.now()
-    const vouchable = options.trustWatcher || (options.watch === true && this.files.watching)
+    const vouchable = process.env[FRESHNESS_ENV] !== 'walk' && (options.trustWatcher || (options.watch === true && this.files.watching))
     // A large index's reconcile starts in its worker now, so that the worker's own start overlaps the open below;
     // not when an owner's stamp is there (most likely no reconcile follows).
     let early = cache && !closed() && !(vouchable && stampedBeside(this.cacheFile)) ? this.reconcileInWorker() : undefined
