@@ -4,7 +4,7 @@
  *
  *   node bench/shared.bench.mjs 10000 100000              # the scale curve at these sizes
  *   node bench/shared.bench.mjs 1000000 --no-memory       # the million point (long; no in-memory baseline)
- *   node bench/shared.bench.mjs --tails 10000 100000      # item 4: search tails after the warm-up and the merge, 3 runs each
+ *   node bench/shared.bench.mjs --tails [--base <lib dir>] 10000 100000      # item 4: search tails after the warm-up and the merge, 3 runs each (alternating with an earlier build's copy)
  *   node bench/shared.bench.mjs --writers [seconds]       # two writers at 100 rounds/s each + a watching reader
  *                                                         # + fresh processes starting meanwhile
  *
@@ -23,14 +23,15 @@ import { spawn, spawnSync } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { writeRounds } from './generate-rounds.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const root = dirname(here)
 const data = join(here, '.data')
-const lib = (p) => import(pathToFileURL(join(root, 'lib', p)).href)
+// `--tails --base <lib dir>`: the tails' children alternate between lib/ and that copy of an earlier build (BENCH_LIB).
+const lib = (p) => import(pathToFileURL(join(process.env.BENCH_LIB ?? join(root, 'lib'), p)).href)
 const BIN = join(root, 'lib/cli/bin.js')
 const QUERIES = ['ERR_PNPM_FETCH_404', 'TS2345', 'pod keeps restarting out of memory', '安装依赖失败', 'the tests fail in CI', 'docker', 'cache', 'SQLITE_BUSY', 'vite hmr', 'lockfile']
 
@@ -213,7 +214,13 @@ if (process.argv[2] === '--child') {
 // ------------------------------------------------------------------------------------------------ parent
 
 function child(phase, ...args) {
+  return childOf(undefined, phase, ...args)
+}
+
+/** A child phase run on the build in `libDir` (undefined: lib/). */
+function childOf(libDir, phase, ...args) {
   const r = spawnSync(process.execPath, ['--expose-gc', '--disable-warning=ExperimentalWarning', fileURLToPath(import.meta.url), '--child', phase, ...args.map(String)], {
+    env: libDir ? { ...process.env, BENCH_LIB: libDir } : process.env,
     encoding: 'utf8',
     maxBuffer: 1 << 26,
   })
@@ -367,11 +374,18 @@ if (args.includes('--tails')) {
     const dir = corpus(size)
     if (!existsSync(join(dir, '.manifest.json'))) writeRounds(dir, size)
     if (!existsSync(join(cacheDir(dir), 'index-v4.sqlite'))) child('rebuild', dir)
+    const base = args.includes('--base') ? resolve(args[args.indexOf('--base') + 1]) : undefined
+    const p99 = { base: [], lib: [] }
     for (let run = 1; run <= 3; run++) {
-      const { search } = child('tails', dir)
-      console.log(
-        `${size.toLocaleString('en')} docs, run ${run} (load ${readFileSync('/proc/loadavg', 'utf8').trim().split(' ').slice(0, 3).join(' ')}): search p50/p99/max ${f(search.p50)} / ${f(search.p99)} / ${f(search.max)} over ${search.n}`,
-      )
+      // With a base build, the two alternate (base first on odd runs), so that the machine's load weighs on both.
+      for (const which of base ? (run % 2 ? ['base', 'lib'] : ['lib', 'base']) : ['lib']) {
+        const { search } = childOf(which === 'base' ? base : undefined, 'tails', dir)
+        p99[which].push(search.p99)
+        console.log(
+          `${size.toLocaleString('en')} docs, run ${run}${base ? ` ${which === 'base' ? 'base' : 'lib/'}` : ''} (load ${readFileSync('/proc/loadavg', 'utf8').trim().split(' ').slice(0, 3).join(' ')}): search p50/p99/max ${f(search.p50)} / ${f(search.p99)} / ${f(search.max)} over ${search.n}`,
+        )
+      }
     }
+    if (base) console.log(`${size.toLocaleString('en')} docs: p99 base/lib per run ${p99.base.map((b, k) => (b / p99.lib[k]).toFixed(2)).join(', ')}×`)
   }
 } else if (sizes.length) await curve(sizes, { memory: !args.includes('--no-memory') })
