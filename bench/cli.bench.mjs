@@ -11,7 +11,9 @@
  * Each search runs with DSH_KNOWLEDGE_DEBUG=1, whose lines split it: process start + CLI load, store open (module
  * load, opening the index, freshness), query, output; the index line says whether the walk was skipped.
  *
- *   node bench/cli.bench.mjs [sizes=10000] [--runs N]      (after `pnpm run build`: it runs lib/cli/bin.js)
+ *   node bench/cli.bench.mjs [sizes=10000] [--runs N] [--vs OTHER_LIB]   (after `pnpm run build`: it runs lib/cli/bin.js)
+ * `--vs OTHER_LIB`: another build's lib/ (say a copy of the previous commit's, kept inside the checkout so that its
+ * packages resolve): each search row runs both builds in turn, and the ratio this/other is printed pair by pair.
  * Corpora are generated rounds under bench/.data/ (gitignored); the first search of a size builds its index.
  * Numbers are printed, not asserted.
  * @module dsh-knowledge-sync/bench/cli
@@ -29,7 +31,8 @@ const root = dirname(here)
 const BIN = join(root, 'lib/cli/bin.js')
 const OWNER = join(root, 'test/harness/shared-store.ts')
 const QUERIES = ['ERR_PNPM_FETCH_404', 'TS2345', 'pod keeps restarting out of memory', '安装依赖失败', 'the tests fail in CI', 'docker', 'cache', 'SQLITE_BUSY']
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { runs: { type: 'string' } } })
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { runs: { type: 'string' }, vs: { type: 'string' } } })
+const OTHER = values.vs ? join(values.vs, 'cli/bin.js') : undefined
 const sizes = positionals.length ? positionals.map(Number) : [10_000]
 const runs = Number(values.runs ?? 9)
 
@@ -70,12 +73,16 @@ async function owner(dir) {
 for (const size of sizes) {
   const dir = join(here, '.data', `rounds-${size}`)
   if (!existsSync(join(dir, '.manifest.json'))) writeRounds(dir, size)
-  const search = (k) => [BIN, 'search', QUERIES[k % QUERIES.length], '--root', dir, '--limit', '5']
+  const search = (k, bin = BIN) => [bin, 'search', QUERIES[k % QUERIES.length], '--root', dir, '--limit', '5']
   timed(search(0)) // builds or reconciles the index; warms the compile cache and the page cache
+  if (OTHER) timed(search(0, OTHER))
   console.log(`\n## ${size.toLocaleString('en')} documents, ${runs} runs each, interleaved (load: ${readFileSync('/proc/loadavg', 'utf8').trim()})`)
-  const rows = { node: [], help: [], walk: [], stamp: [], alone: [] }
-  // Nobody watching: the full check, as a CLI run beside no dsh process does it.
-  for (let k = 0; k < Math.min(runs, 3); k++) rows.alone.push(timed(search(k), { DSH_KNOWLEDGE_DEBUG: '1' }))
+  const rows = { node: [], help: [], walk: [], stamp: [], alone: [], otherWalk: [], otherStamp: [], otherAlone: [] }
+  // Nobody watching: the full check, as a CLI run beside no dsh process does it (all runs when comparing builds).
+  for (let k = 0; k < (OTHER ? runs : Math.min(runs, 3)); k++) {
+    if (OTHER) rows.otherAlone.push(timed(search(k, OTHER), { DSH_KNOWLEDGE_DEBUG: '1' }))
+    rows.alone.push(timed(search(k), { DSH_KNOWLEDGE_DEBUG: '1' }))
+  }
   const live = await owner(dir)
   // The owner's background warm-up (a few seconds of CPU after it is ready) would otherwise be measured too.
   await new Promise((resolve) => setTimeout(resolve, 5000))
@@ -83,7 +90,9 @@ for (const size of sizes) {
     rows.node.push(timed(['-e', '']))
     rows.help.push(timed([BIN, '--help']))
     // The old path with the owner live: the stamp switched off (DSH_KNOWLEDGE_FRESHNESS=walk).
+    if (OTHER) rows.otherWalk.push(timed(search(k, OTHER), { DSH_KNOWLEDGE_DEBUG: '1', DSH_KNOWLEDGE_FRESHNESS: 'walk' }))
     rows.walk.push(timed(search(k), { DSH_KNOWLEDGE_DEBUG: '1', DSH_KNOWLEDGE_FRESHNESS: 'walk' }))
+    if (OTHER) rows.otherStamp.push(timed(search(k, OTHER), { DSH_KNOWLEDGE_DEBUG: '1' }))
     rows.stamp.push(timed(search(k), { DSH_KNOWLEDGE_DEBUG: '1' }))
   }
   const exited = new Promise((resolve) => live.once('exit', resolve))
@@ -92,7 +101,7 @@ for (const size of sizes) {
   const m = (row, key) => median(rows[row].map((r) => r[key]))
   const line = (name, row) =>
     `${name.padEnd(28)} wall ${f(m(row, 'wall')).padStart(7)}` +
-    (row === 'walk' || row === 'stamp' || row === 'alone'
+    (row !== 'node' && row !== 'help'
       ? ` = start+CLI load ${f(m(row, 'start'))}, store open ${f(m(row, 'open'))} (index+freshness ${f(m(row, 'index'))}), query ${f(m(row, 'query'))}, output ${f(m(row, 'output'))}; walk skipped ${rows[row].filter((r) => r.vouched).length}/${rows[row].length}`
       : '')
   console.log(line("node -e ''", 'node'))
@@ -100,6 +109,18 @@ for (const size of sizes) {
   console.log(line('search, nobody watching', 'alone'))
   console.log(line('search, stamp off (walk)', 'walk'))
   console.log(line('search, owner vouches', 'stamp'))
+  if (OTHER) {
+    console.log(line('other: nobody watching', 'otherAlone'))
+    console.log(line('other: stamp off (walk)', 'otherWalk'))
+    console.log(line('other: owner vouches', 'otherStamp'))
+    const pairs = (a, b, key) => median(rows[a].map((r, k) => r[key] / rows[b][k][key])).toFixed(2)
+    for (const [name, a, b] of [
+      ['nobody watching', 'alone', 'otherAlone'],
+      ['stamp off (walk)', 'walk', 'otherWalk'],
+      ['owner vouches', 'stamp', 'otherStamp'],
+    ])
+      console.log(`ratio this/other per pair, ${name}: wall ${pairs(a, b, 'wall')}, start+CLI load ${pairs(a, b, 'start')}, store open ${pairs(a, b, 'open')}, index+freshness ${pairs(a, b, 'index')}`)
+  }
   const ratios = rows.stamp.map((r, k) => r.wall / rows.walk[k].wall)
   console.log(
     `ratio stamp/walk per pair: median ${median(ratios).toFixed(2)}; stamp − node start ${f(m('stamp', 'wall') - m('node', 'wall'))}, walk − node start ${f(m('walk', 'wall') - m('node', 'wall'))}`,

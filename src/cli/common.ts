@@ -4,7 +4,8 @@
  */
 import { format } from 'node:util'
 import type { KnowledgeStore } from '../knowledge/store.js'
-import { createRedactor, DEFAULT_MASK } from '../redact/redactor.js'
+import type { Redactor, RedactOptions } from '../redact/redactor.js'
+import { DEFAULT_MASK } from '../redact/spans.js'
 import { statSync } from 'node:fs'
 import { ROOT_ENV, resolveRoot } from '../knowledge/documents/paths.js'
 
@@ -115,7 +116,8 @@ export function checkedRoot(invocation: Invocation, create: boolean, env: NodeJS
  */
 export async function openStore(invocation: Invocation, { index = true, write = true, create = false, trustWatcher = false } = {}): Promise<KnowledgeStore> {
   const root = checkedRoot(invocation, create)
-  const redactor = createRedactor({ enabled: true, mask: invocation.values.mask ?? DEFAULT_MASK, patterns: invocation.values.pattern ?? [] })
+  const config = { enabled: true, mask: invocation.values.mask ?? DEFAULT_MASK, patterns: invocation.values.pattern ?? [] }
+  const redactor = write || config.patterns.length ? (await import('../redact/redactor.js')).createRedactor(config) : deferredRedactor(config)
   // Loaded here, not at import: commands that never open the store start without it (and without SQLite).
   const { KnowledgeStore } = await import('../knowledge/store.js')
   const store = new KnowledgeStore({ root, redactor, watch: false, readOnly: !write, trustWatcher: trustWatcher && !write, logger: CLI_LOGGER })
@@ -123,6 +125,24 @@ export async function openStore(invocation: Invocation, { index = true, write = 
   if (write) (await import('../knowledge/history/local.js')).keepLocalHistory(store)
   if (index) await store.start()
   return store
+}
+
+/**
+ * A reading command's redactor: its store writes nothing, so the rules (./redact/redactor.ts, ~20 modules) are
+ * loaded only if something asks it to redact, not at every `search`. Its settings are the defaults (a command with
+ * `--pattern` gets the real one, so a bad pattern is still refused at once).
+ */
+function deferredRedactor(config: RedactOptions): Redactor {
+  let loaded: Promise<Redactor> | undefined
+  const load = () => (loaded ??= import('../redact/redactor.js').then((m) => m.createRedactor(config)))
+  return {
+    enabled: true,
+    mask: config.mask,
+    redact: async (text, options) => (await load()).redact(text, options),
+    redactSync() {
+      throw new Error('a reading command redacts nothing synchronously')
+    },
+  }
 }
 
 /** `--cwd` applies the workspace rule; without it everything under the root is visible. */

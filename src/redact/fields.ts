@@ -12,7 +12,8 @@
 import type { Redaction } from '../types.js'
 import { boundedJson } from './json.js'
 import { ValueMatcher, type MaskedValue } from './propagate.js'
-import { applySpans, type Redactor } from './redactor.js'
+import type { Redactor } from './redactor.js'
+import { applySpans } from './spans.js'
 
 /** How far past the kept length the redactor looks, so a secret across the cut is seen whole (PEM blocks included). */
 export const REDACT_MARGIN = 8 * 1024

@@ -4,11 +4,18 @@
  * cache stays small and no filter value can change a statement's shape.
  * @module dsh-knowledge-sync/search/filter
  */
+import { createRequire } from 'node:module'
 import type { SQLInputValue } from 'node:sqlite'
-import picomatch from 'picomatch'
 import type { SearchFilter } from '../types.js'
 import { KIND_INDEX, ownString, STATUS_INDEX } from './schema.js'
 import { scopeRange } from './scope.js'
+
+/**
+ * picomatch, loaded with the first tool glob rather than at import: a search without `--tool` never needs it, and a
+ * fresh CLI search paid for its six CommonJS modules (and Node's CommonJS lexer) every time.
+ */
+let globs: typeof import('picomatch') | undefined
+const picomatch = (glob: string, options: import('picomatch').PicomatchOptions) => (globs ??= createRequire(import.meta.url)('picomatch') as typeof import('picomatch'))(glob, options)
 
 /** Filter clauses, ready to append to a `WHERE 1` or a `WHERE fts MATCH ?`. */
 /**

@@ -1,5 +1,6 @@
 /**
- * The CLI starts lean: `--help`, `redact` and `capture --dry-run` never load SQLite, no command prints node:sqlite's
+ * The CLI starts lean: `--help`, `redact` and `capture --dry-run` never load SQLite, a search loads the bundle and not
+ * the redaction rules or picomatch, no command prints node:sqlite's
  * ExperimentalWarning (other warnings still print), a second search reuses the persisted index, and a user who
  * installed the bundle with the real `dsh plugin add` runs the CLI with the one command the README documents.
  * Build first (`bash scripts/bootstrap.sh`).
@@ -89,6 +90,36 @@ describe('the CLI starts lean', () => {
     // The probe works: a search does load it.
     const search = await cli(['search', 'anything', '--root', root])
     expect(search.sqlite.length).toBeGreaterThan(0)
+  }, 180_000)
+
+  it('a search loads the bundle (a few files of this package, not each module), not the redaction rules, not picomatch', async () => {
+    const root = tmp('root')
+    expect((await cli(['capture', '--root', root, '--json'], { input: ROUND })).code).toBe(0)
+    // At exit: which files were loaded, and whether one of them holds the rules (redact/tokens.ts).
+    const loaded = (dir: string) =>
+      `const seen = []; require('node:module').registerHooks({ load(url, context, next) { const r = next(url, context); if (url.startsWith('file:')) seen.push({ url, rules: String(r.source).includes('function scanTokens') }); return r } })
+process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(join(dir, 'loaded.json'))}, JSON.stringify(seen)))`
+    const probe = (dir: string) => JSON.parse(readFileSync(join(dir, 'loaded.json'), 'utf8')) as Array<{ url: string; rules: boolean }>
+    const searchDir = tmp('search')
+    const search = await cli(['search', 'ERR_PNPM_FETCH_404', '--root', root], { preload: loaded(searchDir) })
+    expect(search.code, search.stderr).toBe(0)
+    expect(search.stdout).toContain('77778888-t1')
+    const loadedFiles = probe(searchDir)
+    const files = loadedFiles.filter((f) => f.url.startsWith(`file://${PROJECT_ROOT}/lib/`))
+    expect(files.some((f) => f.url.endsWith('/lib/cli/bundle/main.js'))).toBe(true)
+    expect(files.length).toBeLessThan(40) // unbundled, a search loaded ~100
+    expect(files.filter((f) => f.rules)).toEqual([])
+    // Nor picomatch, which only a --tool glob needs (and then loads it).
+    expect(loadedFiles.filter((f) => f.url.includes('/picomatch/'))).toEqual([])
+    const toolDir = tmp('tool')
+    const tool = await cli(['search', 'ERR_PNPM_FETCH_404', '--tool', 'ba*', '--root', root], { preload: loaded(toolDir) })
+    expect(tool.stdout).toContain('77778888-t1')
+    expect(probe(toolDir).some((f) => f.url.includes('/picomatch/'))).toBe(true)
+    // The probe works: a dry-run capture redacts, and loads them.
+    const dryDir = tmp('dry')
+    const dry = await cli(['capture', '--dry-run', '--root', root], { input: ROUND, preload: loaded(dryDir) })
+    expect(dry.code, dry.stderr).toBe(0)
+    expect(probe(dryDir).some((f) => f.rules)).toBe(true)
   }, 180_000)
 
   it('prints no ExperimentalWarning for SQLite in any command, and still prints other warnings', async () => {

@@ -8,7 +8,7 @@
  * @module dsh-knowledge-sync/knowledge/settings/settings
  */
 import z from '@deepseek-ai/schemastery'
-import { compilePatterns } from '../../redact/redactor.js'
+import { compileUserPatterns } from '../../redact/patterns.js'
 import type { SettingsSection } from '../../wire.js'
 import { type FieldDecl, fieldsOf, SECTION_DECLS } from './fields.js'
 
@@ -81,7 +81,7 @@ export const KnowledgeSettings: z<KnowledgeSettings> = z.object(Object.fromEntri
 
 /** Refuses what the schema cannot: a custom pattern that is invalid, or that the linear-time engine cannot run or runs too slowly (named in the error). */
 export function validateSettings(value: KnowledgeSettings): void {
-  if (value.redact?.patterns) compilePatterns(value.redact.patterns)
+  if (value.redact?.patterns) compileUserPatterns(value.redact.patterns)
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)
