@@ -100,6 +100,11 @@ describe('the probe in worker threads', () => {
     await closing
   }, 120_000)
 
+  it('rejects when a worker cannot open the index, so that the caller probes in its own thread', async () => {
+    const missing = join(mkdtempSync(join(tmpdir(), 'dsh-ks-health-threads-')), 'index-v4.sqlite')
+    await expect(probeInThreads(missing, undefined, [['n-1', 'x', '']], 2, () => {}).results).rejects.toThrow(/cannot read/)
+  })
+
   it('uses workers by default only for a large probe on four cores or more', () => {
     expect(probeThreads(10_000, undefined, 2)).toBe(0)
     expect(probeThreads(500, undefined, 8)).toBe(0)
