@@ -9,12 +9,13 @@
  * deletions and other processes' captures.
  * @module dsh-knowledge-sync/knowledge/store
  */
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import type { DocStatus, FrontMatter, KnowledgeDoc, Redaction, SearchFilter, SearchHit } from '../types.js'
 import type { Redactor } from '../redact/redactor.js'
 import { type FieldInput, type RedactedFields, redactFields, redactLine } from '../redact/fields.js'
 import { isVisible, workspaceOf } from '../search/scope.js'
-import type { Facets, IndexedMeta, ListSort, SearchIndex } from '../search/search-index.js'
+import type { Facets, IndexedMeta, ListSort, SearchIndex, SearchIndexOptions } from '../search/search-index.js'
+import { CACHE_DIR, CACHE_FILE } from './index-cache/index-cache.js'
 import { type CommitHost, commitDocument, PendingWrites } from './writes/commit.js'
 import { formatDocument, isValidId } from './documents/document.js'
 import { addSupersedes, type EditHost, setStatus, splice, withdrawCreated } from './writes/edits.js'
@@ -60,8 +61,10 @@ export class KnowledgeStore {
   private scanned?: Promise<void>
   private closing?: Promise<void>
   private closed = false
+  /** Ends readers of the index file in other threads (the health probe's workers) when the store closes. */
+  private readonly readers = new Set<() => void>()
 
-  constructor(options: KnowledgeStoreOptions) {
+  constructor(private readonly options: KnowledgeStoreOptions) {
     this.root = resolve(options.root)
     this.redactor = options.redactor
     this.logger = options.logger ?? { info() {}, warn() {}, debug() {} }
@@ -91,10 +94,7 @@ export class KnowledgeStore {
     return this.indexed.files
   }
 
-  /**
-   * Redacts texts that leave the process other than as a document (a distill request) exactly as a document's fields
-   * are: windowed, every masked value masked in all of them, then cut. Uses the live redactor.
-   */
+  /** Redacts texts that leave the process not as a document (a distill request) as a document's fields are (windowed, masked, cut). */
   redactFields(fields: FieldInput[]): Promise<RedactedFields> {
     return redactFields(this.redactor, fields)
   }
@@ -138,10 +138,7 @@ export class KnowledgeStore {
   }
 
   // ---------------------------------------------------------------- lifecycle
-  /**
-   * Indexes every document under the root and starts watching. With the persisted index, only files that changed
-   * since it was saved are read. Idempotent; resolves when the index is complete.
-   */
+  /** Indexes every document under the root and watches; with the persisted index, only files changed since are read. Idempotent. */
   start(): Promise<void> {
     this.scanned ??= (async () => {
       await this.indexed.start({ cache: this.cacheEnabled, ...this.reading, closed: () => this.closed, watch: this.watchEnabled })
@@ -167,6 +164,7 @@ export class KnowledgeStore {
     this.closing = (async () => {
       if (this.holds.size) await this.holds.settle(CLOSE_HOLD_MS)
       this.closed = true
+      for (const end of this.readers) end()
       await this.flush()
       await this.indexed.close()
     })()
@@ -176,6 +174,14 @@ export class KnowledgeStore {
   /** Resolves when every write queued so far has finished. */
   async flush(): Promise<void> {
     await this.chain.catch(() => {})
+  }
+
+  /** The index file, this process's writes committed, for readers in other threads; undefined in memory. `end` runs on close. */
+  indexFile(end: () => void): { file: string; options?: SearchIndexOptions; release(): void } | undefined {
+    if (this.closed || !this.index.persistent) return undefined
+    this.index.flush()
+    this.readers.add(end)
+    return { file: join(this.root, CACHE_DIR, CACHE_FILE), options: this.options.index, release: () => this.readers.delete(end) }
   }
 
   // ---------------------------------------------------------------- the query API
@@ -189,10 +195,7 @@ export class KnowledgeStore {
     return this.revisions.current(id)
   }
 
-  /**
-   * One document in full, read from its file (the source of truth) with the index's bounds: never through a symbolic
-   * link, never over 4 MiB. A file that fails (now a link, too large, broken front matter) leaves the index at once, named.
-   */
+  /** One document in full from its file, with the index's bounds (no link, ≤ 4 MiB); a file that fails leaves the index, named. */
   async read(id: string): Promise<KnowledgeDoc | undefined> {
     // A document this process is writing is searchable before its file is on disk: wait for the file.
     await this.pending.settled(id)
@@ -319,10 +322,7 @@ export class KnowledgeStore {
     return this.queued(() => splice(this.editHost(), relPath, expected, edits, source))
   }
 
-  /**
-   * One line of text as it may be recorded outside a document (the ledger's title of a dropped round): redacted
-   * first, then cut to `max` characters on one line.
-   */
+  /** One line of text as recorded outside a document (the ledger's title of a dropped round): redacted, then cut to `max`. */
   redactLine(text: string, max = 80): Promise<string> {
     return redactLine(this.redactor, text, max)
   }

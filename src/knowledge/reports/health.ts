@@ -7,56 +7,23 @@
  * @module dsh-knowledge-sync/knowledge/reports/health
  */
 import { join } from 'node:path'
-import { STOPWORDS } from '../../search/tokenize.js'
 import type { HealthHistoryPoint, HealthReport, GrowthDay } from '../../wire.js'
 import { appendRootStateFile, readRootStateFile } from '../disk/root-files.js'
 import { LEDGER_DIR, type LedgerEntry } from '../logs/ledger.js'
 import { eachListed } from '../pager.js'
 import type { IndexedMeta, KnowledgeStore } from '../store.js'
+import { type ProbedDoc, type ProbeResult, type ProbeSource, probeDocument } from './probe-query.js'
+import { cloneableOptions, probeInThreads, probeThreads } from './probe-threads.js'
+
+export { findingOf, probeQuery } from './probe-query.js'
 
 export const HEALTH_FILE = 'health.jsonl'
-/** Probe query size: the title plus this many words of the finding. */
-const FINDING_WORDS = 12
 /** Word overlap (Jaccard) above which two documents are near-duplicates. */
 export const NEAR_DUPLICATE = 0.8
 /** The longest the probe keeps the event loop before giving it a turn. */
 const PROBE_SLICE_MS = 8
 /** How many unfindable documents and duplicate pairs a report lists. */
 const LIST_LIMIT = 50
-
-const WORD = /[\p{L}\p{N}_]+(?:[.\-/][\p{L}\p{N}_]+)*/gu
-
-/** The words of a text, lowercased, stopwords dropped. */
-function words(text: string): string[] {
-  return (text.toLowerCase().match(WORD) ?? []).filter((w) => !STOPWORDS.has(w))
-}
-
-/** The body section a document's knowledge lives in: Finding (notes), else Answer (rounds), else the whole body. */
-export function findingOf(body: string): string {
-  for (const heading of ['Finding', 'Answer']) {
-    const match = new RegExp(`^## ${heading}\\n([\\s\\S]*?)(?=^## |(?![\\s\\S]))`, 'm').exec(body)
-    if (match) return match[1].trim()
-  }
-  return body.replace(/^# .*$/m, '').trim()
-}
-
-/** The probe query of a document: its title and the first words of its finding, no model involved. */
-export function probeQuery(title: string, body: string): string {
-  const seen = new Set<string>()
-  const out: string[] = []
-  for (const w of [...words(title), ...words(findingOf(body)).slice(0, FINDING_WORDS)])
-    if (!seen.has(w)) {
-      seen.add(w)
-      out.push(w)
-    }
-  return out.join(' ')
-}
-
-function jaccard(a: Set<string>, b: Set<string>): number {
-  let both = 0
-  for (const w of a) if (b.has(w)) both++
-  return both / (a.size + b.size - both || 1)
-}
 
 /** Kept and dropped rounds per UTC day, with drop reasons, from the ledger. */
 export function growthOf(entries: ReadonlyArray<LedgerEntry & { t?: string }>): GrowthDay[] {
@@ -85,8 +52,10 @@ export interface ProbeOptions {
   sample?: number
   /** Append the result to the health history (default true). */
   record?: boolean
-  /** Called after each probed document with how many are done of how many (the page shows "n of N"). */
+  /** Called as documents are probed with how many are done of how many (the page shows "n of N"). */
   onProgress?(done: number, total: number): void
+  /** Worker threads to probe in (default: one per core, up to 4, from 4 cores and 1,000 documents); 0 or 1: the store's thread. */
+  threads?: number
 }
 
 /** Every active document visible from `scope`, in the list's order. */
@@ -102,6 +71,8 @@ export async function probeHealth(store: KnowledgeStore, options: ProbeOptions =
   const all = activeDocuments(store, options.scope)
   const step = options.sample && all.length > options.sample ? all.length / options.sample : 1
   const docs = step === 1 ? all : Array.from({ length: options.sample! }, (_, k) => all[Math.floor(k * step)])
+  const probes: ProbedDoc[] = docs.map((meta) => [meta.id, meta.title, meta.cwd ?? ''])
+  const results = (await probeThreaded(store, probes, options)) ?? (await probeHere(store, probes, options))
   let found = 0,
     reciprocal = 0
   const unfindable: HealthReport['unfindable'] = []
@@ -110,48 +81,20 @@ export async function probeHealth(store: KnowledgeStore, options: ProbeOptions =
   let duplicatesTotal = 0
   const duplicates: HealthReport['nearDuplicates'] = []
   const pairSeen = new Set<string>()
-  const wordsOf = new Map<string, Set<string>>()
-  // What search sees of a document (its indexed body: no comments, no link targets), not a read of its file: a full
-  // probe of 10k documents read 10k files and recorded a revision check for each (~20% of its time).
-  const docWords = async (id: string) => {
-    let set = wordsOf.get(id)
-    if (!set) {
-      const body = store.text(id)
-      set = new Set(body === undefined ? [] : words(`${store.get(id)?.title ?? ''} ${findingOf(body)}`))
-      wordsOf.set(id, set)
-    }
-    return set
-  }
-  let turn = performance.now()
-  let done = 0
-  for (const meta of docs) {
-    options.onProgress?.(done++, docs.length)
-    // A turn for the event loop every few milliseconds: the searches are synchronous, and a probe of 500 long queries
-    // held the loop for 7-12 s at a time in one piece (the soak bench's lag max) while dsh web served nothing else.
-    if (performance.now() - turn > PROBE_SLICE_MS) {
-      await new Promise((resolve) => setImmediate(resolve))
-      turn = performance.now()
-    }
-    const body = store.text(meta.id)
-    if (body === undefined) continue
-    const query = probeQuery(meta.title, body)
-    const hits = query ? store.search(query, { limit: 5, scope: meta.cwd || undefined, bare: true }) : []
-    const rank = hits.findIndex((h) => h.id === meta.id)
-    if (rank >= 0) {
+  docs.forEach((meta, i) => {
+    const result = results[i]
+    if (!result) return
+    if (result.rank >= 0) {
       found++
-      reciprocal += 1 / (rank + 1)
-    } else if (++unfindableTotal <= LIST_LIMIT) unfindable.push({ id: meta.id, title: meta.title, query })
-    const own = await docWords(meta.id)
-    for (const hit of hits) {
-      if (hit.id === meta.id || (hit.cwd || '') !== (meta.cwd || '') || (hit.status ?? 'active') !== 'active') continue
-      const key = [meta.id, hit.id].sort().join(' ')
+      reciprocal += 1 / (result.rank + 1)
+    } else if (++unfindableTotal <= LIST_LIMIT) unfindable.push({ id: meta.id, title: meta.title, query: result.query })
+    for (const [id, title, similarity] of result.pairs) {
+      const key = pairKey(meta.id, id)
       if (pairSeen.has(key)) continue
       pairSeen.add(key)
-      const similarity = jaccard(own, await docWords(hit.id))
-      if (similarity >= NEAR_DUPLICATE && ++duplicatesTotal <= LIST_LIMIT)
-        duplicates.push({ a: meta.id, b: hit.id, aTitle: meta.title, bTitle: hit.title, similarity: Math.round(similarity * 100) / 100 })
+      if (similarity >= NEAR_DUPLICATE && ++duplicatesTotal <= LIST_LIMIT) duplicates.push({ a: meta.id, b: id, aTitle: meta.title, bTitle: title, similarity: Math.round(similarity * 100) / 100 })
     }
-  }
+  })
   options.onProgress?.(docs.length, docs.length)
   const probed = docs.length
   const report: HealthReport = {
@@ -172,6 +115,59 @@ export async function probeHealth(store: KnowledgeStore, options: ProbeOptions =
   if (options.record !== false) await recordHealth(store.root, report)
   report.history = await healthHistory(store.root, options.scope)
   return report
+}
+
+const pairKey = (a: string, b: string): string => (a < b ? `${a} ${b}` : `${b} ${a}`)
+
+/**
+ * The probe in worker threads over the persisted index file (./probe-threads.ts); undefined when it cannot run there
+ * (an index in memory, a small probe, options a worker cannot get) or a worker failed: the store's thread probes then.
+ */
+async function probeThreaded(store: KnowledgeStore, docs: ProbedDoc[], options: ProbeOptions): Promise<Array<ProbeResult | null> | undefined> {
+  const threads = probeThreads(docs.length, options.threads)
+  if (!threads) return undefined
+  let end = () => {}
+  let closed = false
+  const shared = store.indexFile(() => {
+    closed = true
+    end()
+  })
+  if (!shared || !cloneableOptions(shared.options)) return void shared?.release()
+  try {
+    const probe = probeInThreads(shared.file, shared.options, docs, threads, (done) => options.onProgress?.(done, docs.length))
+    end = probe.end
+    options.onProgress?.(0, docs.length)
+    return await probe.results
+  } catch {
+    // The store closed under the probe: there is nothing left to probe in this thread either.
+    if (closed) throw new Error('the knowledge store closed during the health probe')
+    return undefined
+  } finally {
+    shared.release()
+  }
+}
+
+/** The probe in the store's thread, a turn for the event loop every few milliseconds. */
+async function probeHere(store: KnowledgeStore, docs: ProbedDoc[], options: ProbeOptions): Promise<Array<ProbeResult | undefined>> {
+  const source: ProbeSource = { text: (id) => store.text(id), search: (query, filter) => store.search(query, filter) }
+  const wordsOf = new Map<string, Set<string>>()
+  const pairSeen = new Set<string>()
+  const results: Array<ProbeResult | undefined> = []
+  let turn = performance.now()
+  for (const doc of docs) {
+    options.onProgress?.(results.length, docs.length)
+    // The searches are synchronous: a probe of 500 long queries held the loop for 7-12 s at a time in one piece (the
+    // soak bench's lag max) while dsh web served nothing else.
+    if (performance.now() - turn > PROBE_SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve))
+      turn = performance.now()
+    }
+    // A pair seen from its other document is not measured again (the aggregation drops it anyway).
+    const result = probeDocument(source, doc, wordsOf, (hit) => pairSeen.has(pairKey(doc[0], hit)))
+    for (const [id] of result?.pairs ?? []) pairSeen.add(pairKey(doc[0], id))
+    results.push(result)
+  }
+  return results
 }
 
 async function recordHealth(root: string, report: HealthReport): Promise<void> {
