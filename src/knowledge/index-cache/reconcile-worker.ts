@@ -17,6 +17,7 @@ import { Worker } from 'node:worker_threads'
 import type { ManifestRow } from '../../search/search-index.js'
 import { MANIFEST_COLUMNS } from '../../search/schema.js'
 import { listFiles } from '../disk/list-files.js'
+import { FROM_SOURCE, moduleUrl, WORKER_PRELUDE } from '../disk/worker-code.js'
 import type { StoreLogger } from '../store-types.js'
 import { type Manifest, type ReconcileSink, reconcileManifest } from './walk.js'
 
@@ -41,28 +42,13 @@ export interface OffThreadReconcile {
   invalid: Array<[string, string]>
 }
 
-const source = import.meta.url.endsWith('.ts')
-const LIST_URL = new URL(source ? '../disk/list-files.ts' : '../disk/list-files.js', import.meta.url).href
-const WALK_URL = new URL(source ? './walk.ts' : './walk.js', import.meta.url).href
+const LIST_URL = moduleUrl('../disk/list-files', import.meta.url)
+const WALK_URL = moduleUrl('./walk', import.meta.url)
 
-// CommonJS, evaluated in the worker. From source (the tests), Node strips the types of ./walk.ts and
-// ../disk/list-files.ts, whose imports name `.js` files: those resolve to the `.ts` files. SQLite's
-// ExperimentalWarning is printed no more than the main thread prints it (see cli/bin.ts).
-const WORKER = String.raw`
+// CommonJS, evaluated in the worker after the store's worker prelude (../disk/worker-code.ts).
+const WORKER = `${WORKER_PRELUDE}
 const { parentPort, workerData } = require('node:worker_threads')
-const { root, file, sql, listUrl, walkUrl, fromSource } = workerData
-const emit = process.emitWarning
-process.emitWarning = (warning, ...rest) => /^SQLite is an experimental feature/.test(String(warning)) ? undefined : emit.call(process, warning, ...rest)
-if (fromSource) {
-  require('node:module').registerHooks({
-    resolve(specifier, context, next) {
-      try { return next(specifier, context) } catch (error) {
-        if (!/^\.\.?\/.*\.js$/.test(specifier)) throw error
-        return next(specifier.slice(0, -3) + '.ts', context)
-      }
-    },
-  })
-}
+const { root, file, sql, listUrl, walkUrl } = workerData
 ;(async () => {
   const { listFiles } = await import(listUrl)
   const { reconcileManifest } = await import(walkUrl)
@@ -143,7 +129,7 @@ export interface OffThread {
  */
 export function reconcileOffThread(root: string, file: string, minBytes = OFF_THREAD_MIN_BYTES, logger?: StoreLogger): OffThread | undefined {
   if ((statSync(file, { throwIfNoEntry: false })?.size ?? 0) < minBytes) return undefined
-  const workerData = { root, file, sql: `SELECT ${MANIFEST_COLUMNS} FROM doc`, listUrl: LIST_URL, walkUrl: WALK_URL, fromSource: source }
+  const workerData = { root, file, sql: `SELECT ${MANIFEST_COLUMNS} FROM doc`, listUrl: LIST_URL, walkUrl: WALK_URL, fromSource: FROM_SOURCE }
   let worker: Worker
   try {
     worker = new Worker(WORKER, { eval: true, workerData, stdout: false, stderr: false })

@@ -11,6 +11,7 @@ import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
 import type { SearchIndexOptions } from '../../search/search-index.js'
 import type { ProbedDoc, ProbeResult } from './probe-query.js'
+import { FROM_SOURCE, moduleUrl, WORKER_PRELUDE } from '../disk/worker-code.js'
 
 /** At most this many workers by default: past it, their start (and their SQLite page caches) cost more than they save. */
 export const MAX_PROBE_THREADS = 4
@@ -25,27 +26,14 @@ export const THREADED_MIN_DOCS = 1000
 /** How often a worker says how far it got (the page shows "n of N"). */
 const PROGRESS_MS = 100
 
-const source = import.meta.url.endsWith('.ts')
-const url = (path: string): string => new URL(source ? `${path}.ts` : `${path}.js`, import.meta.url).href
+const url = (path: string): string => moduleUrl(path, import.meta.url)
 const URLS = { index: url('../../search/search-index'), file: url('../../search/index-file'), relations: url('../relations/relations'), probe: url('./probe-query') }
 
-// CommonJS, evaluated in the worker; from source (the tests), `.js` imports resolve to `.ts` files, as in
-// ../index-cache/reconcile-worker.ts. The search is the store's: the index's own search, successors first.
-const WORKER = String.raw`
+// CommonJS, evaluated in the worker after the store's worker prelude (../disk/worker-code.ts). The search is the
+// store's: the index's own search, successors first.
+const WORKER = `${WORKER_PRELUDE}
 const { parentPort, workerData } = require('node:worker_threads')
-const { file, options, docs, urls, fromSource } = workerData
-const emit = process.emitWarning
-process.emitWarning = (warning, ...rest) => /^SQLite is an experimental feature/.test(String(warning)) ? undefined : emit.call(process, warning, ...rest)
-if (fromSource) {
-  require('node:module').registerHooks({
-    resolve(specifier, context, next) {
-      try { return next(specifier, context) } catch (error) {
-        if (!/^\.\.?\/.*\.js$/.test(specifier)) throw error
-        return next(specifier.slice(0, -3) + '.ts', context)
-      }
-    },
-  })
-}
+const { file, options, docs, urls } = workerData
 ;(async () => {
   const { SearchIndex } = await import(urls.index)
   const { openIndexFile } = await import(urls.file)
@@ -103,7 +91,7 @@ export function probeInThreads(file: string, options: SearchIndexOptions | undef
     slices.map(
       (slice, k) =>
         new Promise<Array<ProbeResult | null>>((resolve, reject) => {
-          const worker = new Worker(WORKER, { eval: true, workerData: { file, options, docs: slice, urls: URLS, fromSource: source }, stdout: false, stderr: false })
+          const worker = new Worker(WORKER, { eval: true, workerData: { file, options, docs: slice, urls: URLS, fromSource: FROM_SOURCE }, stdout: false, stderr: false })
           workers.push(worker)
           let answer: Array<ProbeResult | null> | undefined
           let failure = ''
