@@ -1,7 +1,8 @@
 /**
  * The freshness stamp: how a one-shot reader (a CLI `search`), or a second long-lived process whose own watcher is
- * armed, knows that the shared index is current without stat-ing every document file. A process that owns the index and watches the root (a dsh process, the MCP server, any
- * watching store) keeps it current already; while it does, it keeps a stamp beside the index,
+ * armed, knows that the shared index is current without stat-ing every document file. A process that owns the index
+ * and watches the root (a dsh process, the MCP server, any watching store) keeps it current already; while it does,
+ * it keeps a stamp beside the index,
  * `<root>/.knowledge/cache/watcher-<pid>.json`: its pid, its start time (clock ticks since boot, from /proc), this
  * machine's boot id, the index file it holds (device and inode) and a heartbeat rewritten every {@link HEARTBEAT_MS}.
  * It writes the stamp only once its start-up scan is done and every folder of the root is watched (the watcher is
