@@ -12,8 +12,6 @@ import type { Where } from './filter.js'
 
 /** Rounds up to this far from a lender receive from it, `1 / distance` of its share (2 measured better than 1 on LoCoMo's development half). */
 export const CONTEXT_SPAN = 2
-/** With context on, the ranking passes keep at least this many rows, so a neighbour keeps its own score too. */
-export const CONTEXT_DEPTH = 50
 /** How many of the best candidates lend to their neighbours (a neighbour lookup is one indexed statement each). */
 export const CONTEXT_LENDERS = 20
 

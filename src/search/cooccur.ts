@@ -10,13 +10,12 @@
  * Measured on LoCoMo and the retrieval set in docs/search.md; off by default, like conversational context.
  * @module dsh-knowledge-sync/search/cooccur
  */
-import { CONTEXT_DEPTH } from './context.js'
-import type { PlannerHost, QueryPlanner } from './planner.js'
+import { type PlannerHost, type QueryPlanner, RANK_DEPTH } from './planner.js'
 import { quote } from './schema.js'
 import { indexTokens, type QueryTerm, STOPWORDS, stem } from './tokenize.js'
 
 /** The candidates re-ranked: as many as the ranking passes keep when a pass after them is on. */
-export const COOCCUR_DEPTH = CONTEXT_DEPTH
+export const COOCCUR_DEPTH = RANK_DEPTH
 /** A query word held by more documents than this is skipped: it says little about any one of them, and counting its company is a pass over all of them. */
 export const COOCCUR_MAX_DF = 2000
 /** The documents of one query word read at most (the newest), their counts scaled to the word's frequency. */

@@ -20,7 +20,7 @@ import { toHit } from './hits.js'
 import { CREATED_COLUMN, deleteDocRows, docRow, INSERT_DOC, insertTokens, oldestFirst } from './doc-row.js'
 import { countDocs, FacetCache, facetCounts, listDocs, workspaceCount } from './facets.js'
 import { tagKey, Vocabulary, whereOf } from './filter.js'
-import { type Plan, QueryPlanner } from './planner.js'
+import { type Plan, QueryPlanner, RANK_DEPTH } from './planner.js'
 import { DEFAULT_SEARCH_LIMIT, DOC_COLUMNS, type DocRow, type IndexedMeta, type ListSort, ownString, page, type RelationsRow, ROWID_STEP, SCHEMA, STATUS_INDEX, toMeta } from './schema.js'
 import { type IndexFileState, loadSqlite, setIndexFileState } from './index-file.js'
 import { WriteCycle } from './write-cycle.js'
@@ -30,7 +30,7 @@ import type { CheckpointOptions, Checkpointer } from './checkpointer.js'
 import { expandQuery, type ExpandOptions, warmExpansion } from './expand/index.js'
 import { addExpansion } from './expansion.js'
 import { resolveOptions, type SearchIndexOptions } from './options.js'
-import { addNeighbours, CONTEXT_DEPTH } from './context.js'
+import { addNeighbours } from './context.js'
 import { addChars } from './chars.js'
 import { type SemanticPass, semanticPass } from './word-vectors.js'
 import { CooccurPass } from './cooccur.js'
@@ -323,7 +323,7 @@ export class SearchIndex {
       if (where.none) return []
       const window = offset + limit
       const expansion = this.expand ? expandQuery(terms, { han: this.state.han }, this.expand) : undefined
-      const depth = this.context > 0 || this.semantic || this.cooccur.weight > 0 ? Math.max(window, CONTEXT_DEPTH) : window // rows below the page keep their scores
+      const depth = Math.max(window, RANK_DEPTH)
       const pool = this.planner.candidates(expansion?.terms ?? terms, where, window, depth)
       plan = this.planner.plan
       addChars((sql) => this.stmt(sql), pool, expansion?.terms ?? terms, where, window, this.chars) // before translations: a short page is about the user's words

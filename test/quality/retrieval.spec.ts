@@ -50,6 +50,9 @@ const NEW_FLOORS: Record<string, { recall5: number; mrr: number }> = {
   'cjk-short': { recall5: 0.85, mrr: 0.75 },
   // Issue 29: English answers holding some of the words beside Chinese documents holding their translations: 1.000 / 1.000 before and after.
   'xlang-precision': { recall5: 1, mrr: 1 },
+  // English questions answered by Chinese rounds (issue 17's held-out half, written before the expansion tables were
+  // tuned): 0.389 / 0.316 while ranking passes kept only the page's rows beside the translations; 0.500 / 0.373 with 50.
+  heldout: { recall5: 0.5, mrr: 0.35 },
 }
 
 interface Score {
