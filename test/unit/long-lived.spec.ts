@@ -3,12 +3,13 @@
  * writes. Counted, not timed: performance-timeline entries and secretlint's profiler entries after N backstop writes.
  */
 import { describe, expect, it } from 'vitest'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { appendFileSync, mkdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { secretLintProfiler } from '@secretlint/profiler'
 import { createRedactor } from '../../src/redact/redactor.js'
-import { Ledger, UNWRITTEN_MAX } from '../../src/knowledge/logs/ledger.js'
+import { GROWTH_DAYS_MAX, growthOf, Ledger, UNWRITTEN_MAX } from '../../src/knowledge/logs/ledger.js'
+import { healthSummary } from '../../src/knowledge/reports/health.js'
 import { SearchIndex } from '../../src/search/search-index.js'
 import { PLANNING_CACHE_MAX } from '../../src/search/planner.js'
 import { roundDraft, storeFixture } from '../harness/stores.js'
@@ -82,5 +83,67 @@ describe('a long-lived process', () => {
     expect(await ledger.recent(200, dropped)).toEqual(all.slice(-200))
     expect(ledger.recentBytes).toBeLessThan(256 * 1024)
     expect(await ledger.recent(50_000, dropped)).toEqual(all)
+  })
+  it("folds the health view's growth per day from what was appended since the last look, not the whole ledger", async () => {
+    const root = tmpRoot()
+    mkdirSync(join(root, '.knowledge'), { recursive: true })
+    const file = join(root, '.knowledge', 'ledger.jsonl')
+    const lines: string[] = []
+    for (let k = 0; k < 20_000; k++) {
+      const t = `2026-0${1 + (k % 9)}-1${k % 10}T00:00:00.000Z`
+      const entry =
+        k % 3 ? { type: 'dropped', session: 's', turn: k, score: -1, reasons: [k % 2 ? '-ack' : '-terse-status'] } : { type: 'kept', session: 's', turn: k, id: `s-t${k}`, score: 3, redacted: 0 }
+      lines.push(JSON.stringify({ t, ...entry }))
+    }
+    // A torn line, a line dated by a number and one with no date: skipped, as growthOf skips them.
+    writeFileSync(file, `${lines.join('\n')}\n{"t":"torn\n{"t":123,"type":"kept"}\n{"type":"note","id":"n"}\n`)
+    const ledger = new Ledger(root)
+    const first = await ledger.growth()
+    expect(first).toEqual(growthOf(await ledger.entries()))
+    expect(first).toHaveLength(90)
+    expect(first.reduce((n, g) => n + g.kept + g.dropped, 0)).toBe(20_000)
+    expect(ledger.foldedBytes).toBe(statSync(file).size)
+    // Nothing new: nothing read. One round more: that line only.
+    await ledger.growth()
+    expect(ledger.foldedBytes).toBe(statSync(file).size)
+    const before = statSync(file).size
+    await ledger.record({ type: 'note', id: 'later', redacted: 0 })
+    const after = await ledger.growth()
+    expect(statSync(file).size).toBeGreaterThan(before)
+    expect(ledger.foldedBytes).toBe(statSync(file).size) // each byte once: the new line only
+    expect(after.at(-1)?.notes).toBe(1)
+    expect(after).toEqual(growthOf(await ledger.entries()))
+    // What a caller does with the answer does not reach the fold.
+    after[0].reasons['-ack'] = -1
+    expect((await ledger.growth())[0].reasons['-ack']).not.toBe(-1)
+  })
+
+  it("keeps the growth fold's days bounded whatever dates a hand-edited ledger holds", async () => {
+    const root = tmpRoot()
+    mkdirSync(join(root, '.knowledge'), { recursive: true })
+    const file = join(root, '.knowledge', 'ledger.jsonl')
+    const day = (k: number) => new Date(Date.UTC(1990, 0, 1) + k * 86_400_000).toISOString()
+    const n = GROWTH_DAYS_MAX + 1500
+    writeFileSync(file, Array.from({ length: n }, (_, k) => JSON.stringify({ t: day(k), type: 'kept', session: 's', turn: k, id: `s-t${k}`, score: 3, redacted: 0 })).join('\n') + '\n')
+    const ledger = new Ledger(root)
+    const days = await ledger.growth()
+    expect(days).toHaveLength(GROWTH_DAYS_MAX)
+    expect(days[0].day).toBe(day(n - GROWTH_DAYS_MAX).slice(0, 10))
+    expect(days.at(-1)!.day).toBe(day(n - 1).slice(0, 10))
+    // An older day arriving later is not let back in.
+    appendFileSync(file, `${JSON.stringify({ t: day(0), type: 'kept', session: 's', turn: -1, id: 'old', score: 3, redacted: 0 })}\n`)
+    expect((await ledger.growth())[0].day).toBe(day(n - GROWTH_DAYS_MAX).slice(0, 10))
+  })
+
+  it("answers the page's health summary twice without reading the ledger again", async () => {
+    const store = open(tmpRoot())
+    for (let k = 0; k < 30; k++) await store.write(roundDraft(answer(k), { turn: k + 1, title: `Deploy step ${k}` }))
+    for (let k = 0; k < 30; k++) await store.ledger.record({ type: 'kept', session: 's', turn: k + 1, id: `s-t${k}`, score: 3, redacted: 0 })
+    const first = await healthSummary(store, undefined)
+    expect(first.growth.reduce((n, g) => n + g.kept, 0)).toBeGreaterThanOrEqual(30)
+    const read = store.ledger.foldedBytes
+    expect(read).toBeGreaterThan(0)
+    expect((await healthSummary(store, undefined)).growth).toEqual(first.growth)
+    expect(store.ledger.foldedBytes).toBe(read)
   })
 })

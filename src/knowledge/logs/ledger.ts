@@ -6,7 +6,7 @@
  */
 import { closeSync, fstatSync, readSync } from 'node:fs'
 import { join } from 'node:path'
-import type { RoundStats } from '../../wire.js'
+import type { GrowthDay, RoundStats } from '../../wire.js'
 import { appendRootStateFile, openRootStateFile, readRootStateFile } from '../disk/root-files.js'
 
 export const LEDGER_DIR = '.knowledge'
@@ -44,6 +44,42 @@ const bump = (map: Record<string, number>, key: string, by = 1) => {
   map[key] = (map[key] ?? 0) + by
 }
 
+/** Days the growth fold keeps, the newest (ten years): a hand-edited ledger could date every line differently. */
+export const GROWTH_DAYS_MAX = 3660
+
+/** Counts one entry into kept, dropped and notes per UTC day (by its first drop reason); other entries are ignored. */
+function foldGrowth(days: Map<string, GrowthDay>, entry: LedgerEntry & { t?: string }): void {
+  if (entry.type !== 'kept' && entry.type !== 'dropped' && entry.type !== 'note') return
+  const day = typeof entry.t === 'string' ? entry.t.slice(0, 10) : ''
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return
+  let g = days.get(day)
+  if (!g) {
+    g = { day, kept: 0, dropped: 0, notes: 0, reasons: {} }
+    days.set(day, g)
+    if (days.size > GROWTH_DAYS_MAX) {
+      let oldest = day
+      for (const key of days.keys()) if (key < oldest) oldest = key
+      days.delete(oldest)
+      if (oldest === day) return
+    }
+  }
+  if (entry.type === 'kept') g.kept++
+  else if (entry.type === 'note') g.notes++
+  else {
+    g.dropped++
+    bump(g.reasons, entry.reasons?.[0] ?? '-weak-signal')
+  }
+}
+
+const byDay = (days: Map<string, GrowthDay>): GrowthDay[] => [...days.values()].sort((x, y) => x.day.localeCompare(y.day))
+
+/** Kept and dropped rounds and notes per UTC day, with drop reasons, oldest day first. */
+export function growthOf(entries: Iterable<LedgerEntry & { t?: string }>): GrowthDay[] {
+  const days = new Map<string, GrowthDay>()
+  for (const entry of entries) foldGrowth(days, entry)
+  return byDay(days)
+}
+
 /** Failed appends kept as entries; older ones are only counted (a disk full for days must not fill the memory too). */
 export const UNWRITTEN_MAX = 1000
 const RECENT_CHUNK = 64 * 1024
@@ -55,6 +91,10 @@ export class Ledger {
   private carry = ''
   private folded = emptyStats()
   private reasons: Record<string, number> = {}
+  /** {@link growth} per day, folded with the stats (at most {@link GROWTH_DAYS_MAX} days). */
+  private days = new Map<string, GrowthDay>()
+  /** Bytes read from the file by {@link stats} and {@link growth} so far (tests: a summary reads only what is new). */
+  foldedBytes = 0
   /** Entries whose append failed (full disk): still counted, so nothing is silently lost from the numbers. */
   private unwritten: Array<LedgerEntry & { t: string }> = []
 
@@ -70,7 +110,11 @@ export class Ledger {
       appendRootStateFile(this.root, this.path, JSON.stringify(line) + '\n')
     } catch {
       this.unwritten.push(line)
-      if (this.unwritten.length > UNWRITTEN_MAX) this.fold(this.folded, this.reasons, this.unwritten.shift()!)
+      if (this.unwritten.length > UNWRITTEN_MAX) {
+        const oldest = this.unwritten.shift()!
+        this.fold(this.folded, this.reasons, oldest)
+        foldGrowth(this.days, oldest)
+      }
     }
   }
 
@@ -163,6 +207,18 @@ export class Ledger {
     return stats.distill.perDay[new Date().toISOString().slice(0, 10)] ?? 0
   }
 
+  /**
+   * Kept, dropped and notes per UTC day, folded from the bytes appended since the last look, as {@link stats} is: the
+   * page's health view asks on every visit, and reading the whole ledger each time grew with every round ever kept.
+   */
+  async growth(): Promise<GrowthDay[]> {
+    await this.catchUp()
+    if (!this.unwritten.length) return byDay(this.days).map((g) => ({ ...g, reasons: { ...g.reasons } }))
+    const days = new Map([...this.days].map(([day, g]) => [day, { ...g, reasons: { ...g.reasons } }]))
+    for (const entry of this.unwritten) foldGrowth(days, entry)
+    return byDay(days)
+  }
+
   async stats(): Promise<LedgerStats> {
     await this.catchUp()
     const result = structuredClone(this.folded)
@@ -190,6 +246,7 @@ export class Ledger {
         this.carry = ''
         this.folded = emptyStats()
         this.reasons = {}
+        this.days = new Map()
       }
       if (size === this.offset) return
       const buffer = Buffer.alloc(size - this.offset)
@@ -200,6 +257,7 @@ export class Ledger {
         read += n
       }
       this.offset += read
+      this.foldedBytes += read
       const text = this.carry + buffer.toString('utf8', 0, read)
       const lines = text.split('\n')
       // An unterminated tail is kept for the next look, but never grows without bound (a hostile file).
@@ -207,7 +265,9 @@ export class Ledger {
       for (const line of lines) {
         if (!line.trim()) continue
         try {
-          this.fold(this.folded, this.reasons, JSON.parse(line))
+          const entry = JSON.parse(line)
+          this.fold(this.folded, this.reasons, entry)
+          foldGrowth(this.days, entry)
         } catch {
           /* a torn or hand-edited line: skip it */
         }

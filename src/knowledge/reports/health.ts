@@ -9,12 +9,13 @@
 import { join } from 'node:path'
 import type { HealthHistoryPoint, HealthReport, GrowthDay } from '../../wire.js'
 import { appendRootStateFile, readRootStateFile } from '../disk/root-files.js'
-import { LEDGER_DIR, type LedgerEntry } from '../logs/ledger.js'
+import { LEDGER_DIR } from '../logs/ledger.js'
 import { eachListed } from '../pager.js'
 import type { IndexedMeta, KnowledgeStore } from '../store.js'
 import { type ProbedDoc, type ProbeResult, type ProbeSource, probeDocument } from './probe-query.js'
 import { cloneableOptions, probeInThreads, probeThreads } from './probe-threads.js'
 
+export { growthOf } from '../logs/ledger.js'
 export { findingOf, probeQuery } from './probe-query.js'
 
 export const HEALTH_FILE = 'health.jsonl'
@@ -24,26 +25,6 @@ export const NEAR_DUPLICATE = 0.8
 const PROBE_SLICE_MS = 8
 /** How many unfindable documents and duplicate pairs a report lists. */
 const LIST_LIMIT = 50
-
-/** Kept and dropped rounds per UTC day, with drop reasons, from the ledger. */
-export function growthOf(entries: ReadonlyArray<LedgerEntry & { t?: string }>): GrowthDay[] {
-  const days = new Map<string, GrowthDay>()
-  for (const entry of entries) {
-    if (entry.type !== 'kept' && entry.type !== 'dropped' && entry.type !== 'note') continue
-    const day = (entry.t ?? '').slice(0, 10)
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) continue
-    const g = days.get(day) ?? { day, kept: 0, dropped: 0, notes: 0, reasons: {} }
-    if (entry.type === 'kept') g.kept++
-    else if (entry.type === 'note') g.notes++
-    else {
-      g.dropped++
-      const r = entry.reasons?.[0] ?? '-weak-signal'
-      g.reasons[r] = (g.reasons[r] ?? 0) + 1
-    }
-    days.set(day, g)
-  }
-  return [...days.values()].sort((x, y) => x.day.localeCompare(y.day))
-}
 
 export interface ProbeOptions {
   /** Only documents visible from this workspace. */
@@ -108,7 +89,7 @@ export async function probeHealth(store: KnowledgeStore, options: ProbeOptions =
     unfindableTotal,
     nearDuplicates: duplicates,
     nearDuplicatesTotal: duplicatesTotal,
-    growth: growthOf(await store.ledger.entries()),
+    growth: await store.ledger.growth(),
     history: [],
     ms: Date.now() - started,
   }
@@ -200,5 +181,5 @@ export async function healthHistory(root: string, scope: string | undefined): Pr
 /** What the page shows without probing again: the last recorded probe, its history and the growth. */
 export async function healthSummary(store: KnowledgeStore, scope: string | undefined): Promise<{ history: HealthHistoryPoint[]; growth: GrowthDay[]; documents: number }> {
   await store.start()
-  return { history: await healthHistory(store.root, scope), growth: growthOf(await store.ledger.entries()), documents: store.count({ scope }) }
+  return { history: await healthHistory(store.root, scope), growth: await store.ledger.growth(), documents: store.count({ scope }) }
 }
