@@ -25,6 +25,7 @@ import {
   LOCAL_HISTORY_MAX_TEXT,
   LOCAL_HISTORY_PER_DOCUMENT,
   localHistoryFile,
+  localRevisionsOf,
   readLocalHistory,
 } from '../../src/knowledge/history/local.js'
 import { KnowledgeStore } from '../../src/knowledge/store.js'
@@ -103,11 +104,32 @@ describe('local history (a root outside git)', () => {
     expect(diff.hunks.flatMap((h) => h.lines)).toContainEqual('+Deploy with the token [REDACTED]')
   })
 
+  it('rewrites the file once per 20 edits of a page edited often, not on every edit past its 20th', async () => {
+    const root = fresh()
+    mkdirSync(root, { recursive: true })
+    // Other documents' lines make a rewrite cost what it costs in a real base.
+    for (let k = 0; k < 200; k++) await appendLocalRevision(root, { id: `d${k}`, v: 1, hash: `${k}`.padStart(16, '1'), at: '2026-12-01T00:00:00Z', text: 'y'.repeat(2000) })
+    const tally = new HistoryTally()
+    const inodes = new Set<number>()
+    for (let v = 1; v <= 200; v++) {
+      await appendLocalRevision(root, { id: 'log', v, hash: `${v}`.padStart(16, '0'), at: '2026-12-01T00:00:00Z', text: `entry ${v}` }, tally)
+      inodes.add(statSync(localHistoryFile(root)).ino) // a rewrite is an atomic rename: a new inode
+    }
+    // Trimming at 21 rewrote it 180 times.
+    expect(inodes.size).toBeLessThanOrEqual(Math.ceil(200 / LOCAL_HISTORY_PER_DOCUMENT) + 1)
+    expect(localRevisionsOf(root, 'log').map((e) => e.v)).toEqual(Array.from({ length: LOCAL_HISTORY_PER_DOCUMENT }, (_, k) => k + 181))
+    expect(readLocalHistory(root).filter((e) => e.id !== 'log')).toHaveLength(200)
+  })
+
   it('is bounded: per document, in all, and a text over the bound is recorded without it', async () => {
     const root = fresh()
     mkdirSync(root, { recursive: true })
     for (let v = 1; v <= LOCAL_HISTORY_PER_DOCUMENT + 5; v++) await appendLocalRevision(root, { id: 'a', v, hash: `${v}`.padStart(16, '0'), at: '2026-12-01T00:00:00Z', text: `text ${v}` })
-    expect(readLocalHistory(root).map((e) => e.v)).toEqual(Array.from({ length: LOCAL_HISTORY_PER_DOCUMENT }, (_, k) => k + 6))
+    expect(localRevisionsOf(root, 'a').map((e) => e.v)).toEqual(Array.from({ length: LOCAL_HISTORY_PER_DOCUMENT }, (_, k) => k + 6))
+    // The file trims a document's lines once they reach twice the bound, back to the newest.
+    for (let v = LOCAL_HISTORY_PER_DOCUMENT + 6; v <= LOCAL_HISTORY_PER_DOCUMENT * 2 + 1; v++)
+      await appendLocalRevision(root, { id: 'a', v, hash: `${v}`.padStart(16, '0'), at: '2026-12-01T00:00:00Z', text: `text ${v}` })
+    expect(readLocalHistory(root).map((e) => e.v)).toEqual(Array.from({ length: LOCAL_HISTORY_PER_DOCUMENT }, (_, k) => k + LOCAL_HISTORY_PER_DOCUMENT + 2))
     await appendLocalRevision(root, { id: 'big', v: 1, hash: 'f'.repeat(16), at: '2026-12-01T00:00:00Z', text: 'x'.repeat(LOCAL_HISTORY_MAX_TEXT + 1) })
     expect(readLocalHistory(root).at(-1)).toEqual({ id: 'big', v: 1, hash: 'f'.repeat(16), at: '2026-12-01T00:00:00Z' })
     // Over the byte bound: the oldest lines go first, every document keeps its newest.

@@ -4,7 +4,8 @@
  * `{"id","v","hash","at","text"}`, the text **redacted** with the live redactor before it touches the disk (a
  * hand-written document may hold a credential its file has never been masked for).
  *
- * Bounds: at most {@link LOCAL_HISTORY_PER_DOCUMENT} revisions of one document and {@link LOCAL_HISTORY_MAX_BYTES}
+ * Bounds: at most {@link LOCAL_HISTORY_PER_DOCUMENT} revisions of one document (as read; the file may hold up to twice
+ * as many lines of one document between rewrites) and {@link LOCAL_HISTORY_MAX_BYTES}
  * for the whole file; a text over {@link LOCAL_HISTORY_MAX_TEXT} is recorded without its text ("too large to keep").
  * When an append takes the file over its bound, it is rewritten (atomically) keeping each document's newest
  * revisions and dropping the oldest lines first, down to three quarters of the bound. A revision made before the
@@ -24,6 +25,12 @@ export const LOCAL_HISTORY_FILE = 'history.jsonl'
 export const LOCAL_HISTORY_MAX_BYTES = 8 * 1024 * 1024
 /** The most revisions kept per document. */
 export const LOCAL_HISTORY_PER_DOCUMENT = 20
+/**
+ * A document's lines may reach twice {@link LOCAL_HISTORY_PER_DOCUMENT} before a rewrite trims them (readers see the
+ * newest 20 either way): trimming at 21 rewrote the whole file (up to 8 MB) on every further edit of a page edited
+ * often, such as the wiki's log or a synced section; now once per 20 of its edits.
+ */
+const PER_DOCUMENT_LINES = LOCAL_HISTORY_PER_DOCUMENT * 2
 /** A longer text is recorded without its text. */
 export const LOCAL_HISTORY_MAX_TEXT = 256 * 1024
 /** What a read accepts (the bound plus one appended line past it, before the rewrite). */
@@ -84,9 +91,11 @@ export function readLocalHistory(root: string): LocalRevision[] {
   return out
 }
 
-/** The revisions of one document, oldest first. */
+/** The newest {@link LOCAL_HISTORY_PER_DOCUMENT} revisions of one document, oldest first. */
 export function localRevisionsOf(root: string, id: string): LocalRevision[] {
-  return readLocalHistory(root).filter((entry) => entry.id === id)
+  return readLocalHistory(root)
+    .filter((entry) => entry.id === id)
+    .slice(-LOCAL_HISTORY_PER_DOCUMENT)
 }
 
 /** The lines to keep when the file went over its bound: each document's newest, then the newest overall. */
@@ -205,7 +214,7 @@ export async function appendLocalRevision(root: string, entry: LocalRevision, ta
   if (tally.newest(entry.id) === entry.hash) return
   appendRootStateFile(root, file, `${line}\n`)
   const lines = tally.appended(root, entry, Buffer.byteLength(line) + 1)
-  if (tally.bytes <= LOCAL_HISTORY_MAX_BYTES && lines <= LOCAL_HISTORY_PER_DOCUMENT) return
+  if (tally.bytes <= LOCAL_HISTORY_MAX_BYTES && lines <= PER_DOCUMENT_LINES) return
   const entries = readLocalHistory(root)
   const over = entries.reduce((sum, e) => sum + Buffer.byteLength(JSON.stringify(e)) + 1, 0) > LOCAL_HISTORY_MAX_BYTES
   const kept = over ? compacted(entries) : compacted(entries, Number.POSITIVE_INFINITY)
