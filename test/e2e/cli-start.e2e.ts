@@ -66,6 +66,10 @@ function run(command: string, args: string[], options: { input?: string; preload
       }
       resolve({ code, stdout, stderr, sqlite })
     })
+    // `--help` and the like exit without reading stdin: EPIPE is theirs to cause (see test/harness/spawn.ts).
+    child.stdin.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') reject(error)
+    })
     child.stdin.end(options.input ?? '')
   })
 }
