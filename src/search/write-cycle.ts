@@ -58,7 +58,7 @@ const holders = new Map<string, WriteCycle>()
 export class WriteCycle {
   private inTx = false
   private closed = false
-  /** Documents written since FTS5 segments were last merged, and the background merge state. */
+  /** Documents written since the last merge decision (see {@link nextMerge}), and the background merge state. */
   private mergeDebt = 0
   private merging = false
   /** A flattening merge was begun and the index is not one segment again yet (see {@link nextMerge}). */
