@@ -24,12 +24,12 @@
  * @module dsh-knowledge-sync/bench/soak
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { pathToFileURL } from 'node:url'
-import { writeHeapSnapshot } from 'node:v8'
+import { getHeapStatistics, writeHeapSnapshot } from 'node:v8'
 import { trackHandles } from '../test/harness/handles.ts'
 import * as hostWeb from '../test/harness/host-web.ts'
 import { createLoop } from '../test/harness/loop.ts'
@@ -158,6 +158,26 @@ async function settled(rounds) {
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
 }
+/**
+ * Where the resident memory is (Linux): anonymous vs file-backed pages (smaps_rollup), the part of the anonymous pages
+ * V8's heap holds (its physical size), what is left of them (native: malloc's arenas, SQLite, thread stacks), and of
+ * that the main malloc arena (the `[heap]` mapping). RSS that grows outside the JavaScript heap is found here.
+ */
+function residency() {
+  const kB = (text, field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0)
+  let rollup = ''
+  let smaps = ''
+  try {
+    rollup = readFileSync('/proc/self/smaps_rollup', 'utf8')
+    smaps = readFileSync('/proc/self/smaps', 'utf8')
+  } catch {
+    return { anonKB: 0, fileKB: 0, v8KB: 0, nativeKB: 0, brkKB: 0 }
+  }
+  const at = smaps.indexOf('[heap]')
+  const anonKB = kB(rollup, 'Anonymous')
+  const v8KB = getHeapStatistics().total_physical_size / 1024
+  return { anonKB, fileKB: kB(rollup, 'Rss') - anonKB, v8KB, nativeKB: anonKB - v8KB, brkKB: at < 0 ? 0 : kB(smaps.slice(at), 'Rss') }
+}
 const steps = []
 function measure(rounds) {
   globalThis.gc?.()
@@ -180,13 +200,14 @@ function measure(rounds) {
     lagP99ms: lag.percentile(99) / 1e6,
     lagMaxMs: lag.max / 1e6,
     perfEntries: performance.getEntries().length,
+    ...residency(),
   }
   lag.reset()
   steps.push(row)
   const f = (v, d = 0) => v.toFixed(d).padStart(8)
-  if (steps.length === 1) console.log('  rounds     docs  rss MB heap MB  ext MB      fds  active  timers watchers workers  wal MB lag p99 lag max perf')
+  if (steps.length === 1) console.log('  rounds     docs  rss MB heap MB  ext MB      fds  active  timers watchers workers  wal MB lag p99 lag max perf  anon MB file MB   v8 MB  native  brk MB')
   console.log(
-    `${f(rounds)} ${f(row.docs)} ${f(row.rssKB / 1024, 1)} ${f(row.heapKB / 1024, 1)} ${f(row.externalKB / 1024, 1)} ${f(row.fds)} ${f(row.active)} ${f(row.timers)} ${f(row.watchers)} ${f(row.workers)} ${f(row.walKB / 1024, 1)} ${f(row.lagP99ms, 1)} ${f(row.lagMaxMs, 1)} ${f(row.perfEntries)}`,
+    `${f(rounds)} ${f(row.docs)} ${f(row.rssKB / 1024, 1)} ${f(row.heapKB / 1024, 1)} ${f(row.externalKB / 1024, 1)} ${f(row.fds)} ${f(row.active)} ${f(row.timers)} ${f(row.watchers)} ${f(row.workers)} ${f(row.walKB / 1024, 1)} ${f(row.lagP99ms, 1)} ${f(row.lagMaxMs, 1)} ${f(row.perfEntries)} ${f(row.anonKB / 1024, 1)} ${f(row.fileKB / 1024, 1)} ${f(row.v8KB / 1024, 1)} ${f(row.nativeKB / 1024, 1)} ${f(row.brkKB / 1024, 1)}`,
   )
 }
 /** Least-squares slope of `key` against rounds, per 1,000 rounds, over the steps after the first (the warm-up). */
@@ -262,24 +283,49 @@ for (const [key, unit] of [
   ['workers', 'workers'],
   ['lagP99ms', 'ms'],
   ['perfEntries', 'entries'],
+  ['anonKB', 'KB'],
+  ['fileKB', 'KB'],
+  ['v8KB', 'KB'],
+  ['nativeKB', 'KB'],
+  ['brkKB', 'KB'],
   ['docs', 'documents'],
 ])
   console.log(`  ${key.padEnd(12)} ${slope(key).toFixed(2).padStart(10)} ${unit}   (second half: ${slope(key, Math.floor(steps.length / 2)).toFixed(2)})`)
+
+{
+  // How much of the native memory is SQLite's page cache and lookaside on this process's index connection: released by
+  // shrink_memory (the cache refills as searches need it).
+  const index = store.indexed.index
+  const before = residency()
+  index.db.exec('PRAGMA shrink_memory')
+  globalThis.gc?.()
+  const after = residency()
+  console.log(
+    `index connection: ${index.statements.size} cached statements; PRAGMA shrink_memory released ${((before.nativeKB - after.nativeKB) / 1024).toFixed(1)} MB native (${(before.nativeKB / 1024).toFixed(1)} -> ${(after.nativeKB / 1024).toFixed(1)} MB)`,
+  )
+}
 
 if (FRESH) {
   // What the index of this root holds in a process that only opens it: the growth a soak may show beyond it.
   const probe = `
     const { KnowledgeStore } = await import(${JSON.stringify(pathToFileURL(join(project, 'lib/knowledge/store.js')).href)})
     const { createRedactor } = await import(${JSON.stringify(pathToFileURL(join(project, 'lib/redact/redactor.js')).href)})
-    gc(); gc(); const before = process.memoryUsage()
+    const { readFileSync } = await import('node:fs')
+    const { getHeapStatistics } = await import('node:v8')
+    const parts = () => {
+      const anon = Number(/^Anonymous:\\s+(\\d+) kB/m.exec(readFileSync('/proc/self/smaps_rollup', 'utf8'))?.[1] ?? 0)
+      const v8 = getHeapStatistics().total_physical_size / 1024
+      return { anon, v8, native: anon - v8 }
+    }
+    gc(); gc(); const before = process.memoryUsage(); const beforeParts = parts()
     const store = new KnowledgeStore({ root: ${JSON.stringify(root)}, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: true })
     await store.start(); for (const q of ['lockfile', 'ERR_SOAK_3', 'esbuild pnpm']) store.search(q, { limit: 10 })
     // The background warm-up loads the path table and folds the revision log: a long-lived process holds both. Its
     // timers are unref'd: the interval keeps this probe alive meanwhile.
     const alive = setInterval(() => {}, 1000)
     await store.indexed.warmed; store.revisions.refresh()
-    gc(); gc(); const after = process.memoryUsage()
-    console.log(JSON.stringify({ rssKB: (after.rss - before.rss) / 1024, heapKB: (after.heapUsed - before.heapUsed) / 1024, docs: store.size }))
+    gc(); gc(); const after = process.memoryUsage(); const afterParts = parts()
+    console.log(JSON.stringify({ rssKB: (after.rss - before.rss) / 1024, heapKB: (after.heapUsed - before.heapUsed) / 1024, v8KB: afterParts.v8 - beforeParts.v8, nativeKB: afterParts.native - beforeParts.native, docs: store.size }))
     clearInterval(alive)
     await store.close()`
   const out = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', probe], { encoding: 'utf8' })
@@ -287,6 +333,10 @@ if (FRESH) {
   const grown = { rssKB: steps.at(-1).rssKB - steps[1].rssKB, heapKB: steps.at(-1).heapKB - steps[1].heapKB }
   console.log(`fresh process on the same ${fresh.docs} documents: +${(fresh.rssKB / 1024).toFixed(1)} MB RSS, +${(fresh.heapKB / 1024).toFixed(1)} MB heap for the opened store`)
   console.log(`this process grew ${(grown.rssKB / 1024).toFixed(1)} MB RSS, ${(grown.heapKB / 1024).toFixed(1)} MB heap after its first step: ratio ${(grown.rssKB / fresh.rssKB).toFixed(2)} (RSS)`)
+  const of = (key) => ((steps.at(-1)[key] - steps[1][key]) / 1024).toFixed(1)
+  console.log(
+    `of the resident memory: V8's heap +${(fresh.v8KB / 1024).toFixed(1)} MB fresh vs +${of('v8KB')} MB here; native (anonymous outside V8's heap) +${(fresh.nativeKB / 1024).toFixed(1)} MB fresh vs +${of('nativeKB')} MB here`,
+  )
 }
 
 handles.stop()
