@@ -54,7 +54,7 @@ if (!existsSync(BIN)) throw new Error('build first: node scripts/build.mjs')
 
 async function corpus(size) {
   const dir = join(here, '.data', `rounds-${size}`)
-  if (!existsSync(join(dir, '.knowledge/cache/index.sqlite'))) {
+  if (!existsSync(join(dir, '.knowledge/cache', (await lib('knowledge/index-cache/index-cache.js')).CACHE_FILE))) {
     if (!existsSync(dir)) await writeRounds(dir, size)
     const { KnowledgeStore } = await lib('knowledge/store.js')
     const { createRedactor } = await lib('redact/redactor.js')

@@ -141,7 +141,8 @@ function otherProcess(n) {
 const handles = trackHandles()
 const lag = monitorEventLoopDelay({ resolution: 10 })
 lag.enable()
-const walFile = join(root, '.knowledge', 'cache', 'index.sqlite-wal')
+const { CACHE_FILE } = await lib('knowledge/index-cache/index-cache.js')
+const walFile = join(root, '.knowledge', 'cache', `${CACHE_FILE}-wal`)
 const size = (file) => {
   try {
     return statSync(file).size
@@ -176,10 +177,20 @@ function residency() {
   const at = smaps.indexOf('[heap]')
   const anonKB = kB(rollup, 'Anonymous')
   const v8KB = getHeapStatistics().total_physical_size / 1024
-  return { anonKB, fileKB: kB(rollup, 'Rss') - anonKB, v8KB, nativeKB: anonKB - v8KB, brkKB: at < 0 ? 0 : kB(smaps.slice(at), 'Rss') }
+  // Mappings of exactly 256 KiB are V8's pages, of any isolate in the process (malloc's own mappings carry a header,
+  // never that size): beside v8KB, they tell the main isolate's pages from the workers'.
+  let pagesKB = 0
+  for (const m of smaps.matchAll(/^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ 0 *\n(?:(?![0-9a-f]+-)[^\n]*\n)*?Anonymous:\s+(\d+) kB/gm))
+    if (Number.parseInt(m[2], 16) - Number.parseInt(m[1], 16) === 256 * 1024) pagesKB += Number(m[3])
+  return { anonKB, fileKB: kB(rollup, 'Rss') - anonKB, v8KB, pagesKB, nativeKB: anonKB - v8KB, brkKB: at < 0 ? 0 : kB(smaps.slice(at), 'Rss') }
+}
+/** The physical heap of the index's checkpoint worker (an isolate of its own, outside getHeapStatistics()). */
+async function workerHeapKB() {
+  const worker = store.indexed.index.cycle?.checkpointer?.worker
+  return worker ? (await worker.getHeapStatistics()).total_physical_size / 1024 : 0
 }
 const steps = []
-function measure(rounds) {
+async function measure(rounds) {
   globalThis.gc?.()
   globalThis.gc?.()
   const mem = process.memoryUsage()
@@ -201,13 +212,15 @@ function measure(rounds) {
     lagMaxMs: lag.max / 1e6,
     perfEntries: performance.getEntries().length,
     ...residency(),
+    workerKB: await workerHeapKB(),
   }
   lag.reset()
   steps.push(row)
   const f = (v, d = 0) => v.toFixed(d).padStart(8)
-  if (steps.length === 1) console.log('  rounds     docs  rss MB heap MB  ext MB      fds  active  timers watchers workers  wal MB lag p99 lag max perf  anon MB file MB   v8 MB  native  brk MB')
+  if (steps.length === 1)
+    console.log('  rounds     docs  rss MB heap MB  ext MB      fds  active  timers watchers workers  wal MB lag p99 lag max perf  anon MB file MB   v8 MB  native  brk MB pages MB worker MB')
   console.log(
-    `${f(rounds)} ${f(row.docs)} ${f(row.rssKB / 1024, 1)} ${f(row.heapKB / 1024, 1)} ${f(row.externalKB / 1024, 1)} ${f(row.fds)} ${f(row.active)} ${f(row.timers)} ${f(row.watchers)} ${f(row.workers)} ${f(row.walKB / 1024, 1)} ${f(row.lagP99ms, 1)} ${f(row.lagMaxMs, 1)} ${f(row.perfEntries)} ${f(row.anonKB / 1024, 1)} ${f(row.fileKB / 1024, 1)} ${f(row.v8KB / 1024, 1)} ${f(row.nativeKB / 1024, 1)} ${f(row.brkKB / 1024, 1)}`,
+    `${f(rounds)} ${f(row.docs)} ${f(row.rssKB / 1024, 1)} ${f(row.heapKB / 1024, 1)} ${f(row.externalKB / 1024, 1)} ${f(row.fds)} ${f(row.active)} ${f(row.timers)} ${f(row.watchers)} ${f(row.workers)} ${f(row.walKB / 1024, 1)} ${f(row.lagP99ms, 1)} ${f(row.lagMaxMs, 1)} ${f(row.perfEntries)} ${f(row.anonKB / 1024, 1)} ${f(row.fileKB / 1024, 1)} ${f(row.v8KB / 1024, 1)} ${f(row.nativeKB / 1024, 1)} ${f(row.brkKB / 1024, 1)} ${f(row.pagesKB / 1024, 1)} ${f(row.workerKB / 1024, 1)}`,
   )
 }
 /** Least-squares slope of `key` against rounds, per 1,000 rounds, over the steps after the first (the warm-up). */
@@ -228,7 +241,7 @@ page.token = (await page.post('/token')).token
 let syncs = 0
 let probes = 0
 let failures = 0
-measure(0)
+await measure(0)
 for (let k = 1; k <= ROUNDS; k++) {
   const session = sessionOf(k)
   if (k > 1 && sessionOf(k - 1) !== session) await loop.close(sessionOf(k - 1))
@@ -255,7 +268,7 @@ for (let k = 1; k <= ROUNDS; k++) {
   if (WRITERS && k % PER_MINUTE === 0 && minute % 10 === 0) otherProcess(minute)
   if (k % EVERY === 0) {
     await settled(k + writtenByOthers())
-    measure(k)
+    await measure(k)
   }
   if (SNAPSHOT_AT.has(k)) {
     await settled(k + writtenByOthers())
@@ -288,6 +301,8 @@ for (const [key, unit] of [
   ['v8KB', 'KB'],
   ['nativeKB', 'KB'],
   ['brkKB', 'KB'],
+  ['pagesKB', 'KB'],
+  ['workerKB', 'KB'],
   ['docs', 'documents'],
 ])
   console.log(`  ${key.padEnd(12)} ${slope(key).toFixed(2).padStart(10)} ${unit}   (second half: ${slope(key, Math.floor(steps.length / 2)).toFixed(2)})`)

@@ -31,6 +31,8 @@ const root = dirname(here)
 const data = join(here, '.data')
 const lib = (p) => import(pathToFileURL(join(root, 'lib', p)).href)
 const BIN = join(root, 'lib/cli/bin.js')
+// The cache file's name as the store names it (it changes with the file's format).
+const { CACHE_FILE } = await lib('knowledge/index-cache/index-cache.js')
 
 const pct = (s, p) => (s.length ? s[Math.min(s.length - 1, Math.floor((s.length - 1) * p))] : NaN)
 const stats = (xs) => {
@@ -137,7 +139,7 @@ const PHASES = {
     const rss = mb(gcRss() - rss0)
     const tc = performance.now()
     await store.close()
-    return { start, cpu: (cu.user + cu.system) / 1000, close: performance.now() - tc, docs: store.size, rss, file: mb(statSync(join(cacheDir(size), 'index.sqlite')).size) }
+    return { start, cpu: (cu.user + cu.system) / 1000, close: performance.now() - tc, docs: store.size, rss, file: mb(statSync(join(cacheDir(size), CACHE_FILE)).size) }
   },
   async reuse(size) {
     const lines = []
