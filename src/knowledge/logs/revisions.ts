@@ -23,6 +23,7 @@ import { closeSync, existsSync, fstatSync, readSync, rmSync, statSync } from 'no
 import { join } from 'node:path'
 import { appendRootStateFile, createRootStateFile, ensureStateFolder, openRootStateFile } from '../disk/root-files.js'
 import { LEDGER_DIR } from './ledger.js'
+import { type AsciiLine, LINE, readAsciiLine, revisionsIn } from './revision-line.js'
 
 export const REVISIONS_FILE = 'revisions.log'
 const LOCK_FILE = 'revisions.lock'
@@ -30,8 +31,6 @@ const LOCK_FILE = 'revisions.lock'
 const STALE_LOCK_MS = 10_000
 /** How long a writer waits for the lock before appending anyway (a duplicate line is harmless; a lost one is not). */
 const LOCK_WAIT_MS = 2_000
-// An id (a wiki page's holds one `/` after its type, see ID_PATTERN), its text's hash, when.
-const LINE = /^((?:[a-z][a-z0-9-]{0,31}\/)?[A-Za-z0-9][A-Za-z0-9_.-]{0,127}) ([0-9a-f]{16})(?: (\S+))?$/
 const sleeper = new Int32Array(new SharedArrayBuffer(4))
 /** Longer than any line the store writes (an id of at most 128 characters, a hash, a time): a longer one is noise. */
 export const MAX_LINE_BYTES = 4096
@@ -81,6 +80,8 @@ export class Revisions {
   /** The revision of the text the search index holds, per id (hits and list rows show what their snippet came from). */
   private readonly indexed = new Map<string, number>()
   private refreshed = 0
+  /** The line {@link foldAscii} reads into, reused. */
+  private readonly line: AsciiLine = { id: '', hash: '', atStart: 0, atEnd: 0 }
   /** {@link withVersions} has looked ids up in the unfolded log once already. */
   private peeked = false
   /** Bytes read from the log so far (each byte once; the tests and the revisions bench watch it). */
@@ -163,25 +164,7 @@ export class Revisions {
       const log = Buffer.allocUnsafe(info.size)
       let size = 0
       for (let n = 1; size < log.length && n > 0; size += n) n = readSync(fd, log, size, log.length - size, size)
-      const found = new Map<string, number>()
-      for (const id of ids) {
-        const needle = Buffer.from(`${id} `)
-        let n = 0
-        let last = ''
-        for (let at = log.indexOf(needle, 0); at >= 0 && at < size; ) {
-          const start = at === 0 ? 0 : log.lastIndexOf(10, at - 1) + 1
-          const end = log.indexOf(10, at)
-          if (end < 0 || end >= size) break // an unterminated tail is not a line yet (as when folding)
-          const match = end - start <= MAX_LINE_BYTES ? LINE.exec(log.toString('utf8', start, end).trim()) : null
-          if (match && match[1] === id && match[2] !== last) {
-            n++
-            last = match[2]
-          }
-          at = log.indexOf(needle, end)
-        }
-        if (n) found.set(id, n)
-      }
-      return found
+      return revisionsIn(log, size, ids, MAX_LINE_BYTES)
     } catch {
       return undefined // folding says why (a link, not a file), once
     } finally {
@@ -284,31 +267,17 @@ export class Revisions {
     this.readOnly = true
   }
 
-  /**
-   * {@link fold} of the ASCII line `bytes[start, end)`, without making it a string: the same lines count (LINE after a
-   * trim; revisions-fold.spec.ts compares both on generated lines). Its id and hash are fresh strings, never views.
-   */
+  /** {@link fold} of the ASCII line `bytes[start, end)`, without making it a string (./revision-line.ts). */
   private foldAscii(bytes: Buffer, start: number, end: number): void {
-    while (start < end && isSpace(bytes[start])) start++
-    while (end > start && isSpace(bytes[end - 1])) end--
-    const space = bytes.indexOf(32, start)
-    if (space < 0 || space >= end || !isId(bytes, start, space)) return
-    const hashEnd = space + 17
-    if (hashEnd > end || !isHash(bytes, space + 1, hashEnd)) return
-    let at: string | undefined
-    if (hashEnd < end) {
-      if (bytes[hashEnd] !== 32 || hashEnd + 1 === end) return
-      for (let k = hashEnd + 1; k < end; k++) if (isSpace(bytes[k])) return
-    }
-    const id = bytes.toString('latin1', start, space)
-    const hash = bytes.toString('latin1', space + 1, hashEnd)
-    const entry = this.entries.get(id)
+    const line = this.line
+    if (!readAsciiLine(bytes, start, end, line)) return
+    const entry = this.entries.get(line.id)
     if (!entry) {
-      if (hashEnd < end) at = bytes.toString('latin1', hashEnd + 1, end)
-      this.entries.set(id, { n: 1, last: hash, first: at ? Date.parse(at) || undefined : undefined })
-    } else if (entry.last !== hash) {
+      const at = line.atStart < line.atEnd ? Date.parse(bytes.toString('latin1', line.atStart, line.atEnd)) || undefined : undefined
+      this.entries.set(line.id, { n: 1, last: line.hash, first: at })
+    } else if (entry.last !== line.hash) {
       entry.n++
-      entry.last = hash
+      entry.last = line.hash
     }
   }
 
@@ -417,38 +386,4 @@ export class Revisions {
       /* present already, or raced */
     }
   }
-}
-
-/** Whitespace as `String.prototype.trim` and `\S` see it, within ASCII: tab, newline, vertical tab, form feed, CR, space. */
-function isSpace(b: number): boolean {
-  return b === 32 || (b >= 9 && b <= 13)
-}
-
-const isLower = (b: number): boolean => b >= 97 && b <= 122
-const isDigit = (b: number): boolean => b >= 48 && b <= 57
-const isAlnum = (b: number): boolean => isLower(b) || isDigit(b) || (b >= 65 && b <= 90)
-
-/** LINE's id, on bytes: `(?:[a-z][a-z0-9-]{0,31}\/)?[A-Za-z0-9][A-Za-z0-9_.-]{0,127}`. */
-function isId(bytes: Buffer, start: number, end: number): boolean {
-  let from = start
-  let slash = start
-  while (slash < end && bytes[slash] !== 47) slash++
-  if (slash < end) {
-    // A type prefix: 1-32 characters, a lowercase letter first, then lowercase letters, digits and hyphens.
-    if (slash - start > 32 || !isLower(bytes[start])) return false
-    for (let k = start + 1; k < slash; k++) if (!isLower(bytes[k]) && !isDigit(bytes[k]) && bytes[k] !== 45) return false
-    from = slash + 1
-  }
-  if (end - from < 1 || end - from > 128 || !isAlnum(bytes[from])) return false
-  for (let k = from + 1; k < end; k++) {
-    const b = bytes[k]
-    if (!isAlnum(b) && b !== 95 && b !== 46 && b !== 45) return false
-  }
-  return true
-}
-
-/** LINE's hash: 16 lowercase hexadecimal digits. */
-function isHash(bytes: Buffer, start: number, end: number): boolean {
-  for (let k = start; k < end; k++) if (!isDigit(bytes[k]) && !(bytes[k] >= 97 && bytes[k] <= 102)) return false
-  return true
 }
