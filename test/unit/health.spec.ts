@@ -4,12 +4,14 @@
  * per run.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { appendFileSync, mkdirSync, mkdtempSync } from 'node:fs'
+import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { KnowledgeStore } from '../../src/knowledge/store.js'
 import { createRedactor } from '../../src/redact/redactor.js'
-import { findingOf, growthOf, healthSummary, probeHealth, probeQuery } from '../../src/knowledge/reports/health.js'
+import { activeDocuments, findingOf, growthOf, healthSummary, probeHealth, probeQuery, sampledDocuments } from '../../src/knowledge/reports/health.js'
+import { formatDocument } from '../../src/knowledge/documents/document.js'
+import type { FrontMatter } from '../../src/types.js'
 
 let store: KnowledgeStore
 const SESSION = 'session-4ea1b7e2-0000-4000-8000-000000000001'
@@ -93,5 +95,41 @@ describe('health probe', () => {
     expect(summary.growth.map((g) => g.day)).toEqual(expect.arrayContaining(['2026-11-29', '2026-11-30']))
     // Scoped history is its own series.
     expect((await healthSummary(store, '/elsewhere')).history).toEqual([])
+  })
+
+  it('a sample is the even selection of the active documents, picked while they are listed', async () => {
+    const root = join(mkdtempSync(join(tmpdir(), 'dsh-ks-health-sample-')), 'kb')
+    mkdirSync(join(root, 'notes'), { recursive: true })
+    for (let k = 0; k < 41; k++) {
+      const meta = {
+        id: `d${k}`,
+        title: `Doc ${k}`,
+        kind: 'manual',
+        cwd: k % 3 ? '/work/app' : '/work/other',
+        created: `2026-01-01T00:00:${String(k).padStart(2, '0')}.000Z`,
+        tags: [],
+        tools: [],
+      } as unknown as FrontMatter
+      // Every seventh is retired: the sample is taken over the active ones only, as the count is.
+      if (k % 7 === 3) Object.assign(meta, { status: 'retired', retired: { at: '2026-01-02T00:00:00.000Z', reason: 'wrong' } })
+      writeFileSync(join(root, 'notes', `d${k}-doc.md`), formatDocument(meta, `Body of document ${k}.`))
+    }
+    const own = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: false })
+    await own.start()
+    try {
+      for (const scope of [undefined, '/work/app']) {
+        const all = activeDocuments(own, scope).map((m) => m.id)
+        expect(all.length).toBe(scope ? 23 : 35)
+        for (const sample of [undefined, 1, 2, 5, 7, 17, all.length - 1, all.length, 100]) {
+          const picked = sampledDocuments(own, scope, sample)
+          const step = sample && all.length > sample ? all.length / sample : 1
+          const expected = step === 1 ? all : Array.from({ length: sample as number }, (_, k) => all[Math.floor(k * step)])
+          expect(picked.docs.map((m) => m.id)).toEqual(expected)
+          expect(picked.documents).toBe(all.length)
+        }
+      }
+    } finally {
+      await own.close()
+    }
   })
 })
