@@ -10,7 +10,7 @@
  * when its build never finished (`state` is not `complete`: a build killed half-way).
  * @module dsh-knowledge-sync/search/index-file
  */
-import { closeSync, openSync, readSync, statSync } from 'node:fs'
+import { closeSync, fstatSync, lstatSync, openSync, readSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
 import type { DatabaseSync } from 'node:sqlite'
@@ -137,15 +137,22 @@ export function setIndexFileState(db: DatabaseSync, state: IndexFileState): void
 /**
  * The 100-byte SQLite header: the magic string, and a page count × page size that the file must hold (a truncated
  * file would otherwise open fine and fail on the first missing page, deep inside a search).
+ *
+ * The size is checked only when no WAL lies beside the file. With one, a shorter file is the normal state of a shared
+ * index: a checkpoint (another process's, or its checkpoint worker's) copies page 1, which holds the new page count,
+ * before the pages that extend the file, and a process that opened the file in that window took the live index for a
+ * truncated one and rebuilt it, removing the files every other process had open (they went on writing to an unlinked
+ * file nobody else read: the soak lost its index that way about 20,000 rounds in, twice). Until a checkpoint ends,
+ * the WAL holds every page past the file's end; SQLite reads them from there.
  */
 function checkHeader(path: string): void {
   const header = Buffer.alloc(100)
   let size: number
   try {
-    size = statSync(path).size
     const fd = openSync(path, 'r')
     try {
       readSync(fd, header, 0, 100, 0)
+      size = fstatSync(fd).size
     } finally {
       closeSync(fd)
     }
@@ -157,7 +164,25 @@ function checkHeader(path: string): void {
   const pageSize = rawPage === 1 ? 65536 : rawPage
   const pages = header.readUInt32BE(28)
   // The in-header size is valid only when the "version-valid-for" number matches the change counter.
-  if (header.readUInt32BE(92) === header.readUInt32BE(24) && pages * pageSize > size) {
+  if (header.readUInt32BE(92) === header.readUInt32BE(24) && pages * pageSize > size && !hasWal(path)) {
     throw new IndexFileError('corrupt', `truncated (${size} bytes, header says ${pages * pageSize})`)
+  }
+}
+
+/**
+ * A WAL beside `path`: a regular file that starts with SQLite's WAL magic number (0x377f0682 or 0x377f0683). Anything
+ * else there (a link, junk) is not one, and SQLite would ignore it, so the size check stands.
+ */
+function hasWal(path: string): boolean {
+  let fd: number | undefined
+  try {
+    if (!lstatSync(`${path}-wal`).isFile()) return false
+    fd = openSync(`${path}-wal`, 'r')
+    const magic = Buffer.alloc(4)
+    return readSync(fd, magic, 0, 4, 0) === 4 && (magic.readUInt32BE(0) | 1) === 0x377f0683
+  } catch {
+    return false
+  } finally {
+    if (fd !== undefined) closeSync(fd)
   }
 }
