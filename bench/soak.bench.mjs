@@ -24,7 +24,7 @@
  * @module dsh-knowledge-sync/bench/soak
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
@@ -131,8 +131,11 @@ function otherProcess(n) {
   const child = spawn(process.execPath, [join(project, 'test/harness/write-many.ts'), root, `session-${(0xe0000000 + n).toString(16)}-0000-4000-8000-000000000000`, '20'], { stdio: 'ignore' })
   const done = new Promise((resolve) => child.on('exit', resolve))
   writers.add(done)
-  done.then(() => {
-    othersDone++
+  done.then((code) => {
+    // Only a writer that finished wrote its 20 rounds: counting a failed one made the next step wait forever for
+    // rounds never written (a writer started while lib/ was being rebuilt).
+    if (code === 0) othersDone++
+    else console.warn(`another process (writer ${n}) exited with ${code}: its rounds are not counted`)
     writers.delete(done)
   })
 }
@@ -190,6 +193,18 @@ async function workerHeapKB() {
   // Not running yet (it starts with the first write) or any more (it ended; the owner checkpoints again): 0.
   return worker ? ((await worker.getHeapStatistics().catch(() => undefined))?.total_physical_size ?? 0) / 1024 : 0
 }
+/** Whether this process still has the root's index file open after it was removed from the folder. */
+let unlinkedSeen = false
+function indexUnlinked() {
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      if (readlinkSync(`/proc/self/fd/${fd}`) === `${join(root, '.knowledge', 'cache', CACHE_FILE)} (deleted)`) return true
+    } catch {
+      /* closed meanwhile */
+    }
+  }
+  return false
+}
 const steps = []
 async function measure(rounds) {
   globalThis.gc?.()
@@ -222,6 +237,10 @@ async function measure(rounds) {
   globalThis.gc?.({ type: 'major', execution: 'sync', flavor: 'last-resort' })
   row.floorKB = process.memoryUsage().rss / 1024
   lag.reset()
+  if (!unlinkedSeen && indexUnlinked()) {
+    unlinkedSeen = true
+    console.warn(`round ${rounds}: the index file this process writes was removed from the cache folder (another process replaced it)`)
+  }
   steps.push(row)
   const f = (v, d = 0) => v.toFixed(d).padStart(8)
   if (steps.length === 1)
