@@ -10,7 +10,7 @@
  * when its build never finished (`state` is not `complete`: a build killed half-way).
  * @module dsh-knowledge-sync/search/index-file
  */
-import { closeSync, fstatSync, lstatSync, openSync, readSync } from 'node:fs'
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
 import type { DatabaseSync } from 'node:sqlite'
@@ -176,8 +176,9 @@ function checkHeader(path: string): void {
 function hasWal(path: string): boolean {
   let fd: number | undefined
   try {
-    if (!lstatSync(`${path}-wal`).isFile()) return false
-    fd = openSync(`${path}-wal`, 'r')
+    // Never through a link; a FIFO opens at once (no writer awaited) and the fstat refuses it: no lstat-then-open race.
+    fd = openSync(`${path}-wal`, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0))
+    if (!fstatSync(fd).isFile()) return false
     const magic = Buffer.alloc(4)
     return readSync(fd, magic, 0, 4, 0) === 4 && (magic.readUInt32BE(0) | 1) === 0x377f0683
   } catch {

@@ -6,9 +6,10 @@
  * 1's count is written into the file as a checkpoint would. Real files, real SQLite.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { closeSync, mkdtempSync, openSync, readSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { SearchIndex } from '../../src/search/search-index.js'
 import { createIndexFile, openIndexFile } from '../../src/search/index-file.js'
@@ -84,6 +85,15 @@ describe('an index file a checkpoint is extending', () => {
     truncateSync(file, Math.floor(statSync(file).size / 2))
     expect(() => openIndexFile(file)).toThrow(/truncated/)
     writeFileSync(`${file}-wal`, Buffer.alloc(4096, 0x5a))
+    expect(() => openIndexFile(file)).toThrow(/truncated/)
+    // A link to a real WAL, and a FIFO (opened without waiting for a writer), are not a WAL beside the file either.
+    const wal = join(dirname(file), 'elsewhere-wal')
+    writeFileSync(wal, Buffer.from([0x37, 0x7f, 0x06, 0x82, ...Buffer.alloc(28)]))
+    rmSync(`${file}-wal`)
+    symlinkSync(wal, `${file}-wal`)
+    expect(() => openIndexFile(file)).toThrow(/truncated/)
+    rmSync(`${file}-wal`)
+    execFileSync('mkfifo', [`${file}-wal`])
     expect(() => openIndexFile(file)).toThrow(/truncated/)
   })
 })
