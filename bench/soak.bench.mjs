@@ -144,8 +144,9 @@ function otherProcess(n) {
 const handles = trackHandles()
 const lag = monitorEventLoopDelay({ resolution: 10 })
 lag.enable()
-const { CACHE_FILE } = await lib('knowledge/index-cache/index-cache.js')
-const walFile = join(root, '.knowledge', 'cache', `${CACHE_FILE}-wal`)
+const { CACHE_DIR, CACHE_FILE } = await lib('knowledge/index-cache/index-cache.js')
+const indexFile = join(root, CACHE_DIR, CACHE_FILE)
+const walFile = `${indexFile}-wal`
 const size = (file) => {
   try {
     return statSync(file).size
@@ -175,7 +176,7 @@ function residency() {
     rollup = readFileSync('/proc/self/smaps_rollup', 'utf8')
     smaps = readFileSync('/proc/self/smaps', 'utf8')
   } catch {
-    return { anonKB: 0, fileKB: 0, v8KB: 0, nativeKB: 0, brkKB: 0 }
+    return { anonKB: 0, fileKB: 0, v8KB: 0, pagesKB: 0, nativeKB: 0, brkKB: 0 }
   }
   const at = smaps.indexOf('[heap]')
   const anonKB = kB(rollup, 'Anonymous')
@@ -198,13 +199,38 @@ let unlinkedSeen = false
 function indexUnlinked() {
   for (const fd of readdirSync('/proc/self/fd')) {
     try {
-      if (readlinkSync(`/proc/self/fd/${fd}`) === `${join(root, '.knowledge', 'cache', CACHE_FILE)} (deleted)`) return true
+      if (readlinkSync(`/proc/self/fd/${fd}`) === `${indexFile} (deleted)`) return true
     } catch {
       /* closed meanwhile */
     }
   }
   return false
 }
+/** The columns of a step: key, label, divisor, decimals, and the unit of its slope (none: no slope printed). */
+const COLUMNS = [
+  ['rounds', 'rounds', 1, 0],
+  ['docs', 'docs', 1, 0, 'documents'],
+  ['rssKB', 'rss MB', 1024, 1, 'KB'],
+  ['heapKB', 'heap MB', 1024, 1, 'KB'],
+  ['externalKB', 'ext MB', 1024, 1, 'KB'],
+  ['fds', 'fds', 1, 0, 'fds'],
+  ['active', 'active', 1, 0, 'resources'],
+  ['timers', 'timers', 1, 0, 'timers'],
+  ['watchers', 'watchers', 1, 0, 'watchers'],
+  ['workers', 'workers', 1, 0, 'workers'],
+  ['walKB', 'wal MB', 1024, 1, 'KB'],
+  ['lagP99ms', 'lag p99', 1, 1, 'ms'],
+  ['lagMaxMs', 'lag max', 1, 1],
+  ['perfEntries', 'perf', 1, 0, 'entries'],
+  ['anonKB', 'anon MB', 1024, 1, 'KB'],
+  ['fileKB', 'file MB', 1024, 1, 'KB'],
+  ['v8KB', 'v8 MB', 1024, 1, 'KB'],
+  ['nativeKB', 'natv MB', 1024, 1, 'KB'],
+  ['brkKB', 'brk MB', 1024, 1, 'KB'],
+  ['pagesKB', 'pages MB', 1024, 1, 'KB'],
+  ['workerKB', 'wrkr MB', 1024, 1, 'KB'],
+  ['floorKB', 'floor MB', 1024, 1, 'KB'],
+]
 const steps = []
 async function measure(rounds) {
   globalThis.gc?.()
@@ -242,12 +268,8 @@ async function measure(rounds) {
     console.warn(`round ${rounds}: the index file this process writes was removed from the cache folder (another process replaced it)`)
   }
   steps.push(row)
-  const f = (v, d = 0) => v.toFixed(d).padStart(8)
-  if (steps.length === 1)
-    console.log('  rounds     docs  rss MB heap MB  ext MB      fds  active  timers watchers workers  wal MB lag p99 lag max perf  anon MB file MB   v8 MB  native  brk MB pages MB worker MB floor MB')
-  console.log(
-    `${f(rounds)} ${f(row.docs)} ${f(row.rssKB / 1024, 1)} ${f(row.heapKB / 1024, 1)} ${f(row.externalKB / 1024, 1)} ${f(row.fds)} ${f(row.active)} ${f(row.timers)} ${f(row.watchers)} ${f(row.workers)} ${f(row.walKB / 1024, 1)} ${f(row.lagP99ms, 1)} ${f(row.lagMaxMs, 1)} ${f(row.perfEntries)} ${f(row.anonKB / 1024, 1)} ${f(row.fileKB / 1024, 1)} ${f(row.v8KB / 1024, 1)} ${f(row.nativeKB / 1024, 1)} ${f(row.brkKB / 1024, 1)} ${f(row.pagesKB / 1024, 1)} ${f(row.workerKB / 1024, 1)} ${f(row.floorKB / 1024, 1)}`,
-  )
+  if (steps.length === 1) console.log(COLUMNS.map(([, label]) => label.padStart(8)).join(' '))
+  console.log(COLUMNS.map(([key, , per, digits]) => (row[key] / per).toFixed(digits).padStart(8)).join(' '))
 }
 /** Least-squares slope of `key` against rounds, per 1,000 rounds, over the steps after the first (the warm-up). */
 function slope(key, from = 1) {
@@ -310,28 +332,7 @@ console.log(
   `\n${ROUNDS} rounds in ${seconds.toFixed(0)} s (${((seconds * 1000) / ROUNDS).toFixed(1)} ms a round); ${syncs} syncs, ${probes} health probes, ${failures} failed page calls; ${store.size} documents`,
 )
 console.log('slope per 1,000 rounds (least squares over the steps after the first):')
-for (const [key, unit] of [
-  ['rssKB', 'KB'],
-  ['heapKB', 'KB'],
-  ['externalKB', 'KB'],
-  ['walKB', 'KB'],
-  ['fds', 'fds'],
-  ['active', 'resources'],
-  ['timers', 'timers'],
-  ['watchers', 'watchers'],
-  ['workers', 'workers'],
-  ['lagP99ms', 'ms'],
-  ['perfEntries', 'entries'],
-  ['anonKB', 'KB'],
-  ['fileKB', 'KB'],
-  ['v8KB', 'KB'],
-  ['nativeKB', 'KB'],
-  ['brkKB', 'KB'],
-  ['pagesKB', 'KB'],
-  ['workerKB', 'KB'],
-  ['floorKB', 'KB'],
-  ['docs', 'documents'],
-])
+for (const [key, , , , unit] of COLUMNS.filter((c) => c[4]))
   console.log(`  ${key.padEnd(12)} ${slope(key).toFixed(2).padStart(10)} ${unit}   (second half: ${slope(key, Math.floor(steps.length / 2)).toFixed(2)})`)
 
 {
