@@ -5,6 +5,7 @@
  *   node bench/shared.bench.mjs 10000 100000              # the scale curve at these sizes
  *   node bench/shared.bench.mjs 1000000 --no-memory       # the million point (long; no in-memory baseline)
  *   node bench/shared.bench.mjs --tails [--base <lib dir>] 10000 100000      # item 4: search tails after the warm-up and the merge, 3 runs each (alternating with an earlier build's copy)
+ *   node bench/shared.bench.mjs --ready [runs] 100000    # a watching start: waiting for the check of every file, or checking it behind
  *   node bench/shared.bench.mjs --writers [seconds]       # two writers at 100 rounds/s each + a watching reader
  *                                                         # + fresh processes starting meanwhile
  *
@@ -108,6 +109,28 @@ const PHASES = {
     const docs = store.size
     await store.close()
     return { start, rss, docs, search }
+  },
+  /**
+   * A watching start as dsh's, nobody else on the root: ready (start resolved), then the query mix while the check
+   * of the files may still run, then the check's end (KnowledgeStore's indexed.checked). The parent sets
+   * DSH_KNOWLEDGE_FRESHNESS: `walk` (the start waits for the check, as before the check behind) or `behind`.
+   */
+  async ready(dir) {
+    const rss0 = gcRss()
+    const store = await openStore(dir, { watch: true })
+    const t = performance.now()
+    await store.start()
+    const ready = performance.now() - t
+    let checkedAt
+    store.indexed.checked.then(() => (checkedAt = performance.now() - t))
+    await new Promise((resolve) => setImmediate(resolve)) // a check that is already over says so now
+    const during = searchMix(store, 1)
+    await store.indexed.checked
+    const checked = checkedAt ?? performance.now() - t
+    const rss = mb(gcRss() - rss0)
+    const docs = store.size
+    await store.close()
+    return { ready, checked, during, rss, docs }
   },
   /** Item 4's tails: a store as dsh keeps one (watching), after its warm-up and its background merge, 10 passes of the mix. */
   async tails(dir) {
@@ -217,10 +240,14 @@ function child(phase, ...args) {
   return childOf(undefined, phase, ...args)
 }
 
-/** A child phase run on the build in `libDir` (undefined: lib/). */
+/** A child phase run on the build in `libDir` (undefined: lib/), with `env` on top of this process's. */
 function childOf(libDir, phase, ...args) {
+  return childWith(libDir ? { BENCH_LIB: libDir } : {}, phase, ...args)
+}
+
+function childWith(env, phase, ...args) {
   const r = spawnSync(process.execPath, ['--expose-gc', '--disable-warning=ExperimentalWarning', fileURLToPath(import.meta.url), '--child', phase, ...args.map(String)], {
-    env: libDir ? { ...process.env, BENCH_LIB: libDir } : process.env,
+    env: { ...process.env, ...env },
     encoding: 'utf8',
     maxBuffer: 1 << 26,
   })
@@ -367,8 +394,29 @@ const args = process.argv.slice(2)
 if (!existsSync(BIN)) throw new Error('build first: node scripts/build.mjs')
 console.log(`# shared index bench — ${new Date().toISOString()}, load ${readFileSync('/proc/loadavg', 'utf8').trim()}`)
 if (args.includes('--writers')) await writers(Number(args[args.indexOf('--writers') + 1]) || 60)
-const sizes = args.filter((a) => /^\d+$/.test(a) && args[args.indexOf(a) - 1] !== '--writers').map(Number)
-if (args.includes('--tails')) {
+const sizes = args.filter((a, i) => /^\d+$/.test(a) && !['--writers', '--ready'].includes(args[i - 1])).map(Number)
+if (args.includes('--ready')) {
+  // A watching start with nobody to vouch: waiting for the check of every file (walk) against checking it behind, alternating.
+  const runs = Number(args[args.indexOf('--ready') + 1]) || 3
+  for (const size of sizes) {
+    const dir = corpus(size)
+    if (!existsSync(join(dir, '.manifest.json'))) writeRounds(dir, size)
+    if (!existsSync(join(cacheDir(dir), 'index-v4.sqlite'))) child('rebuild', dir)
+    const ratios = []
+    for (let run = 1; run <= runs; run++) {
+      const got = {}
+      for (const mode of run % 2 ? ['walk', 'behind'] : ['behind', 'walk']) got[mode] = childWith({ DSH_KNOWLEDGE_FRESHNESS: mode }, 'ready', dir)
+      for (const mode of ['walk', 'behind']) {
+        const r = got[mode]
+        console.log(
+          `${size.toLocaleString('en')} docs, run ${run}, ${mode.padEnd(6)}: ready ${f(r.ready)}, checked ${f(r.checked)}, RSS +${f(r.rss, 'MB')}; first pass of the mix p50/max ${f(r.during.p50)} / ${f(r.during.max)} (load ${readFileSync('/proc/loadavg', 'utf8').trim().split(' ')[0]})`,
+        )
+      }
+      ratios.push(got.walk.ready / got.behind.ready)
+    }
+    console.log(`${size.toLocaleString('en')} docs: ready walk/behind per run ${ratios.map((r) => r.toFixed(1)).join(', ')}×`)
+  }
+} else if (args.includes('--tails')) {
   // Item 4 alone: search p50/p99/max after the warm-up and the merge, in three fresh processes per size.
   for (const size of sizes) {
     const dir = corpus(size)

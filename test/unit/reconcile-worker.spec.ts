@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, statSync, symlinkSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
-import { OFF_THREAD_MIN_BYTES, reconcileOffThread, reconcileRoot } from '../../src/knowledge/index-cache/reconcile-worker.js'
+import { OFF_THREAD_MIN_BYTES, ReconcileCancelled, reconcileOffThread, reconcileRoot } from '../../src/knowledge/index-cache/reconcile-worker.js'
 import type { Manifest } from '../../src/knowledge/index-cache/walk.js'
 import type { ManifestRow } from '../../src/search/search-index.js'
 import { MANIFEST_COLUMNS } from '../../src/search/schema.js'
@@ -110,7 +110,18 @@ describe('the start-up reconcile in a worker thread', () => {
     const { root, db, file } = fixture()
     const started = reconcileOffThread(root, file, 0)
     started?.cancel()
-    await expect(started?.result).rejects.toThrow(/exited/)
+    await expect(started?.result).rejects.toBeInstanceOf(ReconcileCancelled)
+    db.close()
+  })
+
+  it('a scan waiting for a worker its store ended reconciles nothing, not on the main thread either', async () => {
+    const { root, db, manifest } = fixture()
+    const started = reconcileOffThread(root, join(root, 'index.sqlite'), 0)
+    started?.cancel()
+    let kept = 0
+    const sink = { kept: () => void kept++, dropped: () => {} }
+    await expect(reconcileRoot(root, { ...manifest(false), offThread: started?.result }, new Map(), sink, quiet)).rejects.toBeInstanceOf(ReconcileCancelled)
+    expect(kept).toBe(0)
     db.close()
   })
 

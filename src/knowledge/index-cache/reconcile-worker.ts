@@ -108,6 +108,8 @@ export async function reconcileRoot(root: string, manifest: Manifest, invalid: M
       }
       return { files: off.files, times: off.times, prior, offThread: true }
     } catch (error) {
+      // Ended by its store (closed): nothing is reconciled, here or there.
+      if (error instanceof ReconcileCancelled) throw error
       logger.debug('the reconcile worker failed (%s); reconciling on the main thread', (error as Error).message)
     }
   }
@@ -119,8 +121,18 @@ export async function reconcileRoot(root: string, manifest: Manifest, invalid: M
 /** A reconcile under way in a worker thread. */
 export interface OffThread {
   result: Promise<OffThreadReconcile>
-  /** Ends the worker if it is still running (its result is not wanted); its result then rejects, unhandled by nobody. */
+  /**
+   * Ends the worker if it is still running (its result is not wanted); its result then rejects with
+   * {@link ReconcileCancelled}, unhandled by nobody, and a scan waiting for it ends without reconciling.
+   */
   cancel(): void
+}
+
+/** The reconcile was ended by its caller (the store closed during a check in the background). */
+export class ReconcileCancelled extends Error {
+  constructor() {
+    super('the reconcile was cancelled')
+  }
 }
 
 /**
@@ -137,19 +149,22 @@ export function reconcileOffThread(root: string, file: string, minBytes = OFF_TH
     logger?.debug('no reconcile worker: %s', (error as Error).message)
     return undefined
   }
+  let cancelled = false
   const result = new Promise<OffThreadReconcile>((resolve, reject) => {
     let answer: OffThreadReconcile | { error: string } | undefined
     worker.once('message', (message: OffThreadReconcile | { error: string }) => (answer = message))
     worker.once('error', reject)
     // Settled once the worker is gone, so that its heap is too.
     worker.once('exit', (code) => {
-      if (answer && !('error' in answer)) resolve(answer)
+      if (cancelled) reject(new ReconcileCancelled())
+      else if (answer && !('error' in answer)) resolve(answer)
       else reject(new Error(answer ? answer.error : `the reconcile worker exited with ${code}`))
     })
   })
   return {
     result,
     cancel() {
+      cancelled = true
       result.catch(() => {})
       void worker.terminate()
     },

@@ -173,7 +173,7 @@ export class DocumentFiles {
   }
 
   private async scanFiles(manifest: Manifest | undefined, late: boolean): Promise<void> {
-    const { files, times, prior } = manifest ? await this.reconcile(manifest) : { ...(await listFiles(this.root, this.invalid)), prior: undefined }
+    const { files, times, prior } = manifest ? await this.reconcile(manifest, late) : { ...(await listFiles(this.root, this.invalid)), prior: undefined }
     const order = files.map((_, i) => i).filter((i) => !prior || prior.has(files[i]))
     // Oldest first, so the index's insertion order follows time as it does for documents written later.
     order.sort((a, b) => times[3 * a + 1] - times[3 * b + 1] || (files[a] < files[b] ? -1 : 1))
@@ -197,7 +197,7 @@ export class DocumentFiles {
             continue
           }
           if (before && !doc) {
-            this.drop(before)
+            this.drop(before, late)
             this.scanned.dropped++
           }
           // What the index holds at this path is known here (the manifest), so admit need not ask the table by path.
@@ -217,10 +217,10 @@ export class DocumentFiles {
   }
 
   /** The files the scan must read, with their entries in the persisted index (see {@link reconcileRoot}). */
-  private async reconcile(manifest: Manifest): Promise<{ files: string[]; times: Float64Array; prior: Map<string, ManifestRow | undefined> }> {
+  private async reconcile(manifest: Manifest, late: boolean): Promise<{ files: string[]; times: Float64Array; prior: Map<string, ManifestRow | undefined> }> {
     const kept = () => void this.scanned.kept++
     const dropped = (row: ManifestRow) => {
-      this.drop(row)
+      this.drop(row, late)
       this.scanned.dropped++
     }
     const reconciled = await reconcileRoot(this.root, manifest, this.invalid, { kept, dropped }, this.logger)
@@ -228,10 +228,11 @@ export class DocumentFiles {
     return reconciled
   }
 
-  /** Forgets an indexed file that can no longer be read as a document (no change event: this is the start-up scan). */
-  private drop(row: ManifestRow): void {
+  /** Forgets an indexed file that can no longer be read as a document; `late` (a store in use): announced, as the watcher would. */
+  private drop(row: ManifestRow, late: boolean): void {
     this.sink.remove(row.id)
     this.table.remove(row.path, row.id)
+    if (late) this.sink.removed(row.id, row.path)
   }
 
   /** Reads and parses one file; undefined (and the reason in {@link invalid}) when it is not a valid document. */

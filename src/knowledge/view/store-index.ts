@@ -12,6 +12,7 @@ import { indexedAs, locations, manifestRow, manifestRows } from '../../search/ma
 import { SearchIndex, type SearchIndexOptions } from '../../search/search-index.js'
 import { WARM_SEARCHES } from '../../search/warm.js'
 import { DocumentFiles } from './files.js'
+import { Freshness } from './freshness.js'
 import { followChanges } from './follow.js'
 import { WarmUp } from './warm-up.js'
 import type { Location } from '../index-cache/path-table.js'
@@ -19,7 +20,7 @@ import type { Manifest } from '../index-cache/walk.js'
 import type { IdClaims } from '../ids/id-claims.js'
 import { CACHE_DIR, CACHE_FILE, openIndexCache } from '../index-cache/index-cache.js'
 import { type OffThread, reconcileOffThread } from '../index-cache/reconcile-worker.js'
-import { confirmVouch, FRESHNESS_ENV, liveWatcher, stampedBeside, WatchStamp } from '../index-cache/watch-stamp.js'
+import { checksBehind, FRESHNESS_ENV, liveWatcher, stampedBeside } from '../index-cache/watch-stamp.js'
 import { join } from 'node:path'
 import { DocumentError, parseDocument } from '../documents/document.js'
 import { insideRoot } from '../documents/paths.js'
@@ -50,10 +51,8 @@ export class StoreIndex {
   private readonly warming: WarmUp
   /** This process opened the persisted index for writing (not another process's file, nor memory). */
   private ownsCache = false
-  /** This process's freshness stamp while it owns the cache and watches the whole root (see watch-stamp.ts). */
-  private stamp?: WatchStamp
-  /** Cancels the wait for the owner that vouched for this start to confirm it (see {@link start}). */
-  private confirming?: () => void
+  /** Stamp, vouch confirmation and check behind (see ./freshness.ts). */
+  private readonly freshness: Freshness
   /** A build from every file in progress: documents indexed so far, and when that was last said. */
   private building?: { docs: number; said: number }
   files: DocumentFiles
@@ -64,6 +63,21 @@ export class StoreIndex {
     this.graph = this.newGraph()
     this.files = this.openFiles()
     this.warming = new WarmUp(host.logger)
+    this.freshness = new Freshness({
+      root: host.root,
+      cacheFile: join(host.root, CACHE_DIR, CACHE_FILE),
+      logger: host.logger,
+      files: () => this.files,
+      manifest: (worker) => this.manifest(worker),
+    })
+  }
+
+  /**
+   * Resolves once the start's check of the files against the index is over: at once, unless a watching process
+   * checks them behind (see {@link start}); then when that check ends, fails, or the store closes.
+   */
+  get checked(): Promise<void> {
+    return this.freshness.checked
   }
 
   /** Resolves once the background warm-up is over: run to its end, stopped by a failure, or cut short by close. */
@@ -186,7 +200,7 @@ export class StoreIndex {
 
   /** The start-up reconcile in a worker thread, for an index file large enough (see reconcile-worker.ts). */
   private reconcileInWorker(): OffThread | undefined {
-    return reconcileOffThread(this.host.root, this.cacheFile, undefined, this.host.logger)
+    return reconcileOffThread(this.host.root, this.freshness.cacheFile, undefined, this.host.logger)
   }
 
   /** The relations the persisted index holds, into the graph (before the scan, which replaces what it reads again). */
@@ -201,7 +215,8 @@ export class StoreIndex {
    * watched from before the scan lists it, and once this process owns the cache it keeps a freshness stamp.
    * While a live watching owner's stamp holds, the files are not stat'ed: for a one-shot reader (`trustWatcher`), and
    * for a watching process whose own watcher covers the root (armed before the stamp is read); the latter checks
-   * every file after all if that owner goes away before confirming (watch-stamp.ts, `confirmVouch`).
+   * every file after all if that owner goes away before confirming (watch-stamp.ts, `confirmVouch`). A watching
+   * process with a large reused index and no owner to vouch checks its files behind ({@link checked}, `checksBehind`).
    */
   async start(options: { cache: boolean; readOnly: boolean; closed: () => boolean; watch?: boolean; trustWatcher?: boolean }): Promise<void> {
     const { cache, readOnly, closed } = options
@@ -213,7 +228,7 @@ export class StoreIndex {
     const vouchable = process.env[FRESHNESS_ENV] !== 'walk' && (options.trustWatcher || (options.watch === true && this.files.watching))
     // A large index's reconcile starts in its worker now, so that the worker's own start overlaps the open below;
     // not when an owner's stamp is there (most likely no reconcile follows).
-    let early = cache && !closed() && !(vouchable && stampedBeside(this.cacheFile)) ? this.reconcileInWorker() : undefined
+    let early = cache && !closed() && !(vouchable && stampedBeside(this.freshness.cacheFile)) ? this.reconcileInWorker() : undefined
     const offThread = () => {
       const started = early
       early = undefined
@@ -250,57 +265,37 @@ export class StoreIndex {
       }
     } else {
       if (mode === 'reused') this.restoreGraph()
-      const fresh = mode === 'reused' && vouchable ? liveWatcher(this.host.root, this.cacheFile) : undefined
+      const fresh = mode === 'reused' && vouchable ? liveWatcher(this.host.root, this.freshness.cacheFile) : undefined
       if (fresh?.watcher) {
         freshness = `vouched for by watcher ${fresh.watcher}: no walk`
-        if (options.watch) this.confirming = confirmVouch(this.host.root, this.cacheFile, fresh.watcher, armed, (why) => this.recheck(why))
+        if (options.watch) this.freshness.confirm(fresh.watcher, armed)
+      } else if (mode === 'reused' && options.watch && this.files.watching && checksBehind(this.index.size)) {
+        // Ready now: the watcher covers what changes from here on, the check behind what changed while no process ran.
+        this.ownsCache = true
+        this.freshness.checkBehind(offThread(), this.index.size, closed, (how) => this.said(mode, how, started))
+        return
       } else {
         if (fresh) freshness = `walked (${fresh.why})`
         await this.files.scan(mode === 'reused' ? this.manifest(offThread()) : undefined)
       }
     }
     early?.cancel() // started but not used: ended
-    if (this.files.reconciledOffThread) freshness += ' in a worker thread'
     this.building = undefined
     if (mode === 'rebuild' && !closed()) {
       this.index.setState('complete')
       this.releaseCache() // built: other processes open it from now on
     }
     this.ownsCache = mode === 'reused' || mode === 'rebuild'
-    if (options.watch && !closed()) this.keepStamp()
+    if (options.watch && !closed()) this.freshness.keepStamp(this.ownsCache)
+    this.said(mode, freshness, started)
+  }
+
+  /** The start's debug line: what the index holds and how it was brought up to date. */
+  private said(mode: string, freshness: string, started: number): void {
     const { kept, read, restamped, dropped } = this.files.scanned
-    this.host.logger.debug(
-      'indexed %d document(s) under %s in %d ms (index %s: kept %d, read %d, restamped %d, dropped %d; freshness %s)',
-      this.index.size,
-      this.host.root,
-      Date.now() - started,
-      mode,
-      kept,
-      read,
-      restamped,
-      dropped,
-      freshness,
-    )
-  }
-
-  private get cacheFile(): string {
-    return join(this.host.root, CACHE_DIR, CACHE_FILE)
-  }
-
-  /** A watching owner of the cache vouches for it while its watcher covers the root (see watch-stamp.ts). */
-  private keepStamp(): void {
-    this.files.watch()
-    if (!this.ownsCache || !this.files.watching) return
-    const stamp = new WatchStamp(this.host.root, this.cacheFile, () => this.files.watching, this.host.logger)
-    this.files.degraded = () => stamp.withdraw()
-    if (stamp.start()) this.stamp = stamp
-  }
-
-  /** The owner that vouched for this start went away unconfirmed: what it may not have indexed is looked for now. */
-  private recheck(why: string): void {
-    this.confirming = undefined
-    this.host.logger.info('the process that vouched for the index of %s went away (%s): checking every file', this.host.root, why)
-    this.files.scan(this.manifest(), true).catch((error: unknown) => this.host.logger.warn('checking %s failed: %s', this.host.root, (error as Error).message))
+    const off = this.files.reconciledOffThread ? ' in a worker thread' : ''
+    const how = `index ${mode}: kept ${kept}, read ${read}, restamped ${restamped}, dropped ${dropped}; freshness ${freshness}${off}`
+    this.host.logger.debug('indexed %d document(s) under %s in %d ms (%s)', this.index.size, this.host.root, Date.now() - started, how)
   }
 
   /** One line every {@link PROGRESS_EVERY_MS} while the index is built from every file. */
@@ -387,8 +382,7 @@ export class StoreIndex {
 
   /** Stops watching, frees the index and releases the cache; resolves once the index's checkpoint worker has exited. */
   close(): Promise<void> {
-    this.stamp?.withdraw()
-    this.confirming?.()
+    this.freshness.close()
     this.warming.stop()
     this.files.close()
     const stopped = this.index_?.close() ?? Promise.resolve()
