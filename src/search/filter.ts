@@ -45,11 +45,31 @@ export class Vocabulary {
   readonly tagIds = new Map<string, number>()
   readonly toolIds = new Map<string, number>()
   readonly names: string[] = []
-  /** Tool name → number of documents using it. */
-  readonly toolUse = new Map<string, number>()
+  /** Tool name → number of documents using it; loaded on first use when a persisted index is restored. */
+  private uses?: Map<string, number> = new Map()
+  private loadUses?: () => Map<string, number>
 
   /** `onNew` is told of every new name (the index persists them). */
   constructor(private readonly onNew?: (kind: 'tag' | 'tool', id: number, name: string) => void) {}
+
+  /** Tool name → number of documents using it. */
+  get toolUse(): Map<string, number> {
+    if (!this.uses) {
+      this.uses = this.loadUses?.() ?? new Map()
+      this.loadUses = undefined
+    }
+    return this.uses
+  }
+
+  /**
+   * The counts come from `load` when first asked (a glob over tool names), not now. Why: counting them is a scan
+   * of every document's tools (~20–40 ms at 100k, ten times that at a million) that a start, and most searches,
+   * never need. Until then a change is already in what `load` will read.
+   */
+  deferToolUse(load: () => Map<string, number>): void {
+    this.uses = undefined
+    this.loadUses = load
+  }
 
   /** The id of a tag (lowercased by the caller). */
   tag(name: string): number {
@@ -59,23 +79,28 @@ export class Vocabulary {
   /** The id of a tool name, counting one more document that uses it. */
   useTool(name: string): number {
     const id = this.intern(this.toolIds, name, 'tool')
-    this.toolUse.set(this.names[id], (this.toolUse.get(name) ?? 0) + 1)
+    this.uses?.set(this.names[id], (this.uses.get(name) ?? 0) + 1)
     return id
+  }
+
+  /** One more document (another process's) uses this tool, already named. */
+  countTool(name: string): void {
+    this.uses?.set(name, (this.uses.get(name) ?? 0) + 1)
   }
 
   /** One document fewer uses this tool. */
   dropTool(name: string): void {
-    const n = (this.toolUse.get(name) ?? 1) - 1
-    if (n > 0) this.toolUse.set(name, n)
-    else this.toolUse.delete(name)
+    if (!this.uses) return
+    const n = (this.uses.get(name) ?? 1) - 1
+    if (n > 0) this.uses.set(name, n)
+    else this.uses.delete(name)
   }
 
-  /** Restores a name read back from a persisted index (ids never change meaning), with its tool use count. */
-  restore(kind: 'tag' | 'tool', id: number, name: string, uses = 0): void {
+  /** Restores a name read back from a persisted index (ids never change meaning). */
+  restore(kind: 'tag' | 'tool', id: number, name: string): void {
     const own = ownString(name)
     this.names[id] = own
     ;(kind === 'tag' ? this.tagIds : this.toolIds).set(own, id)
-    if (kind === 'tool' && uses > 0) this.toolUse.set(own, uses)
   }
 
   private intern(ids: Map<string, number>, name: string, kind: 'tag' | 'tool'): number {

@@ -87,7 +87,10 @@ export class SearchIndex {
     this.db = db ?? new (loadSqlite().DatabaseSync)(':memory:')
     this.cycle = new WriteCycle({ db: this.db, stmt: (sql) => this.stmt(sql), shared: this.persistent, began: () => this.catchUp() })
     if (db) {
-      this.file = new SharedFile((sql) => this.stmt(sql))
+      this.file = new SharedFile(
+        (sql) => this.stmt(sql),
+        () => this.db.isTransaction,
+      )
       this.file.open(this.state, this.vocabulary)
       return
     }

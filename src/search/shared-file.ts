@@ -24,6 +24,8 @@ const PRUNE_EVERY = 1024
 
 /** One document row another process inserted (`gone` false) or deleted, in commit order. */
 export interface ForeignChange {
+  /** Its place in the log. */
+  readonly seq: number
   readonly id: string
   readonly path: string
   readonly gone: boolean
@@ -41,8 +43,13 @@ export class SharedFile {
   private seen = 0
   /** Off while the file is being built: no other process can have it open yet. */
   logging = false
+  /** The log's end when the tool counts were read (changes up to it are in them). */
+  private usesAt = 0
 
-  constructor(private readonly stmt: (sql: string) => StatementSync) {}
+  constructor(
+    private readonly stmt: (sql: string) => StatementSync,
+    private readonly inTransaction: () => boolean,
+  ) {}
 
   /**
    * Reads back what lives in memory beside the file's tables, in one snapshot with the log position: the counters,
@@ -62,11 +69,10 @@ export class SharedFile {
   private restore(state: FileState, vocabulary: Vocabulary): void {
     this.mark()
     Object.assign(state, readState(this.stmt))
-    vocabulary.toolUse.clear()
-    const uses = new Map((this.stmt('SELECT id, count(*) AS n FROM tool GROUP BY id').all() as Array<{ id: number; n: number }>).map((r) => [r.id, r.n]))
     for (const name of this.stmt('SELECT id, kind, text FROM name ORDER BY id').all() as Array<{ id: number; kind: number; text: string }>) {
-      vocabulary.restore(name.kind === 0 ? 'tag' : 'tool', name.id, name.text, uses.get(name.id))
+      vocabulary.restore(name.kind === 0 ? 'tag' : 'tool', name.id, name.text)
     }
+    vocabulary.deferToolUse(() => this.toolUse(vocabulary))
   }
 
   /**
@@ -81,12 +87,11 @@ export class SharedFile {
       return null
     }
     if (!changes.length) return undefined
-    const uses = vocabulary.toolUse
     for (const change of changes) {
       const sign = change.gone ? -1 : 1
       state.count += sign
       if (change.retired) state.retired += sign
-      for (const tool of changeTools(change)) change.gone ? vocabulary.dropTool(tool) : uses.set(tool, (uses.get(tool) ?? 0) + 1)
+      if (change.seq > this.usesAt) for (const tool of changeTools(change)) change.gone ? vocabulary.dropTool(tool) : vocabulary.countTool(tool)
       wrote()
     }
     const top = (this.stmt('SELECT coalesce(max(rowid), 0) AS top FROM doc').get() as { top: number }).top
@@ -96,6 +101,31 @@ export class SharedFile {
       vocabulary.restore(name.kind === 0 ? 'tag' : 'tool', name.id, name.text)
     }
     return changes
+  }
+
+  /**
+   * The documents using each tool, counted in one snapshot with the log's end: the changes up to there are in the
+   * counts, so catching up with them later must not count them again ({@link usesAt}).
+   */
+  private toolUse(vocabulary: Vocabulary): Map<string, number> {
+    const uses = new Map<string, number>()
+    const read = () => {
+      this.usesAt = (this.stmt('SELECT coalesce(max(seq), 0) AS n FROM change').get() as { n: number }).n
+      for (const row of this.stmt('SELECT id, count(*) AS n FROM tool GROUP BY id').all() as Array<{ id: number; n: number }>) {
+        const name = vocabulary.names[row.id]
+        if (name !== undefined) uses.set(name, row.n)
+      }
+    }
+    if (this.inTransaction()) read()
+    else {
+      this.stmt('BEGIN').run()
+      try {
+        read()
+      } finally {
+        this.stmt('COMMIT').run()
+      }
+    }
+    return uses
   }
 
   /** Remembers where the log is now (inside the snapshot the caller reads its state from). */
@@ -144,7 +174,7 @@ export class SharedFile {
     const gap = first !== undefined && first > this.seen + 1
     if (rows.length) this.seen = rows[rows.length - 1].seq
     if (gap) return null
-    return rows.filter((r) => r.origin !== this.origin).map((r) => ({ id: r.id, path: r.path, gone: r.gone === 1, retired: r.retired === 1, tools: r.tools }))
+    return rows.filter((r) => r.origin !== this.origin).map((r) => ({ seq: r.seq, id: r.id, path: r.path, gone: r.gone === 1, retired: r.retired === 1, tools: r.tools }))
   }
 }
 
