@@ -9,7 +9,8 @@
  * --sync-minutes N (a sync every N simulated minutes, 5); --no-writers (no other process writing to the root);
  * --fresh (at the end, a fresh process opens the same root: the memory the index itself holds, to compare with);
  * --snapshot-at N,M (heap snapshots after a full GC at those rounds, into a temporary folder; compare two by constructor
- * and retaining path).
+ * and retaining path); --hold (at the end, stay idle with every row still composed until SIGUSR2: for
+ * bench/native-trim.sh, which asks glibc what of the native memory is free but kept).
  *
  * Build first (`node scripts/build.mjs`): the rows are loaded from lib/ as shipped, into the real harness core
  * (test/harness/loop.ts: AgentLoop, SessionStore, SystemPrompt, ToolRuntime, LLM runtime, a scripted model) with
@@ -423,6 +424,11 @@ if (FRESH) {
   )
 }
 
+if (argv.includes('--hold')) {
+  // Idle: no thread is inside malloc, so a debugger may call into it (bench/native-trim.sh).
+  console.log(`holding: pid ${process.pid}, every row composed; kill -USR2 ${process.pid} to end`)
+  await new Promise((resolve) => process.once('SIGUSR2', resolve))
+}
 handles.stop()
 lag.disable()
 await loop.dispose()
