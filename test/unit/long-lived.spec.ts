@@ -6,6 +6,10 @@ import { describe, expect, it } from 'vitest'
 import { appendFileSync, mkdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
+import { getHeapStatistics, setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
+import { formatDocument } from '../../src/knowledge/documents/document.js'
+import type { FrontMatter } from '../../src/types.js'
 import { secretLintProfiler } from '@secretlint/profiler'
 import { createRedactor } from '../../src/redact/redactor.js'
 import { GROWTH_DAYS_MAX, growthOf, Ledger, UNWRITTEN_MAX } from '../../src/knowledge/logs/ledger.js'
@@ -42,6 +46,29 @@ describe('a long-lived process', () => {
     const after10 = await sizeAfter(0, 10)
     const after110 = await sizeAfter(10, 110)
     expect(after110).toBe(after10)
+  })
+
+  it('keeps none of the file texts a scan read: a parsed id is a view into its whole file', async () => {
+    // 300 files of ~64 KB: ~19 MB of text, with ids long enough for V8 to slice (13 characters and up). The store
+    // keeps their ids and revisions (a few dozen bytes each); a key that is a view into the text (V8's sliced string)
+    // keeps the whole text alive for the life of the process.
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    const root = tmpRoot()
+    mkdirSync(join(root, 'notes'), { recursive: true })
+    const filler = 'the deploy step retried the build and the cache missed again; '.repeat(1000)
+    for (let k = 0; k < 300; k++) {
+      const meta = { id: `deploy-note-number-${k}`, title: `Big ${k}`, kind: 'manual', cwd: '', created: '2026-01-01T00:00:00.000Z', tags: [], tools: [] } as FrontMatter
+      writeFileSync(join(root, 'notes', `big-${k}.md`), formatDocument(meta, `${filler} number ${k}`))
+    }
+    gc()
+    const before = getHeapStatistics().used_heap_size
+    const store = open(root)
+    await store.start()
+    expect(store.size).toBe(300)
+    gc()
+    const grown = getHeapStatistics().used_heap_size - before
+    expect(grown).toBeLessThan(8 * 1024 * 1024)
   })
 
   it("bounds the query planner's caches in a process that searches for days without writing", () => {

@@ -15,6 +15,7 @@ const parseYaml: typeof import('yaml').parseDocument = (source, options) => {
 }
 import type { DocKind, FrontMatter } from '../../types.js'
 import { DOC_KINDS, isValidId } from '../../wire.js'
+import { ownString } from '../../search/schema.js'
 
 /** A document that cannot be read; the message names the file and what is wrong with it. */
 export class DocumentError extends Error {
@@ -162,7 +163,10 @@ export function parseDocument(text: string, path: string, fallbackId: string, mt
   }
   if (data !== null && (typeof data !== 'object' || Array.isArray(data))) throw new DocumentError(path, 'front matter is not a mapping of keys to values')
   const raw = (data ?? {}) as Record<string, unknown>
-  const id = raw.id === undefined || raw.id === null ? fallbackId : String(raw.id)
+  // Copies, not views: a string cut from the front matter keeps the whole file text alive, and the id and session
+  // go into tables that live as long as the process (ids, revisions, paths; issue 24).
+  const id = ownString(raw.id === undefined || raw.id === null ? fallbackId : String(raw.id))
+  if (typeof raw.session === 'string') raw.session = ownString(raw.session)
   if (!isValidId(id)) throw new DocumentError(path, `invalid id ${JSON.stringify(id).slice(0, 80)} (letters, digits, '-', '_' and inner dots only)`)
   const kind = KINDS.includes(raw.kind as DocKind) ? (raw.kind as DocKind) : 'manual'
   const created =

@@ -22,6 +22,7 @@ import { createHash } from 'node:crypto'
 import { closeSync, existsSync, fstatSync, readSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { appendRootStateFile, createRootStateFile, ensureStateFolder, openRootStateFile } from '../disk/root-files.js'
+import { ownString } from '../../search/schema.js'
 import { LEDGER_DIR } from './ledger.js'
 import { type AsciiLine, LINE, readAsciiLine, revisionsIn } from './revision-line.js'
 
@@ -124,7 +125,9 @@ export class Revisions {
   index(docs: ReadonlyArray<{ id: string; hash?: string; mtimeMs?: number }>): number[] {
     const hashed = docs.filter((doc) => doc.hash)
     const versions = this.observeMany(hashed.map((doc) => [doc.id, doc.hash!, doc.mtimeMs] as const))
-    versions.forEach((version, k) => this.indexed.set(hashed[k].id, version))
+    // A copy of the id: a parsed document's id is a view into its whole file text, which a key would keep alive for
+    // the life of the process (a rebuild of 100k documents held 177 MB of file texts here; issue 24).
+    versions.forEach((version, k) => this.indexed.set(ownString(hashed[k].id), version))
     return versions
   }
 
@@ -285,11 +288,11 @@ export class Revisions {
     const match = LINE.exec(line.trim())
     if (!match) return
     const [, id, hash, at] = match
-    // A copy of the hash, not the match: V8 keeps a 16-character match as a view that holds the whole log line alive
-    // (~70 bytes more a document, for as long as the process runs; issue 24).
+    // Copies of the hash and of a new id, not the match: V8 keeps a match as a view that holds the whole log line
+    // alive (~160 bytes more a document, for as long as the process runs; issue 24).
     const own = () => Buffer.from(hash, 'latin1').toString('latin1')
     const entry = this.entries.get(id)
-    if (!entry) this.entries.set(id, { n: 1, last: own(), first: at ? Date.parse(at) || undefined : undefined })
+    if (!entry) this.entries.set(ownString(id), { n: 1, last: own(), first: at ? Date.parse(at) || undefined : undefined })
     else if (entry.last !== hash) {
       entry.n++
       entry.last = own()
