@@ -84,8 +84,8 @@ for (const size of sizes) {
     rows.alone.push(timed(search(k), { DSH_KNOWLEDGE_DEBUG: '1' }))
   }
   const live = await owner(dir)
-  // The owner's background warm-up (a few seconds of CPU after it is ready) would otherwise be measured too.
-  await new Promise((resolve) => setTimeout(resolve, 5000))
+  // The owner's background warm-up (a few seconds of CPU after it is ready, ~5 s per 100k documents) would otherwise be measured too.
+  await new Promise((resolve) => setTimeout(resolve, Math.max(5000, size / 20)))
   for (let k = 0; k < runs; k++) {
     rows.node.push(timed(['-e', '']))
     rows.help.push(timed([BIN, '--help']))
