@@ -385,6 +385,51 @@ for (const [key, , , , unit] of COLUMNS.filter((c) => c[4]))
   console.log(`pages left pooled by one operation on ${store.size} documents: ${peaks.join('; ')}`)
 }
 
+{
+  // What holds the event loop at this size (the lag columns grow with the documents; which operation is it?): each
+  // operation right after a write of this process (the caches a write clears are cold, as in the soak), three times;
+  // the longest single block of the loop seen while it ran, and its wall time.
+  let k = 0
+  const write = () =>
+    store.write({
+      kind: 'raw',
+      title: `Lag probe ${k}`,
+      cwd: '/home/dev/shop-api',
+      session: 'session-lagprobe-0000-4000-8000-000000000000',
+      turn: ++k,
+      sections: [
+        { heading: 'Question', text: `Why does lag probe ${k} fail?` },
+        { heading: 'Answer', text: `The lockfile pinned esbuild ${k}.` },
+      ],
+    })
+  const held = async (name, fn) => {
+    const worst = { block: 0, wall: 0 }
+    for (let n = 0; n < 3; n++) {
+      await write()
+      await new Promise((resolve) => setImmediate(resolve))
+      const monitor = monitorEventLoopDelay({ resolution: 1 })
+      monitor.enable()
+      const t = performance.now()
+      await fn()
+      worst.wall = Math.max(worst.wall, performance.now() - t)
+      monitor.disable()
+      worst.block = Math.max(worst.block, monitor.max / 1e6)
+    }
+    return `${name} ${worst.block.toFixed(0)} / ${worst.wall.toFixed(0)} ms`
+  }
+  const rows = [
+    await held('search', () => store.search('lockfile esbuild', { limit: 10 })),
+    await held('GET /revision', () => page.get('/revision')),
+    await held('GET /documents', () => page.get('/documents?limit=50')),
+    await held('GET /stats', () => page.get('/stats')),
+    await held('GET /rounds', () => page.get('/rounds?limit=50')),
+    await held('GET /health', () => page.get('/health')),
+    await held('POST /health/run', () => page.post('/health/run')),
+    await held('sync', () => ctx.knowledgeSync.run()),
+  ]
+  console.log(`longest loop block / wall time of one operation after a write, worst of 3, on ${store.size} documents: ${rows.join('; ')}`)
+}
+
 if (FRESH) {
   // What the index of this root holds in a process that only opens it: the growth a soak may show beyond it.
   const probe = `
