@@ -388,9 +388,9 @@ export class KnowledgeStore {
       withdraw: (relPath) => withdrawCreated(this.root, relPath, this.files),
       landed: (doc) => {
         this.indexed.relate(doc)
-        this.index.upsert(doc)
-        // Every path into the index records the revision of the text it indexed (one source for list, read, API).
+        // Every path into the index records the revision of the text it indexes (one source for list, read, API).
         this.revisions.index([doc])
+        this.index.upsert(doc)
         this.files.noteWritten(doc)
         this.emit({ type: 'written', id: doc.id, path: doc.path, kind: doc.meta.kind, cwd: doc.meta.cwd })
       },

@@ -7,13 +7,28 @@
 import type { KnowledgeDoc } from '../types.js'
 import { hasHan } from './expand/index.js'
 import { plainBody } from './plain-text.js'
-import { asStrings, epoch, KIND_INDEX, STATUS_INDEX, stripTitle } from './schema.js'
-import type { StatementSync } from 'node:sqlite'
+import { asStrings, epoch, KIND_INDEX, REV_COLUMN, STATUS_INDEX, stripTitle } from './schema.js'
+import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import { indexStreams } from './tokenize.js'
 
 /** The `doc` insert; its values are the rowid, then {@link DocRowValues.columns}. */
 export const INSERT_DOC =
   'INSERT INTO doc (rowid, id, path, kind, title, cwd, created, created_ms, mtime, tags, tools, session, turn, superseded_by, relations, size, ctime, hash, seen) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)'
+/** The same with the revision last (a file with the `rev` column: schema.ts, REV_COLUMN). */
+export const INSERT_DOC_REV =
+  'INSERT INTO doc (rowid, id, path, kind, title, cwd, created, created_ms, mtime, tags, tools, session, turn, superseded_by, relations, size, ctime, hash, seen, rev) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)'
+
+/** Whether `db`'s `doc` table has the revision column, added now when it can be (see schema.ts, REV_COLUMN). */
+export function revColumn(db: DatabaseSync): boolean {
+  const has = () => db.prepare(`SELECT 1 AS x FROM pragma_table_info('doc') WHERE name = '${REV_COLUMN}'`).get() !== undefined
+  if (has()) return true
+  try {
+    db.exec(`ALTER TABLE doc ADD COLUMN ${REV_COLUMN} INTEGER`)
+  } catch {
+    /* read-only, or another process added it this instant */
+  }
+  return has()
+}
 
 /** Where `created` is in {@link DocRowValues.columns}: an upsert that keeps it keeps the rowid order a rebuild gives (dense rowids, oldest first). */
 export const CREATED_COLUMN = 5

@@ -8,7 +8,7 @@ import type { StatementSync } from 'node:sqlite'
 import type { SearchFilter } from '../types.js'
 import type { Facets } from '../wire.js'
 import { type Vocabulary, type Where, whereOf } from './filter.js'
-import { DEFAULT_LIST_LIMIT, DOC_COLUMNS, type DocRow, type IndexedMeta, KINDS, type ListSort, page, toMeta } from './schema.js'
+import { DEFAULT_LIST_LIMIT, type DocRow, type IndexedMeta, KINDS, type ListSort, page, toMeta } from './schema.js'
 
 /** What listings read from their index. */
 export interface ListingHost {
@@ -17,6 +17,8 @@ export interface ListingHost {
   /** Retired documents indexed (the default status filter leaves them out). */
   readonly retired: number
   readonly vocabulary: Vocabulary
+  /** The columns of a row's metadata (SearchIndex.docColumns). */
+  readonly docColumns: string
 }
 
 /** Filtered documents without a query, paged; `total` counts them before paging. */
@@ -27,7 +29,7 @@ export function listDocs(host: ListingHost, filter: SearchFilter & { sort?: List
   const total = countWhere(host, where)
   if (limit === 0 || offset >= total) return { total, items: [] }
   const order = filter.sort === 'title' ? 'title COLLATE NOCASE, created_ms DESC, rowid DESC' : filter.sort === 'updated' ? 'mtime DESC, rowid DESC' : 'created_ms DESC, rowid DESC'
-  const rows = host.stmt(`SELECT ${DOC_COLUMNS} FROM doc WHERE 1${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...where.params, limit, offset) as unknown as DocRow[]
+  const rows = host.stmt(`SELECT ${host.docColumns} FROM doc WHERE 1${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...where.params, limit, offset) as unknown as DocRow[]
   return { total, items: rows.map(toMeta) }
 }
 

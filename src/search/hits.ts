@@ -25,5 +25,6 @@ export function toHit(meta: IndexedMeta, score: number, marks: string[], text: s
     updated: new Date(meta.mtimeMs).toISOString(),
     ...(meta.status ? { status: meta.status } : {}),
     ...(meta.supersededBy ? { supersededBy: meta.supersededBy } : {}),
+    ...(meta.version !== undefined ? { version: meta.version } : {}),
   }
 }

@@ -17,7 +17,7 @@ import type { FileStamp, KnowledgeDoc, SearchFilter, SearchHit } from '../types.
 import type { Facets } from '../wire.js'
 import { queryTerms } from './tokenize.js'
 import { toHit } from './hits.js'
-import { CREATED_COLUMN, deleteDocRows, docRow, INSERT_DOC, insertTokens, oldestFirst } from './doc-row.js'
+import { CREATED_COLUMN, deleteDocRows, docRow, INSERT_DOC, INSERT_DOC_REV, insertTokens, oldestFirst, revColumn } from './doc-row.js'
 import { countDocs, FacetCache, facetCounts, listDocs, workspaceCount } from './facets.js'
 import { tagKey, Vocabulary, whereOf } from './filter.js'
 import { type Plan, QueryPlanner, RANK_DEPTH } from './planner.js'
@@ -52,6 +52,8 @@ export class SearchIndex {
   })
   /** Backed by a file (see {@link openIndexFile}) rather than memory. */
   readonly persistent: boolean
+  /** The `doc` columns of a row's metadata: with the revision when the file has its column (schema.ts, REV_COLUMN). */
+  readonly docColumns: string
   /** Document id → rowid in memory: a Map (ids arrive in file order; a sorted b-tree cost a quarter of the insert time); a file uses its `doc_id` index (see {@link restore}). */
   private readonly rowids = new Map<string, number>()
   /** Counters, next rowid and whether any indexed text had Chinese characters (read back from a file). */
@@ -87,14 +89,10 @@ export class SearchIndex {
     this.db = db ?? new (loadSqlite().DatabaseSync)(':memory:')
     this.cycle = new WriteCycle({ db: this.db, stmt: (sql) => this.stmt(sql), shared: this.persistent, began: () => this.catchUp() })
     if (db) {
-      this.file = new SharedFile(
-        (sql) => this.stmt(sql),
-        () => this.db.isTransaction,
-      )
+      this.file = new SharedFile((sql) => this.stmt(sql), this.db)
       this.file.open(this.state, this.vocabulary)
-      return
-    }
-    this.db.exec(`PRAGMA page_size = 8192; PRAGMA journal_mode = MEMORY; PRAGMA temp_store = MEMORY; ${SCHEMA}`)
+    } else this.db.exec(`PRAGMA page_size = 8192; PRAGMA journal_mode = MEMORY; PRAGMA temp_store = MEMORY; ${SCHEMA}`)
+    this.docColumns = revColumn(this.db) ? `${DOC_COLUMNS}, rev` : DOC_COLUMNS
   }
 
   /** Catches up with other processes' commits to a shared file (./shared-file.ts); one `PRAGMA data_version` if none. */
@@ -120,10 +118,11 @@ export class SearchIndex {
   }
 
   /** Records that a document's file was seen again with the same content (new times, no re-index). */
-  restamp(id: string, mtimeMs: number, stamp: FileStamp): void {
+  restamp(id: string, mtimeMs: number, stamp: FileStamp, version?: number): void {
     this.atomically(() => {
       const rowid = this.rowidOf(id)
       if (rowid !== undefined) this.stmt('UPDATE doc SET mtime = ?, size = ?, ctime = ?, hash = ?, seen = ? WHERE rowid = ?').run(mtimeMs, stamp.size, stamp.ctimeMs, stamp.hash, stamp.seenMs, rowid)
+      if (rowid !== undefined && version !== undefined && this.docColumns !== DOC_COLUMNS) this.stmt('UPDATE doc SET rev = ? WHERE rowid = ?').run(version, rowid)
     })
   }
 
@@ -233,7 +232,8 @@ export class SearchIndex {
     const rowid = (kept ? Math.floor(was / ROWID_STEP) : ++this.state.seq) * ROWID_STEP + status * 8 + kind
     const write = (): void => {
       const replaced = this.deleteRow(id)
-      this.stmt(INSERT_DOC).run(rowid, ...columns)
+      if (this.docColumns === DOC_COLUMNS) this.stmt(INSERT_DOC).run(rowid, ...columns)
+      else this.stmt(INSERT_DOC_REV).run(rowid, ...columns, doc.version ?? null)
       this.stmt('INSERT INTO body (rowid, text) VALUES (?, ?)').run(rowid, body)
       if (!this.persistent) this.rowids.set(ownString(id), rowid)
       insertTokens((sql) => this.stmt(sql), rowid, titleText, tagText, bodyText)
@@ -289,7 +289,7 @@ export class SearchIndex {
     if (typeof id !== 'string') return undefined
     const rowid = this.rowidOf(id)
     if (rowid === undefined) return undefined
-    const row = this.stmt(`SELECT ${DOC_COLUMNS} FROM doc WHERE rowid = ?`).get(rowid) as DocRow | undefined
+    const row = this.stmt(`SELECT ${this.docColumns} FROM doc WHERE rowid = ?`).get(rowid) as DocRow | undefined
     return row ? toMeta(row) : undefined
   }
 
@@ -338,7 +338,7 @@ export class SearchIndex {
       const ranked = [...pool].sort((a, b) => b[1] - a[1] || b[0] - a[0]).slice(offset, window)
       if (!ranked.length) return []
       const marks = [...new Set([...own, ...used.flatMap((p) => p.split(' '))])]
-      const rows = this.stmt(`SELECT doc.${DOC_COLUMNS}, body.text AS body FROM doc JOIN body ON body.rowid = doc.rowid WHERE doc.rowid IN (SELECT value FROM json_each(?))`).all(
+      const rows = this.stmt(`SELECT doc.${this.docColumns}, body.text AS body FROM doc JOIN body ON body.rowid = doc.rowid WHERE doc.rowid IN (SELECT value FROM json_each(?))`).all(
         JSON.stringify(ranked.map(([r]) => r)),
       ) as unknown as Array<DocRow & { body: string }>
       const byRowid = new Map(rows.map((r) => [r.rowid, r]))

@@ -14,7 +14,7 @@
  * @module dsh-knowledge-sync/search/shared-file
  */
 import { randomInt } from 'node:crypto'
-import type { StatementSync } from 'node:sqlite'
+import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import type { Vocabulary } from './filter.js'
 import { ROWID_STEP, STATUS_INDEX } from './schema.js'
 
@@ -48,7 +48,7 @@ export class SharedFile {
 
   constructor(
     private readonly stmt: (sql: string) => StatementSync,
-    private readonly inTransaction: () => boolean,
+    private readonly db: Pick<DatabaseSync, 'isTransaction'>,
   ) {}
 
   /**
@@ -116,7 +116,7 @@ export class SharedFile {
         if (name !== undefined) uses.set(name, row.n)
       }
     }
-    if (this.inTransaction()) read()
+    if (this.db.isTransaction) read()
     else {
       this.stmt('BEGIN').run()
       try {

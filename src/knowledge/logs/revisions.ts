@@ -121,13 +121,19 @@ export class Revisions {
     return this.get(id) || undefined
   }
 
-  /** Records the texts the index now holds (one lock and one append for a whole scan slice); returns their revisions. */
-  index(docs: ReadonlyArray<{ id: string; hash?: string; mtimeMs?: number }>): number[] {
+  /**
+   * Records the texts the index holds, or is about to (one lock and one append for a whole scan slice); returns their
+   * revisions, and sets each one's `version` (the index keeps it with the row: search/schema.ts, REV_COLUMN).
+   */
+  index(docs: ReadonlyArray<{ id: string; hash?: string; mtimeMs?: number; version?: number }>): number[] {
     const hashed = docs.filter((doc) => doc.hash)
     const versions = this.observeMany(hashed.map((doc) => [doc.id, doc.hash!, doc.mtimeMs] as const))
     // A copy of the id: a parsed document's id is a view into its whole file text, which a key would keep alive for
     // the life of the process (a rebuild of 100k documents held 177 MB of file texts here; issue 24).
-    versions.forEach((version, k) => this.indexed.set(ownString(hashed[k].id), version))
+    versions.forEach((version, k) => {
+      this.indexed.set(ownString(hashed[k].id), version)
+      hashed[k].version = version
+    })
     return versions
   }
 
@@ -146,14 +152,15 @@ export class Revisions {
    * ten hits) looks only these ids up in it, which costs a read of the file instead of folding every line of it
    * (100k documents: a 7 MB log, ~0.4 s of folding under load). Same answers as folding: the same lines count.
    */
-  withVersions<Row extends { id: string }>(rows: readonly Row[]): Array<Row & { version: number | undefined }> {
-    const missing = rows.filter((row) => !this.indexed.has(row.id)).map((row) => row.id)
+  withVersions<Row extends { id: string; version?: number }>(rows: readonly Row[]): Array<Row & { version: number | undefined }> {
+    // A row the index keeps with its revision needs no lookup (search/schema.ts, REV_COLUMN).
+    const missing = rows.filter((row) => !this.indexed.has(row.id) && row.version === undefined).map((row) => row.id)
     // Once per process: each lookup reads the whole log, so a long-lived one (dsh web: a list or search per request)
     // folds it on its second call and never reads it whole again.
     const peek = !this.peeked && missing.length > 0 && missing.length <= PEEK_IDS && this.offset === 0 && !this.entries.size
     if (peek) this.peeked = true
     const found = peek ? this.peek(missing) : undefined
-    return rows.map((row) => ({ ...row, version: this.indexed.get(row.id) ?? (found ? found.get(row.id) || undefined : this.indexedVersion(row.id)) }))
+    return rows.map((row) => ({ ...row, version: this.indexed.get(row.id) ?? row.version ?? (found ? found.get(row.id) || undefined : this.indexedVersion(row.id)) }))
   }
 
   /** The revisions of `ids` in the log as it is, without folding it; undefined when the log must be folded instead. */

@@ -151,17 +151,17 @@ export class StoreIndex {
         upsertMany: (docs) => {
           this.progress(docs.length)
           for (const doc of docs) this.relate(doc)
-          // Inside the write transaction, so another process reconciling the same files at once is seen: what it
-          // indexed already, as it is, is not indexed twice.
+          // Revisions first: the index keeps each with its row. Inside the write transaction, so another process
+          // reconciling the same files at once is seen: what it indexed already, as it is, is not indexed twice.
+          revisions.index(docs)
           this.index.batch(() => this.index.upsertMany(docs.filter((doc) => !indexedAs(this.index, doc))))
           for (const doc of docs) ids.noteIndexed(doc.id, doc.meta.session)
-          revisions.index(docs)
         },
         upsert: (doc) => {
           this.relate(doc)
+          revisions.index([doc])
           this.index.batch(() => indexedAs(this.index, doc) || this.index.upsert(doc))
           ids.noteIndexed(doc.id, doc.meta.session)
-          revisions.index([doc])
         },
         remove: (id) => {
           this.index.remove(id)
@@ -174,9 +174,9 @@ export class StoreIndex {
         follow: () => this.index_?.follow(),
         holdMerges: () => this.index.holdMerges(),
         restamp: (doc) => {
-          if (doc.stamp) this.index.restamp(doc.id, doc.mtimeMs, doc.stamp)
-          ids.noteIndexed(doc.id, doc.meta.session)
           revisions.index([doc])
+          if (doc.stamp) this.index.restamp(doc.id, doc.mtimeMs, doc.stamp, doc.version)
+          ids.noteIndexed(doc.id, doc.meta.session)
         },
         firstSeen: (id) => revisions.firstSeen(id),
         written: (doc) => this.host.emit({ type: 'written', id: doc.id, path: doc.path, kind: doc.meta.kind, cwd: doc.meta.cwd }),

@@ -83,7 +83,7 @@ export function commitDocument(host: CommitHost, doc: CommitDocument): Promise<n
       for (const extra of replaced?.slice(1) ?? []) await rm(insideRoot(host.root, extra), { force: true }).catch(() => {})
       const info = await stat(full)
       const [version] = host.revisions.index([{ id, hash }])
-      host.indexed.index.restamp(id, info.mtimeMs, stampOf(info, text))
+      host.indexed.index.restamp(id, info.mtimeMs, stampOf(info, text), version)
       host.landed(id, path, meta)
       return version
     } finally {
