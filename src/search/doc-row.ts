@@ -30,6 +30,23 @@ export function revColumn(db: DatabaseSync): boolean {
   return has()
 }
 
+/** Rows read per {@link fillRevisions} call. */
+const FILL_BATCH = 256
+
+/**
+ * Writes the revision `versionOf` knows into the next rows after rowid `from` that have none (rows of an older build),
+ * in the open transaction; returns the last rowid looked at, undefined when no such row is left.
+ */
+export function fillRevisions(stmt: (sql: string) => StatementSync, from: number, versionOf: (id: string) => number | undefined): number | undefined {
+  const rows = stmt(`SELECT rowid, id FROM doc WHERE rowid > ? AND ${REV_COLUMN} IS NULL ORDER BY rowid LIMIT ${FILL_BATCH}`).all(from) as Array<{ rowid: number; id: string }>
+  const set = stmt(`UPDATE doc SET ${REV_COLUMN} = ? WHERE rowid = ?`)
+  for (const row of rows) {
+    const version = versionOf(row.id)
+    if (version) set.run(version, row.rowid)
+  }
+  return rows.at(-1)?.rowid
+}
+
 /** Where `created` is in {@link DocRowValues.columns}: an upsert that keeps it keeps the rowid order a rebuild gives (dense rowids, oldest first). */
 export const CREATED_COLUMN = 5
 

@@ -17,7 +17,7 @@ import type { FileStamp, KnowledgeDoc, SearchFilter, SearchHit } from '../types.
 import type { Facets } from '../wire.js'
 import { queryTerms } from './tokenize.js'
 import { toHit } from './hits.js'
-import { CREATED_COLUMN, deleteDocRows, docRow, INSERT_DOC, INSERT_DOC_REV, insertTokens, oldestFirst, revColumn } from './doc-row.js'
+import { CREATED_COLUMN, deleteDocRows, docRow, INSERT_DOC, INSERT_DOC_REV, fillRevisions, insertTokens, oldestFirst, revColumn } from './doc-row.js'
 import { countDocs, FacetCache, facetCounts, listDocs, workspaceCount } from './facets.js'
 import { tagKey, Vocabulary, whereOf } from './filter.js'
 import { type Plan, QueryPlanner, RANK_DEPTH } from './planner.js'
@@ -65,6 +65,8 @@ export class SearchIndex {
   private readonly semantic: SemanticPass | undefined
   private readonly cooccur: CooccurPass
   private closed = false
+  /** Rows up to this rowid have their revision, or none to be had (see {@link fillRevisions}). */
+  private revsFrom = 0
   /** The write transaction of each event-loop turn, and background segment merging. */
   private readonly cycle: WriteCycle
   /** Facet counts per filter until the next write (here or, by the database's change counter, by another connection). */
@@ -126,6 +128,15 @@ export class SearchIndex {
     })
   }
 
+  /** Gives rows written without a revision (an older build) theirs, a batch per call; true once none is left. */
+  fillRevisions(versionOf: (id: string) => number | undefined): boolean {
+    if (this.docColumns === DOC_COLUMNS || this.closed) return true
+    const to = this.atomically(() => fillRevisions((sql) => this.stmt(sql), this.revsFrom, versionOf))
+    if (to === undefined) return true
+    this.revsFrom = to
+    return false
+  }
+
   /** Records a file-backed index's build state (committed with the writes before it). */
   setState(state: IndexFileState): void {
     if (!this.persistent || this.closed) return
@@ -159,11 +170,7 @@ export class SearchIndex {
     return this.statements.get(sql, (text) => this.db.prepare(text))
   }
 
-  /**
-   * Runs one document's statements inside the open transaction. No savepoint: FTS5 flushes its pending terms at every
-   * savepoint, which would undo the batching; the statements cannot fail on constraints (the old row is deleted
-   * first), and tokenizing, the only part that could throw on odd input, happens before the first statement.
-   */
+  /** One document's statements in the open transaction; no savepoint (FTS5 flushes at each; nothing here can fail on constraints). */
   private atomically<T>(fn: () => T): T {
     this.cycle.begin()
     return fn()
@@ -179,10 +186,7 @@ export class SearchIndex {
     }
   }
 
-  /**
-   * Commits pending writes now. Writes run in a transaction committed on the next event-loop turn anyway (FTS5 then
-   * writes one segment per turn, not one per document); searches see uncommitted writes at once.
-   */
+  /** Commits pending writes now (else on the next event-loop turn: FTS5 writes a segment per turn); searches see them at once. */
   flush(): void {
     if (!this.closed) this.cycle.flush()
   }
@@ -197,10 +201,7 @@ export class SearchIndex {
     return this.cycle.holdMerges()
   }
 
-  /**
-   * Finishes, in the background, the segment merge an earlier process left undone: a CLI search that built the index,
-   * a short run, a kill. Unmerged segments made every query about twice as slow for as long as the file lived.
-   */
+  /** Finishes in the background the segment merge an earlier process left undone (unmerged: queries ~2× slower). */
   mergeLeftovers(): void {
     if (this.persistent && !this.closed) this.cycle.mergeLeftovers()
   }
@@ -210,10 +211,7 @@ export class SearchIndex {
     return this.cycle.settle()
   }
 
-  /**
-   * Inserts or replaces many documents in one transaction (the cold start path), oldest first: rowids follow
-   * indexing order, so documents indexed later count as newer when a query of common words only ranks the newest.
-   */
+  /** Upserts many documents in one transaction, oldest first (rowids follow time: common-word queries rank the newest). */
   upsertMany(docs: Iterable<KnowledgeDoc>): number {
     const order = oldestFirst(docs)
     this.batch(() => {

@@ -87,6 +87,30 @@ describe('the revision kept with the row', () => {
     ).toBe(3)
   })
 
+  it("a watching owner's warm-up writes the revision into rows an older build left without one", async () => {
+    const root = await revised()
+    const file = join(root, CACHE_DIR, CACHE_FILE)
+    const db = new DatabaseSync(file)
+    db.exec('UPDATE doc SET rev = NULL')
+    db.close()
+    const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: true })
+    stores.push(store)
+    await store.start()
+    await (store as unknown as { indexed: { warmed: Promise<void> } }).indexed.warmed
+    ;(store as unknown as { index: { flush(): void } }).index.flush()
+    const after = new DatabaseSync(file, { readOnly: true })
+    expect(
+      after
+        .prepare('SELECT id, rev FROM doc ORDER BY id')
+        .all()
+        .map((r) => ({ ...r })),
+    ).toEqual([
+      { id: 'edited-document', rev: 3 },
+      { id: 'once-document', rev: 1 },
+    ])
+    after.close()
+  })
+
   it('a file made before the column existed gets it, and keeps its documents', async () => {
     const root = await revised()
     const db = new DatabaseSync(join(root, CACHE_DIR, CACHE_FILE))

@@ -368,6 +368,8 @@ export class StoreIndex {
       (deadline) => this.files.warm(deadline),
       (deadline) => ids.warm(deadline),
       () => revisions.refresh(WARM_LOG_BYTES),
+      // Then the revision of rows an older build wrote without one, so that searches need the log no more.
+      () => !this.ownsCache || this.index.fillRevisions((id) => revisions.get(id) || undefined),
       // Query expansion's dictionaries: one step of ~35 ms, but here rather than inside the first search.
       () => (this.index.warmExpansion(), true),
       () => (last(), true),
