@@ -349,6 +349,23 @@ for (const [key, , , , unit] of COLUMNS.filter((c) => c[4]))
   )
 }
 
+// The page's routes and a sync, as the end-of-run measurements below take them one at a time.
+const pageAndSync = [
+  ['GET /revision', () => page.get('/revision')],
+  ['GET /documents', () => page.get('/documents?limit=50')],
+  ['GET /stats', () => page.get('/stats')],
+  ['GET /rounds', () => page.get('/rounds?limit=50')],
+  ['GET /health', () => page.get('/health')],
+  ['POST /health/run', () => page.post('/health/run')],
+  ['sync', () => ctx.knowledgeSync.run()],
+]
+/** `measure(name, fn)` for each operation, one after another. */
+const each = async (operations, measure) => {
+  const out = []
+  for (const [name, fn] of operations) out.push(await measure(name, fn))
+  return out
+}
+
 {
   // Which operation leaves the pool behind: from an empty pool (a last-resort collection), one operation, then two
   // ordinary collections; the 256 KiB pages left resident beyond V8's physical heap are that operation's transient peak.
@@ -368,13 +385,7 @@ for (const [key, , , , unit] of COLUMNS.filter((c) => c[4]))
       await loop.ask(`R${ROUNDS + 40}: why does build ${ROUNDS + 40} resolve the old esbuild?`, { session, cwd: '/home/dev/shop-api' })
       await settled(ROUNDS + 1 + writtenByOthers())
     }),
-    await pooled('GET /revision', () => page.get('/revision')),
-    await pooled('GET /documents', () => page.get('/documents?limit=50')),
-    await pooled('GET /stats', () => page.get('/stats')),
-    await pooled('GET /rounds', () => page.get('/rounds?limit=50')),
-    await pooled('GET /health', () => page.get('/health')),
-    await pooled('POST /health/run', () => page.post('/health/run')),
-    await pooled('sync', () => ctx.knowledgeSync.run()),
+    ...(await each(pageAndSync, pooled)),
     await pooled('20 rounds from another process', async () => {
       otherProcess(99999)
       await Promise.all(writers)
@@ -417,16 +428,7 @@ for (const [key, , , , unit] of COLUMNS.filter((c) => c[4]))
     }
     return `${name} ${worst.block.toFixed(0)} / ${worst.wall.toFixed(0)} ms`
   }
-  const rows = [
-    await held('search', () => store.search('lockfile esbuild', { limit: 10 })),
-    await held('GET /revision', () => page.get('/revision')),
-    await held('GET /documents', () => page.get('/documents?limit=50')),
-    await held('GET /stats', () => page.get('/stats')),
-    await held('GET /rounds', () => page.get('/rounds?limit=50')),
-    await held('GET /health', () => page.get('/health')),
-    await held('POST /health/run', () => page.post('/health/run')),
-    await held('sync', () => ctx.knowledgeSync.run()),
-  ]
+  const rows = [await held('search', () => store.search('lockfile esbuild', { limit: 10 })), ...(await each(pageAndSync, held))]
   console.log(`longest loop block / wall time of one operation after a write, worst of 3, on ${store.size} documents: ${rows.join('; ')}`)
 }
 

@@ -6,7 +6,7 @@ import { afterEach } from 'vitest'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { KnowledgeStore, type DocumentDraft, type KnowledgeStoreOptions } from '../../src/knowledge/store.js'
+import { KnowledgeStore, type DocumentDraft, type KnowledgeStoreOptions, type StoreLogger } from '../../src/knowledge/store.js'
 import { createRedactor } from '../../src/redact/redactor.js'
 
 /** Call at a spec file's top level: `open` stores (redaction on, no watcher unless asked), all closed after each test. */
@@ -42,3 +42,23 @@ export const roundDraft = (answer: string, over: Partial<DocumentDraft> = {}): D
   ],
   ...over,
 })
+
+/** A store logger that keeps every line, its `%s`/`%d` filled in: all non-debug lines, the warnings, the last start line. */
+export function logRecorder() {
+  const lines: Array<{ level: string; text: string }> = []
+  const at =
+    (level: string) =>
+    (format: string, ...args: unknown[]) => {
+      let i = 0
+      lines.push({ level, text: format.replace(/%[sd]/g, () => String(args[i++])) })
+    }
+  const logger: StoreLogger = { info: at('info'), warn: at('warn'), debug: at('debug') }
+  const texts = (keep: (level: string) => boolean) => lines.filter((l) => keep(l.level)).map((l) => l.text)
+  return {
+    logger,
+    lines,
+    info: () => texts((level) => level !== 'debug'),
+    warnings: () => texts((level) => level === 'warn'),
+    scan: () => lines.filter((l) => l.text.startsWith('indexed')).pop()?.text ?? '',
+  }
+}

@@ -16,7 +16,7 @@ import { CHECK_BEHIND_FROM, checksBehind, FRESHNESS_ENV } from '../../src/knowle
 import { formatDocument } from '../../src/knowledge/documents/document.js'
 import { createRedactor } from '../../src/redact/redactor.js'
 import type { FrontMatter } from '../../src/types.js'
-import { roundDraft } from '../harness/stores.ts'
+import { logRecorder, roundDraft } from '../harness/stores.ts'
 
 const stores: KnowledgeStore[] = []
 const before = process.env[FRESHNESS_ENV]
@@ -28,18 +28,6 @@ afterEach(async () => {
   if (before === undefined) delete process.env[FRESHNESS_ENV]
   else process.env[FRESHNESS_ENV] = before
 })
-
-function recorder() {
-  const lines: Array<{ level: string; text: string }> = []
-  const at =
-    (level: string) =>
-    (format: string, ...args: unknown[]) => {
-      let i = 0
-      lines.push({ level, text: format.replace(/%[sd]/g, () => String(args[i++])) })
-    }
-  const logger: StoreLogger = { info: at('info'), warn: at('warn'), debug: at('debug') }
-  return { logger, lines, warnings: () => lines.filter((l) => l.level === 'warn').map((l) => l.text) }
-}
 
 function open(root: string, watch: boolean, logger?: StoreLogger) {
   const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch, logger })
@@ -81,7 +69,7 @@ async function changedWhileClosed() {
 describe('the check behind a watching start', () => {
   it('is ready before the check ends; the check indexes and announces what changed while no process ran, then stamps', async () => {
     const root = await changedWhileClosed()
-    const log = recorder()
+    const log = logRecorder()
     const store = open(root, true, log.logger)
     const changes: StoreChange[] = []
     store.onChange((change) => changes.push(change))
@@ -125,7 +113,7 @@ describe('the check behind a watching start', () => {
 
   it('a store closed during the check ends it: nothing is written after, nothing is warned', async () => {
     const root = await changedWhileClosed()
-    const log = recorder()
+    const log = logRecorder()
     const store = open(root, true, log.logger)
     await store.start()
     await store.close()

@@ -15,24 +15,12 @@ import { formatDocument } from '../../src/knowledge/documents/document.js'
 import { createRedactor } from '../../src/redact/redactor.js'
 import type { FrontMatter } from '../../src/types.js'
 import { PROJECT_ROOT } from '../harness/dsh.ts'
+import { logRecorder } from '../harness/stores.ts'
 
 const stores: KnowledgeStore[] = []
 afterEach(async () => {
   while (stores.length) await stores.pop()!.close()
 })
-
-/** A logger that keeps every line. */
-function recorder() {
-  const lines: Array<{ level: string; text: string }> = []
-  const at =
-    (level: string) =>
-    (format: string, ...args: unknown[]) => {
-      let i = 0
-      lines.push({ level, text: format.replace(/%[sd]/g, () => String(args[i++])) })
-    }
-  const logger: StoreLogger = { info: at('info'), warn: at('warn'), debug: at('debug') }
-  return { logger, lines, info: () => lines.filter((l) => l.level !== 'debug').map((l) => l.text), scan: () => lines.filter((l) => l.text.startsWith('indexed')).pop()?.text ?? '' }
-}
 
 function open(root: string, logger?: StoreLogger, readOnly = false) {
   const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: false, logger, readOnly })
@@ -77,7 +65,7 @@ describe('the persisted index', () => {
     await seed(root)
     expect(existsSync(cacheFile(root))).toBe(true)
     expect(readFileSync(join(root, CACHE_DIR, '.gitignore'), 'utf8')).toMatch(/^\*$/m)
-    const log = recorder()
+    const log = logRecorder()
     const store = open(root, log.logger)
     await store.start()
     expect(log.scan()).toContain('index reused: kept 3, read 0, restamped 0, dropped 0')
@@ -93,7 +81,7 @@ describe('the persisted index', () => {
     age(put(root, 'd1', 'document one rewritten about okapi now, longer than before'))
     rmSync(join(root, 'notes', 'd2-doc.md'))
     age(put(root, 'd9', 'a new document about quokka'))
-    const log = recorder()
+    const log = logRecorder()
     const store = open(root, log.logger)
     await store.start()
     expect(log.scan()).toContain('kept 2, read 2, restamped 0, dropped 1')
@@ -115,7 +103,7 @@ describe('the persisted index', () => {
     utimesSync(file, before.atime, before.mtime)
     expect(statSync(file).size).toBe(before.size)
     age(join(root, 'notes', 'd1-doc.md'), 30) // a touch: new times, same text
-    const log = recorder()
+    const log = logRecorder()
     const store = open(root, log.logger)
     await store.start()
     expect(log.scan()).toContain('kept 1, read 2, restamped 1, dropped 0')
@@ -123,7 +111,7 @@ describe('the persisted index', () => {
     expect(ids(store, 'zebra')).toEqual([])
     await store.close()
     // The touched file's new times were recorded: the next start keeps everything.
-    const again = recorder()
+    const again = logRecorder()
     const next = open(root, again.logger)
     await next.start()
     expect(again.scan()).toContain('kept 3, read 0')
@@ -135,7 +123,7 @@ describe('the persisted index', () => {
     let store = open(root)
     await store.start()
     await store.close()
-    const log = recorder()
+    const log = logRecorder()
     store = open(root, log.logger)
     await store.start()
     expect(log.scan()).toContain('kept 0, read 1, restamped 1')
@@ -148,7 +136,7 @@ describe('the persisted index', () => {
     await store.start()
     await store.write({ kind: 'note', title: 'Capybara note', cwd: '', session: 'notes', suffix: 'n1', sections: [{ heading: 'Note', text: 'capybara facts' }] })
     await store.close()
-    const log = recorder()
+    const log = logRecorder()
     store = open(root, log.logger)
     await store.start()
     expect(store.size).toBe(1)
@@ -157,7 +145,7 @@ describe('the persisted index', () => {
   })
 
   const rebuilt = async (root: string, why: RegExp) => {
-    const log = recorder()
+    const log = logRecorder()
     const store = open(root, log.logger)
     await store.start()
     expect(log.info()).toHaveLength(1)
@@ -167,7 +155,7 @@ describe('the persisted index', () => {
     expect(ids(store, 'walrus')).toEqual(['d2'])
     await store.close()
     // …and the rebuilt file is trusted again.
-    const after = recorder()
+    const after = logRecorder()
     const next = open(root, after.logger)
     await next.start()
     expect(after.scan()).toContain('index reused: kept 3')
@@ -241,14 +229,14 @@ describe('the persisted index', () => {
     const first = open(root)
     await first.start()
     expect(existsSync(join(root, CACHE_DIR, BUILD_LOCK))).toBe(false)
-    const log = recorder()
+    const log = logRecorder()
     const second = open(root, log.logger)
     await second.start()
     expect(log.scan()).toContain('index reused: kept 3')
     expect(ids(second, 'giraffe')).toEqual(['d1'])
     await second.close()
     await first.close()
-    const again = recorder()
+    const again = logRecorder()
     const third = open(root, again.logger)
     await third.start()
     expect(again.scan()).toContain('index reused: kept 3')
@@ -259,7 +247,7 @@ describe('the persisted index', () => {
     await seed(root)
     const owner = open(root)
     await owner.start()
-    const log = recorder()
+    const log = logRecorder()
     const reader = open(root, log.logger, true)
     await reader.start()
     expect(log.scan()).toContain('index reused: kept 3, read 0')
@@ -273,7 +261,7 @@ describe('the persisted index', () => {
     // A file changed behind the owner's back (it does not watch here): the reader reconciles it into the shared file,
     // and the owner sees the change at its next search.
     age(put(root, 'd0', 'document zero rewritten about a pangolin'))
-    const log2 = recorder()
+    const log2 = logRecorder()
     const second = open(root, log2.logger, true)
     await second.start()
     expect(log2.scan()).toMatch(/index reused: kept 2, read 2, restamped 1/) // d0, and the owner's note (racy: its content is checked)
@@ -311,7 +299,7 @@ describe('the persisted index', () => {
     const db = new DatabaseSync(cacheFile(root), { readOnly: true })
     expect(db.prepare("SELECT value FROM meta WHERE key = 'han'").get()).toEqual({ value: '1' })
     db.close()
-    const log = recorder()
+    const log = logRecorder()
     const again = open(root, log.logger)
     await again.start()
     expect(log.scan()).toContain('index reused: kept 5, read 0')
@@ -349,7 +337,7 @@ describe('the persisted index', () => {
     mkdirSync(join(root, 'copies'))
     writeFileSync(copy, formatDocument({ id: 'd1', title: 'A copy', kind: 'manual', cwd: '', created: '2026-01-01T00:00:00.000Z', tags: [], tools: [] } as FrontMatter, 'a copy claiming the same id'))
     age(copy)
-    const log = recorder()
+    const log = logRecorder()
     const again = open(root, log.logger)
     await again.start()
     expect(log.scan()).toContain('index reused: kept 2, read 1, restamped 0, dropped 0')
@@ -368,7 +356,7 @@ describe('the persisted index', () => {
     const db = new DatabaseSync(cacheFile(root))
     db.prepare("UPDATE meta SET value = replace(value, 'dsh-knowledge-index/4:', 'dsh-knowledge-index/3:') WHERE key = 'format'").run()
     db.close()
-    const log = recorder()
+    const log = logRecorder()
     const store = open(root, log.logger)
     await store.start()
     expect(log.info().join('\n')).toMatch(/rejected \(foreign: format "dsh-knowledge-index\/3:/)

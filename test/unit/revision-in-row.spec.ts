@@ -54,6 +54,12 @@ async function revised(): Promise<string> {
   return root
 }
 const log = (root: string) => join(root, LEDGER_DIR, REVISIONS_FILE)
+/** Runs `sql` on the root's index file, as an older build or a hand would have left it. */
+function onCache(root: string, sql: string): void {
+  const db = new DatabaseSync(join(root, CACHE_DIR, CACHE_FILE))
+  db.exec(sql)
+  db.close()
+}
 const versions = (store: KnowledgeStore) => ({
   hits: Object.fromEntries(store.search('walrus').map((h) => [h.id, h.version])),
   listed: Object.fromEntries(store.list().items.map((m) => [m.id, m.version])),
@@ -74,9 +80,7 @@ describe('the revision kept with the row', () => {
 
   it('a row written without it (an older build) gets it from the log', async () => {
     const root = await revised()
-    const db = new DatabaseSync(join(root, CACHE_DIR, CACHE_FILE))
-    db.exec('UPDATE doc SET rev = NULL')
-    db.close()
+    onCache(root, 'UPDATE doc SET rev = NULL')
     let seen: ReturnType<typeof versions> | undefined
     await session(root, (store) => (seen = versions(store)))
     expect(seen?.hits).toEqual({ 'edited-document': 3, 'once-document': 1 })
@@ -89,16 +93,13 @@ describe('the revision kept with the row', () => {
 
   it("a watching owner's warm-up writes the revision into rows an older build left without one", async () => {
     const root = await revised()
-    const file = join(root, CACHE_DIR, CACHE_FILE)
-    const db = new DatabaseSync(file)
-    db.exec('UPDATE doc SET rev = NULL')
-    db.close()
+    onCache(root, 'UPDATE doc SET rev = NULL')
     const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: true })
     stores.push(store)
     await store.start()
     await (store as unknown as { indexed: { warmed: Promise<void> } }).indexed.warmed
     ;(store as unknown as { index: { flush(): void } }).index.flush()
-    const after = new DatabaseSync(file, { readOnly: true })
+    const after = new DatabaseSync(join(root, CACHE_DIR, CACHE_FILE), { readOnly: true })
     expect(
       after
         .prepare('SELECT id, rev FROM doc ORDER BY id')
@@ -113,9 +114,7 @@ describe('the revision kept with the row', () => {
 
   it('a file made before the column existed gets it, and keeps its documents', async () => {
     const root = await revised()
-    const db = new DatabaseSync(join(root, CACHE_DIR, CACHE_FILE))
-    db.exec('ALTER TABLE doc DROP COLUMN rev')
-    db.close()
+    onCache(root, 'ALTER TABLE doc DROP COLUMN rev')
     let seen: ReturnType<typeof versions> | undefined
     await session(root, (store) => (seen = versions(store)))
     expect(seen?.hits).toEqual({ 'edited-document': 3, 'once-document': 1 })
