@@ -222,7 +222,7 @@ export class StoreIndex {
     const { cache, readOnly, closed } = options
     const started = Date.now()
     let mode: string = 'memory'
-    let freshness = 'walked'
+    let how = 'walked' // how the index was checked against the files (the start's debug line)
     if (options.watch) this.files.watch()
     const armed = Date.now()
     const vouchable = process.env[FRESHNESS_ENV] !== 'walk' && (options.trustWatcher || (options.watch === true && this.files.watching))
@@ -267,7 +267,7 @@ export class StoreIndex {
       if (mode === 'reused') this.restoreGraph()
       const fresh = mode === 'reused' && vouchable ? liveWatcher(this.host.root, this.freshness.cacheFile) : undefined
       if (fresh?.watcher) {
-        freshness = `vouched for by watcher ${fresh.watcher}: no walk`
+        how = `vouched for by watcher ${fresh.watcher}: no walk`
         if (options.watch) this.freshness.confirm(fresh.watcher, armed)
       } else if (mode === 'reused' && options.watch && this.files.watching && checksBehind(this.index.size)) {
         // Ready now: the watcher covers what changes from here on, the check behind what changed while no process ran.
@@ -275,7 +275,7 @@ export class StoreIndex {
         this.freshness.checkBehind(offThread(), this.index.size, closed, (how) => this.said(mode, how, started))
         return
       } else {
-        if (fresh) freshness = `walked (${fresh.why})`
+        if (fresh) how = `walked (${fresh.why})`
         await this.files.scan(mode === 'reused' ? this.manifest(offThread()) : undefined)
       }
     }
@@ -287,7 +287,7 @@ export class StoreIndex {
     }
     this.ownsCache = mode === 'reused' || mode === 'rebuild'
     if (options.watch && !closed()) this.freshness.keepStamp(this.ownsCache)
-    this.said(mode, freshness, started)
+    this.said(mode, how, started)
   }
 
   /** The start's debug line: what the index holds and how it was brought up to date. */
