@@ -52,17 +52,21 @@ export function workspaceCount(host: ListingHost, cwd: string): number {
 }
 
 /**
- * Counts per kind, tag, tool and workspace over the documents the filter selects (paging ignored). Why these shapes
+ * Counts per kind, tag, tool and workspace over the documents the filter selects (paging ignored); given `rows`, over
+ * those rowids alone (what a write adds to or takes from cached counts, {@link FacetCache.shift}). Why these shapes
  * (100k documents, measured): kinds and workspaces come from one scan of the `cwd` index (kind and status are bits of
  * the rowid), not of the wide `doc` rows; tags and tools are counted in their link tables alone whenever the filter
  * reads only rowid bits and links (no scope, no id prefix): joining every link row to its document cost ~25× more.
  */
-export function facetCounts(host: ListingHost, filter: SearchFilter = {}): Facets {
+export function facetCounts(host: ListingHost, filter: SearchFilter = {}, rows?: readonly number[]): Facets {
   const out: Facets = { kinds: {}, tags: {}, tools: {}, workspaces: {} }
   const where = whereOf(filter, 'doc', host.vocabulary, host.retired)
   if (where.none) return out
   const names = host.vocabulary.names
-  for (const r of host.stmt(`SELECT cwd AS w, (rowid & 7) AS k, count(*) AS n FROM doc WHERE 1${where.sql} GROUP BY cwd, k`).all(...where.params) as Array<{
+  // A fixed fragment and one bound JSON array: the statement's shape does not depend on how many rows.
+  const only = (column: string) => (rows ? ` AND ${column} IN (SELECT value FROM json_each(?))` : '')
+  const ids = rows ? [JSON.stringify(rows)] : []
+  for (const r of host.stmt(`SELECT cwd AS w, (rowid & 7) AS k, count(*) AS n FROM doc WHERE 1${where.sql}${only('doc.rowid')} GROUP BY cwd, k`).all(...where.params, ...ids) as Array<{
     w: string
     k: number
     n: number
@@ -73,17 +77,23 @@ export function facetCounts(host: ListingHost, filter: SearchFilter = {}): Facet
   const links = where.needsDoc ? undefined : whereOf(filter, 'link', host.vocabulary, host.retired)
   for (const table of ['tag', 'tool'] as const) {
     const sql = links
-      ? `SELECT link.id AS k, count(*) AS n FROM (SELECT doc AS rowid, id FROM ${table}) AS link WHERE 1${links.sql} GROUP BY link.id`
-      : `SELECT ${table}.id AS k, count(*) AS n FROM ${table} JOIN doc ON doc.rowid = ${table}.doc WHERE 1${where.sql} GROUP BY ${table}.id`
+      ? `SELECT link.id AS k, count(*) AS n FROM (SELECT doc AS rowid, id FROM ${table}) AS link WHERE 1${links.sql}${only('link.rowid')} GROUP BY link.id`
+      : `SELECT ${table}.id AS k, count(*) AS n FROM ${table} JOIN doc ON doc.rowid = ${table}.doc WHERE 1${where.sql}${only(`${table}.doc`)} GROUP BY ${table}.id`
     const counts = table === 'tag' ? out.tags : out.tools
-    for (const r of host.stmt(sql).all(...(links ?? where).params) as Array<{ k: number; n: number }>) counts[names[r.k]] = r.n
+    for (const r of host.stmt(sql).all(...(links ?? where).params, ...ids) as Array<{ k: number; n: number }>) counts[names[r.k]] = r.n
   }
   return out
 }
 
+/** The database's change counter: it moves when another connection commits to the file, never for this one's writes. */
+export function dataVersion(host: Pick<ListingHost, 'stmt'>): number {
+  return (host.stmt('PRAGMA data_version').get() as { data_version: number }).data_version
+}
+
 /**
- * `DSH_KNOWLEDGE_FACET_CACHE=off` counts every request afresh, as before the cache: the baseline that bench/page.bench.mjs
- * measures in the same run through a real dsh web. Not a setting: nothing else reads it.
+ * `DSH_KNOWLEDGE_FACET_CACHE=off` counts every request afresh, as before the cache; `=drop` drops every cached count at
+ * each write, as before shifting: the baselines that bench/page.bench.mjs measures in the same run through a real dsh
+ * web. Not a setting: nothing else reads it.
  */
 export const FACET_CACHE_ENV = 'DSH_KNOWLEDGE_FACET_CACHE'
 
@@ -91,18 +101,39 @@ export const FACET_CACHE_ENV = 'DSH_KNOWLEDGE_FACET_CACHE'
 export const FACET_CACHE_ENTRIES = 32
 
 /**
- * Facet counts per filter, valid until the index changes. The index clears it on every write of its own
- * ({@link FacetCache.clear}); `version` is the database's change counter for commits by other connections (another
- * process writing the same file), checked on every read, so a write anywhere shows in the next answer.
+ * Rows a {@link FacetCache} shifts its counts by between two reads before it drops them instead: past this, a bulk
+ * write (a sync, an import) costs less as one recount at the next read than as a few small queries per row and filter.
+ */
+export const FACET_SHIFT_ROWS = 256
+
+/** The facet counts of one filter (what the cache keys by, and what a shift re-counts over the written rows). */
+interface FacetEntry {
+  filter: SearchFilter
+  facets: Facets
+}
+
+/**
+ * Facet counts per filter, kept true through this index's own writes: each write takes the replaced row's counts out
+ * of every cached filter and adds the new row's ({@link FacetCache.shift}), counted by the same SQL over those rows
+ * alone. Why: at 120k documents a recount held the event loop ~80–100 ms, and dsh writes a round after every turn while
+ * the page polls its list. `version` is the database's change counter for commits by other connections (another
+ * process writing the same file), checked on every read: what they changed is not known row by row, so their write
+ * clears the cache and the next read counts afresh.
  */
 export class FacetCache {
-  private readonly entries = new Map<string, Facets>()
+  private readonly entries = new Map<string, FacetEntry>()
   private version?: number
+  private shifted = 0
   private readonly off = process.env[FACET_CACHE_ENV] === 'off'
+  private readonly drop = process.env[FACET_CACHE_ENV] === 'drop'
   /** Counts computed (not served from the cache): the tests watch it. */
   computed = 0
 
-  constructor(private readonly versionOf: () => number) {}
+  /** `count` counts one filter's facets over the given rowids (facetCounts with `rows`). */
+  constructor(
+    private readonly versionOf: () => number,
+    private readonly count: (filter: SearchFilter, rows: readonly number[]) => Facets,
+  ) {}
 
   /** The counts for `filter`, computed by `count` only when this filter's are not cached for the index as it is now. */
   get(filter: SearchFilter, count: () => Facets): Facets {
@@ -110,20 +141,57 @@ export class FacetCache {
     const version = this.versionOf()
     if (version !== this.version) this.clear()
     this.version = version
+    this.shifted = 0
     const key = JSON.stringify([filter.kind, filter.idPrefix, filter.tag, filter.tool, filter.scope, filter.status])
-    let facets = this.entries.get(key)
-    if (facets) {
+    let entry = this.entries.get(key)
+    if (entry) {
       this.entries.delete(key) // most recently used last: the oldest is evicted first
     } else {
-      facets = count()
+      const { kind, idPrefix, tag, tool, scope, status } = filter
+      entry = { filter: { kind, idPrefix, tag, tool, scope, status }, facets: count() }
       this.computed++
       if (this.entries.size >= FACET_CACHE_ENTRIES) this.entries.delete(this.entries.keys().next().value!)
     }
-    this.entries.set(key, facets)
-    return structuredClone(facets)
+    this.entries.set(key, entry)
+    return structuredClone(entry.facets)
   }
 
-  /** Forgets every filter's counts (the index changed). */
+  /**
+   * This connection is about to remove these rows (`sign` -1, before the write) or has just written them (+1, after):
+   * every cached filter's counts follow. Past {@link FACET_SHIFT_ROWS} rows since the last read the cache is dropped.
+   */
+  shift(rows: readonly number[], sign: 1 | -1): void {
+    if (!this.entries.size || !rows.length) return
+    this.shifted += rows.length
+    if (this.shifted > FACET_SHIFT_ROWS || this.drop) {
+      this.clear()
+      return
+    }
+    for (const { filter, facets } of this.entries.values()) {
+      const by = this.count(filter, rows)
+      for (const group of ['kinds', 'tags', 'tools', 'workspaces'] as const) {
+        const into = facets[group]
+        for (const [name, n] of Object.entries(by[group])) {
+          const sum = (into[name] ?? 0) + sign * n
+          // A recount lists no name with none: a shifted count must not either.
+          if (sum > 0) into[name] = sum
+          else delete into[name]
+        }
+      }
+    }
+  }
+
+  /** Runs one write that shifts the counts; if it throws half-way, the counts are dropped (they may name a row not there). */
+  writing<T>(write: () => T): T {
+    try {
+      return write()
+    } catch (error) {
+      this.clear()
+      throw error
+    }
+  }
+
+  /** Forgets every filter's counts (the index changed in a way not shifted, or a write failed half-way). */
   clear(): void {
     this.entries.clear()
   }

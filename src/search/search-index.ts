@@ -18,7 +18,7 @@ import type { Facets } from '../wire.js'
 import { queryTerms } from './tokenize.js'
 import { toHit } from './hits.js'
 import { CREATED_COLUMN, deleteDocRows, docRow, INSERT_DOC, INSERT_DOC_REV, fillRevisions, insertTokens, oldestFirst, revColumn } from './doc-row.js'
-import { countDocs, FacetCache, facetCounts, listDocs, workspaceCount } from './facets.js'
+import { countDocs, dataVersion, FacetCache, facetCounts, listDocs, workspaceCount } from './facets.js'
 import { tagKey, Vocabulary, whereOf } from './filter.js'
 import { type Plan, QueryPlanner, RANK_DEPTH } from './planner.js'
 import { DEFAULT_SEARCH_LIMIT, DOC_COLUMNS, type DocRow, type IndexedMeta, type ListSort, ownString, page, type RelationsRow, ROWID_STEP, SCHEMA, STATUS_INDEX, toMeta } from './schema.js'
@@ -69,8 +69,8 @@ export class SearchIndex {
   private revsFrom = 0
   /** The write transaction of each event-loop turn, and background segment merging. */
   private readonly cycle: WriteCycle
-  /** Facet counts per filter until the next write (here or, by the database's change counter, by another connection). */
-  private readonly facetCache = new FacetCache(() => (this.stmt('PRAGMA data_version').get() as { data_version: number }).data_version)
+  /** Facet counts per filter, shifted by this index's writes, dropped by another connection's (the database's change counter). */
+  private readonly facetCache = new FacetCache(() => dataVersion(this), facetCounts.bind(null, this))
   /** A file's change log, which other processes write too (see ./shared-file.ts). */
   private readonly file?: SharedFile
   /** Told of other processes' document changes once this index caught up with them (null: reload everything). */
@@ -245,8 +245,9 @@ export class SearchIndex {
       // Remembered in a file-backed index too: a reused cache expands English queries into Chinese as before.
       if (han && this.persistent) this.stmt("INSERT OR REPLACE INTO meta (key, value) VALUES ('han', '1')").run()
       if (han) this.state.han = true
+      this.facetCache.shift([rowid], 1)
     }
-    this.atomically(write)
+    this.facetCache.writing(() => this.atomically(write))
     this.wrote()
   }
 
@@ -254,13 +255,12 @@ export class SearchIndex {
   private wrote(): void {
     this.cycle.wrote()
     this.planner.wrote()
-    this.facetCache.clear()
   }
 
   /** Removes a document; false when the id is not indexed. */
   remove(id: string): boolean {
     if (typeof id !== 'string') return false
-    const gone = this.atomically(() => this.deleteRow(id))
+    const gone = this.facetCache.writing(() => this.atomically(() => this.deleteRow(id)))
     if (gone) {
       this.state.count--
       this.wrote()
@@ -271,6 +271,7 @@ export class SearchIndex {
   private deleteRow(id: string): boolean {
     const rowid = this.rowidOf(id)
     if (rowid === undefined) return false
+    this.facetCache.shift([rowid], -1)
     this.rowids.delete(id)
     const retired = deleteDocRows(
       (sql) => this.stmt(sql),
