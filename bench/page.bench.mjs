@@ -4,11 +4,12 @@
  * list, filtered lists (a kind, a tag, a workspace) and searches, each timed from this process (the whole HTTP round
  * trip). Two servers one after the other on the same root, in the same run:
  *   (a) baseline: `DSH_KNOWLEDGE_FACET_CACHE=off`, facet counts recomputed on every request, as before the cache;
- *   (b) today's code: facet counts cached per filter until the next write.
- * Then, on (b), what a write costs the next request: a file written beside dsh web (as another process or an editor
- * would), waited for until the stats count it, and the first list after it timed.
+ *   (b) today's code: facet counts cached per filter, shifted by each write of dsh web's own index.
+ * Then what a write costs the next requests, on (b) and on (c) `DSH_KNOWLEDGE_FACET_CACHE=drop` (cached until a write
+ * drops them, as before shifting, session 34): a file written beside dsh web (as another process or an editor would),
+ * waited for until the list counts it (that first list timed), then the stats timed; --writes times.
  *
- *   node bench/page.bench.mjs [count=100000] [--requests N=40] [--root DIR]   (after `pnpm run build`)
+ *   node bench/page.bench.mjs [count=100000] [--requests N=40] [--writes N=10] [--root DIR]   (after `pnpm run build`)
  *
  * A generated root goes to bench/.data/rounds-<count> unless --root names one; the bench leaves it (remove it after).
  * Prints p50/p99/max per route and variant, and the ratio (a)/(b) of the medians. Numbers are printed, not asserted.
@@ -20,9 +21,10 @@ import { parseArgs } from 'node:util'
 import { writeRounds } from './generate-rounds.mjs'
 import { createDshHome } from '../test/harness/dsh.ts'
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { requests: { type: 'string' }, root: { type: 'string' } } })
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { requests: { type: 'string' }, writes: { type: 'string' }, root: { type: 'string' } } })
 const count = Number(positionals[0] ?? 100_000)
 const requests = Number(values.requests ?? 40)
+const writes = Number(values.writes ?? 10)
 const root = values.root ?? join(import.meta.dirname, '.data', `rounds-${count}`)
 
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * p))]
@@ -81,21 +83,32 @@ async function measure(label, env, afterWrite) {
     }
     let write
     if (afterWrite) {
-      const before = (await get(web.url, '/stats')).body.documents
-      const file = join(root, 'global', `page-bench-${Date.now()}.md`)
-      writeFileSync(file, `---\nid: page-bench-${Date.now()}\ntitle: A note the page bench wrote\nkind: note\ncreated: ${new Date().toISOString()}\n---\n\n# A note\n\nwritten beside dsh web\n`)
-      const t = performance.now()
-      let first
-      await until('the write', async () => {
-        const reply = await get(web.url, '/documents?limit=50')
-        first = reply.ms // the request that first counts the write: its facets were counted afresh
-        return reply.body.total === before + 1
-      })
-      const seen = performance.now() - t
-      const next = (await get(web.url, '/stats')).body.documents
-      write = { seen, first, next: next === before + 1 }
       const { rmSync } = await import('node:fs')
-      rmSync(file)
+      const firsts = []
+      const stats = []
+      const seens = []
+      let counted = true
+      for (let k = 0; k < writes; k++) {
+        const before = (await get(web.url, '/stats')).body.documents
+        const id = `page-bench-${Date.now()}-${k}`
+        const file = join(root, 'global', `${id}.md`)
+        writeFileSync(file, `---\nid: ${id}\ntitle: A note the page bench wrote\nkind: note\ntags: [page-bench]\ncreated: ${new Date().toISOString()}\n---\n\n# A note\n\nwritten beside dsh web\n`)
+        const t = performance.now()
+        let first
+        await until('the write', async () => {
+          const reply = await get(web.url, '/documents?limit=50')
+          first = reply.ms // the request that first counts the write: the facets it carries include the new note
+          return reply.body.total === before + 1
+        })
+        seens.push(performance.now() - t)
+        firsts.push(first)
+        const reply = await get(web.url, '/stats')
+        stats.push(reply.ms)
+        counted &&= reply.body.documents === before + 1
+        rmSync(file)
+        await until('the removal', async () => (await get(web.url, '/stats')).body.documents === before)
+      }
+      write = { seen: summary(seens), first: summary(firsts), stats: summary(stats), counted }
     }
     console.log(`  (${label}) ready after ${f1(ready / 1000)} s`)
     return { out, write }
@@ -108,12 +121,20 @@ const t = performance.now()
 writeRounds(root, count)
 console.log(`${count} documents under ${root} (${f1((performance.now() - t) / 1000)} s to generate or reuse); ${requests} requests per route and variant`)
 const baseline = await measure('a: recomputed per request', { DSH_KNOWLEDGE_FACET_CACHE: 'off' })
-const cached = await measure('b: cached until a write', {}, true)
+const cached = await measure('b: cached, shifted by writes', {}, true)
+const dropped = await measure('c: cached, dropped by writes', { DSH_KNOWLEDGE_FACET_CACHE: 'drop' }, true)
 console.log('route            (a) p50 / p99 / max ms        (b) p50 / p99 / max ms        (a)/(b) p50')
 for (const route of Object.keys(ROUTES)) {
   const a = baseline.out[route]
   const b = cached.out[route]
   console.log(`${route.padEnd(16)} ${`${f1(a.p50)} / ${f1(a.p99)} / ${f1(a.max)}`.padEnd(29)} ${`${f1(b.p50)} / ${f1(b.p99)} / ${f1(b.max)}`.padEnd(29)} ×${f1(a.p50 / b.p50)}`)
 }
-const w = cached.write
-console.log(`(b) a file written beside dsh web: in the list after ${f1(w.seen)} ms (the watcher), the first list request that shows it ${f1(w.first)} ms; stats count it: ${w.next}`)
+const line = (s) => `${f1(s.p50)} / ${f1(s.max)}`
+console.log(`a file written beside dsh web, ${writes} times (p50 / max ms): the first list that shows it, then the stats`)
+for (const [label, { write: w }] of [
+  ['(b) shifted', cached],
+  ['(c) dropped', dropped],
+]) {
+  console.log(`  ${label}: in the list after ${line(w.seen)} (the watcher); first list ${line(w.first)}; stats ${line(w.stats)}; stats counted every write: ${w.counted}`)
+}
+console.log(`  (c)/(b) p50: first list ×${f1(dropped.write.first.p50 / cached.write.first.p50)}, stats ×${f1(dropped.write.stats.p50 / cached.write.stats.p50)}`)
