@@ -117,6 +117,7 @@ const PHASES = {
    */
   async ready(dir) {
     const rss0 = gcRss()
+    const heap0 = process.memoryUsage().heapUsed
     const store = await openStore(dir, { watch: true })
     const t = performance.now()
     await store.start()
@@ -130,9 +131,10 @@ const PHASES = {
     // Both arms measured as a process that has settled: checked and warmed (the path table, the folded log).
     await store.indexed.warmed
     const rss = mb(gcRss() - rss0)
+    const heap = mb(process.memoryUsage().heapUsed - heap0)
     const docs = store.size
     await store.close()
-    return { ready, checked, during, rss, docs }
+    return { ready, checked, during, rss, heap, docs }
   },
   /** Item 4's tails: a store as dsh keeps one (watching), after its warm-up and its background merge, 10 passes of the mix. */
   async tails(dir) {
@@ -411,7 +413,7 @@ if (args.includes('--ready')) {
       for (const mode of ['walk', 'behind']) {
         const r = got[mode]
         console.log(
-          `${size.toLocaleString('en')} docs, run ${run}, ${mode.padEnd(6)}: ready ${f(r.ready)}, checked ${f(r.checked)}, RSS +${f(r.rss, 'MB')}; first pass of the mix p50/max ${f(r.during.p50)} / ${f(r.during.max)} (load ${readFileSync('/proc/loadavg', 'utf8').trim().split(' ')[0]})`,
+          `${size.toLocaleString('en')} docs, run ${run}, ${mode.padEnd(6)}: ready ${f(r.ready)}, checked ${f(r.checked)}, RSS +${f(r.rss, 'MB')} (heap +${f(r.heap, 'MB')}); first pass of the mix p50/max ${f(r.during.p50)} / ${f(r.during.max)} (load ${readFileSync('/proc/loadavg', 'utf8').trim().split(' ')[0]})`,
         )
       }
       ratios.push(got.walk.ready / got.behind.ready)

@@ -27,6 +27,11 @@ export class PathTable {
   private readonly idPaths = new Map<string, string>()
   /** File → the session its front matter names (for the cross-machine id rule). */
   private readonly sessions = new Map<string, string>()
+  /**
+   * One string per session name: a session's rounds (20 or so each) name the same session, and each row read from the
+   * index brings its own copy (~60 bytes per file: 60 MB at a million documents). Bounded by the sessions indexed.
+   */
+  private readonly sessionNames = new Map<string, string>()
   private loading!: Loading<Location>
 
   /**
@@ -46,11 +51,19 @@ export class PathTable {
     this.byPath.clear()
     this.idPaths.clear()
     this.sessions.clear()
+    this.sessionNames.clear()
     this.loading = new Loading(this.load, ([id, path, session]) => {
       this.byPath.set(path, id)
       this.idPaths.set(id, path)
-      if (session !== null) this.sessions.set(path, session)
+      if (session !== null) this.sessions.set(path, this.sessionName(session))
     })
+  }
+
+  private sessionName(session: string): string {
+    const known = this.sessionNames.get(session)
+    if (known !== undefined) return known
+    this.sessionNames.set(session, session)
+    return session
   }
 
   private ensure(): void {
@@ -100,14 +113,14 @@ export class PathTable {
     this.ensure()
     this.byPath.set(path, id)
     this.idPaths.set(id, path)
-    if (session !== undefined) this.sessions.set(path, session)
+    if (session !== undefined) this.sessions.set(path, this.sessionName(session))
   }
 
   /** Records the session a file names (before its document is indexed). */
   setSession(path: string, session: string): void {
     if (this.idle) return
     this.ensure()
-    this.sessions.set(path, session)
+    this.sessions.set(path, this.sessionName(session))
   }
 
   /** Forgets which id a file holds (the id may still point to it until {@link dropId}). */
@@ -128,7 +141,10 @@ export class PathTable {
   remove(path: string, id: string): void {
     if (this.idle) return
     this.ensure()
-    if (this.byPath.get(path) === id) this.byPath.delete(path)
+    if (this.byPath.get(path) === id) {
+      this.byPath.delete(path)
+      this.sessions.delete(path) // else a later file at this path without a session would seem to name this one
+    }
     if (this.idPaths.get(id) === path) this.idPaths.delete(id)
   }
 

@@ -78,8 +78,6 @@ export class Revisions {
   private skipping = false
   /** Set when the log cannot be written (a read-only root): revisions are then counted in memory only. */
   private readOnly = false
-  /** The revision of the text the search index holds, per id (hits and list rows show what their snippet came from). */
-  private readonly indexed = new Map<string, number>()
   private refreshed = 0
   /** The line {@link foldAscii} reads into, reused. */
   private readonly line: AsciiLine = { id: '', hash: '', atStart: 0, atEnd: 0 }
@@ -123,44 +121,33 @@ export class Revisions {
 
   /**
    * Records the texts the index holds, or is about to (one lock and one append for a whole scan slice); returns their
-   * revisions, and sets each one's `version` (the index keeps it with the row: search/schema.ts, REV_COLUMN).
+   * revisions, and sets each one's `version`: the index keeps it with the row (search/schema.ts, REV_COLUMN), so no
+   * map of indexed revisions is kept here (it cost ~100 bytes per document: 100 MB at a million).
    */
   index(docs: ReadonlyArray<{ id: string; hash?: string; mtimeMs?: number; version?: number }>): number[] {
     const hashed = docs.filter((doc) => doc.hash)
     const versions = this.observeMany(hashed.map((doc) => [doc.id, doc.hash!, doc.mtimeMs] as const))
-    // A copy of the id: a parsed document's id is a view into its whole file text, which a key would keep alive for
-    // the life of the process (a rebuild of 100k documents held 177 MB of file texts here; issue 24).
     versions.forEach((version, k) => {
-      this.indexed.set(ownString(hashed[k].id), version)
       hashed[k].version = version
     })
     return versions
   }
 
-  /** Forgets the indexed revision of a document that left the index (its history stays in the log). */
-  unindex(id: string): void {
-    this.indexed.delete(id)
-  }
-
-  /** The revision of the indexed text of `id`, else the newest. */
-  indexedVersion(id: string): number | undefined {
-    return this.indexed.get(id) ?? this.current(id)
-  }
-
   /**
-   * Each row with the {@link indexedVersion} of its id. A process that has not folded the log yet (a one-shot command: `search` prints
+   * Each row with the revision of its indexed text: the one its row keeps, else (a row an older build wrote, until
+   * the warm-up fills it in) the newest. A process that has not folded the log yet (a one-shot command: `search` prints
    * ten hits) looks only these ids up in it, which costs a read of the file instead of folding every line of it
    * (100k documents: a 7 MB log, ~0.4 s of folding under load). Same answers as folding: the same lines count.
    */
   withVersions<Row extends { id: string; version?: number }>(rows: readonly Row[]): Array<Row & { version: number | undefined }> {
     // A row the index keeps with its revision needs no lookup (search/schema.ts, REV_COLUMN).
-    const missing = rows.filter((row) => !this.indexed.has(row.id) && row.version === undefined).map((row) => row.id)
+    const missing = rows.filter((row) => row.version === undefined).map((row) => row.id)
     // Once per process: each lookup reads the whole log, so a long-lived one (dsh web: a list or search per request)
     // folds it on its second call and never reads it whole again.
     const peek = !this.peeked && missing.length > 0 && missing.length <= PEEK_IDS && this.offset === 0 && !this.entries.size
     if (peek) this.peeked = true
     const found = peek ? this.peek(missing) : undefined
-    return rows.map((row) => ({ ...row, version: this.indexed.get(row.id) ?? row.version ?? (found ? found.get(row.id) || undefined : this.indexedVersion(row.id)) }))
+    return rows.map((row) => ({ ...row, version: row.version ?? (found ? found.get(row.id) || undefined : this.current(row.id)) }))
   }
 
   /** The revisions of `ids` in the log as it is, without folding it; undefined when the log must be folded instead. */

@@ -1,6 +1,6 @@
 /**
  * What the store keeps in memory beside a shared index, kept in step with other processes' commits: the id ↔ file
- * table, the relation graph, the id-prefix owners and the indexed revisions. The index tells of those commits
+ * table, the relation graph and the id-prefix owners (each row keeps its revision: nothing to follow for that). The index tells of those commits
  * (search/shared-file.ts) before a read or a write of this process; this module applies them, and announces them to
  * the store's listeners as the watcher would have (`written`, `removed`), on the next turn (never from inside the
  * index's transaction).
@@ -13,7 +13,6 @@ import type { SearchIndex } from '../../search/search-index.js'
 import type { PathTable } from '../index-cache/path-table.js'
 import type { IdClaims } from '../ids/id-claims.js'
 import type { RelationGraph } from '../relations/relations.js'
-import type { Revisions } from '../logs/revisions.js'
 import type { StoreChange } from '../store-types.js'
 
 /** The tables a follower updates. */
@@ -22,7 +21,6 @@ export interface Followed {
   table: PathTable
   graph: RelationGraph
   ids: IdClaims
-  revisions: Revisions
   emit(change: StoreChange): void
   /** The log no longer reaches back to what this process saw: reload the tables from the index. */
   reload(): void
@@ -44,8 +42,6 @@ export function followChanges(target: Followed, changes: ForeignChange[] | null)
   }
   const announced: StoreChange[] = []
   for (const [id, change] of last) {
-    // Another process's revision of it: the shared revision log answers (the newest), not this process's memory.
-    target.revisions.unindex(id)
     const row = followedRow(target.index, id)
     if (!row) {
       announced.push({ type: 'removed', id, path: change.path })

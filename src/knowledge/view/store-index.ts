@@ -166,7 +166,6 @@ export class StoreIndex {
         remove: (id) => {
           this.index.remove(id)
           this.graph.remove(id)
-          revisions.unindex(id)
         },
         indexedMtime: (id) => this.index.get(id)?.mtimeMs,
         locations: () => this.locations(),
@@ -309,14 +308,12 @@ export class StoreIndex {
 
   /** Other processes' commits to the shared index, into this process's tables (see ./follow.ts). */
   private follow(changes: Parameters<typeof followChanges>[1]): void {
-    const { ids, revisions } = this.host
     followChanges(
       {
         index: this.index,
         table: this.files.table,
         graph: this.graph,
-        ids,
-        revisions,
+        ids: this.host.ids,
         emit: (change) => this.host.emit(change),
         reload: () => {
           this.files.table.reset()
