@@ -25,6 +25,7 @@ import { appendRootStateFile, createRootStateFile, ensureStateFolder, openRootSt
 import { ownString } from '../../search/schema.js'
 import { LEDGER_DIR } from './ledger.js'
 import { type AsciiLine, LINE, readAsciiLine, revisionsIn } from './revision-line.js'
+import { RevisionTable } from './revision-table.js'
 
 export const REVISIONS_FILE = 'revisions.log'
 const LOCK_FILE = 'revisions.lock'
@@ -53,13 +54,6 @@ export function contentHash(text: string): string {
   return createHash('sha256').update(normalized).digest().toString('hex', 0, 8)
 }
 
-interface Entry {
-  n: number
-  last: string
-  /** When the first revision was recorded (epoch ms), if its line says. */
-  first?: number
-}
-
 export interface RevisionLogger {
   warn(format: string, ...args: unknown[]): void
 }
@@ -69,7 +63,7 @@ export class Revisions {
   private readonly dir: string
   private readonly file: string
   private readonly lock: string
-  private readonly entries = new Map<string, Entry>()
+  private readonly entries = new RevisionTable()
   /** Bytes of the log read so far (an unterminated tail included: it is kept in {@link partial}). */
   private offset = 0
   /** The bytes of the unterminated line at {@link offset}. */
@@ -97,7 +91,7 @@ export class Revisions {
 
   /** The current revision of `id` as this process knows it (0: never seen). */
   get(id: string): number {
-    return this.entries.get(id)?.n ?? 0
+    return this.entries.count(id)
   }
 
   /** When the store first recorded `id` (its first revision), shared by every process on the root; undefined if unknown. */
@@ -107,7 +101,7 @@ export class Revisions {
       this.refresh()
       this.refreshed = Date.now()
     }
-    return this.entries.get(id)?.first
+    return this.entries.firstSeen(id)
   }
 
   /** The newest revision of `id` (the log's tail is read at most every 20 ms); undefined for an unknown id. */
@@ -268,29 +262,18 @@ export class Revisions {
   private foldAscii(bytes: Buffer, start: number, end: number): void {
     const line = this.line
     if (!readAsciiLine(bytes, start, end, line)) return
-    const entry = this.entries.get(line.id)
-    if (!entry) {
-      const at = line.atStart < line.atEnd ? Date.parse(bytes.toString('latin1', line.atStart, line.atEnd)) || undefined : undefined
-      this.entries.set(line.id, { n: 1, last: line.hash, first: at })
-    } else if (entry.last !== line.hash) {
-      entry.n++
-      entry.last = line.hash
-    }
+    const added = this.entries.record(line.id, line.hash)
+    if (added >= 0 && line.atStart < line.atEnd) this.entries.date(added, Date.parse(bytes.toString('latin1', line.atStart, line.atEnd)))
   }
 
   private fold(line: string): void {
     const match = LINE.exec(line.trim())
     if (!match) return
     const [, id, hash, at] = match
-    // Copies of the hash and of a new id, not the match: V8 keeps a match as a view that holds the whole log line
-    // alive (~160 bytes more a document, for as long as the process runs; issue 24).
-    const own = () => Buffer.from(hash, 'latin1').toString('latin1')
-    const entry = this.entries.get(id)
-    if (!entry) this.entries.set(ownString(id), { n: 1, last: own(), first: at ? Date.parse(at) || undefined : undefined })
-    else if (entry.last !== hash) {
-      entry.n++
-      entry.last = own()
-    }
+    // A copy of a new id, not the match: V8 keeps a match as a view that holds the whole log line alive (~160 bytes
+    // more a document, for as long as the process runs; issue 24). The hash is kept as numbers (./revision-table.ts).
+    const added = this.entries.record(this.entries.has(id) ? id : ownString(id), hash)
+    if (added >= 0 && at) this.entries.date(added, Date.parse(at))
   }
 
   /** Records that `id` now has the text hashed as `hash`; returns its revision. */
@@ -303,7 +286,7 @@ export class Revisions {
    * Never throws: a root that cannot be written still gets consistent in-memory revisions and a warning.
    */
   observeMany(pairs: ReadonlyArray<readonly [id: string, hash: string, mtimeMs?: number]>): number[] {
-    const stale = () => pairs.some(([id, hash]) => this.entries.get(id)?.last !== hash)
+    const stale = () => pairs.some(([id, hash]) => !this.entries.isLast(id, hash))
     this.refresh()
     if (!stale()) return pairs.map(([id]) => this.get(id))
     if (this.readOnly) return this.foldLocally(pairs)
@@ -315,7 +298,7 @@ export class Revisions {
       const at = new Date(now).toISOString()
       const lines: string[] = []
       for (const [id, hash, mtimeMs] of pairs) {
-        if (this.entries.get(id)?.last === hash) continue
+        if (this.entries.isLast(id, hash)) continue
         // A first revision is dated by its file when that is older (a hand-written file the store finds today was
         // written before): the created date of a file without `created` (see firstSeen).
         const first = !this.entries.has(id) && mtimeMs !== undefined && mtimeMs > 0 && mtimeMs < now
