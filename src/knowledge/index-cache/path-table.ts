@@ -1,6 +1,5 @@
 /**
- * Which file holds which document id, and the session each file's front matter names: what duplicate-id checks,
- * links and reads by id ask. Loaded from the index when first needed, not at start: with a persisted index of 100k
+ * Which file holds which document id: what duplicate-id checks, links and reads by id ask. Loaded from the index when first needed, not at start: with a persisted index of 100k
  * documents, building it cost ~0.35 s and ~25 MB, and a start that finds nothing changed (and a CLI search) never
  * needs it. A load always starts from what the index holds at that moment; a long-lived store loads it in the
  * background in slices after its start (./loading.ts).
@@ -25,13 +24,6 @@ export class PathTable {
   private readonly byPath = new Map<string, string>()
   /** Document id → its file (the inverse of `byPath`), so duplicate checks need no index query. */
   private readonly idPaths = new Map<string, string>()
-  /** File → the session its front matter names (for the cross-machine id rule). */
-  private readonly sessions = new Map<string, string>()
-  /**
-   * One string per session name: a session's rounds (20 or so each) name the same session, and each row read from the
-   * index brings its own copy (~60 bytes per file: 60 MB at a million documents). Bounded by the sessions indexed.
-   */
-  private readonly sessionNames = new Map<string, string>()
   private loading!: Loading<Location>
 
   /**
@@ -50,20 +42,10 @@ export class PathTable {
   reset(): void {
     this.byPath.clear()
     this.idPaths.clear()
-    this.sessions.clear()
-    this.sessionNames.clear()
-    this.loading = new Loading(this.load, ([id, path, session]) => {
+    this.loading = new Loading(this.load, ([id, path]) => {
       this.byPath.set(path, id)
       this.idPaths.set(id, path)
-      if (session !== null) this.sessions.set(path, this.sessionName(session))
     })
-  }
-
-  private sessionName(session: string): string {
-    const known = this.sessionNames.get(session)
-    if (known !== undefined) return known
-    this.sessionNames.set(session, session)
-    return session
   }
 
   private ensure(): void {
@@ -99,28 +81,21 @@ export class PathTable {
     return this.pathOf(id) !== undefined
   }
 
-  /** The session named by the file that holds an id. */
+  /**
+   * The session named by the file that holds an id, as the index has it: asked only when two files claim one id (the
+   * cross-machine rule), so a point query rather than a map of every file's session (~50 bytes a document: 50 MB at a
+   * million, for the life of the process).
+   */
   sessionOf(id: string): string | undefined {
-    if (this.idle) return this.byId(id)?.session ?? undefined
-    this.ensure()
-    const path = this.idPaths.get(id)
-    return path === undefined ? undefined : this.sessions.get(path)
+    return this.byId(id)?.session ?? undefined
   }
 
-  /** Records that `path` holds `id` (and names `session`). */
-  put(path: string, id: string, session?: string): void {
+  /** Records that `path` holds `id`. */
+  put(path: string, id: string): void {
     if (this.idle) return
     this.ensure()
     this.byPath.set(path, id)
     this.idPaths.set(id, path)
-    if (session !== undefined) this.sessions.set(path, this.sessionName(session))
-  }
-
-  /** Records the session a file names (before its document is indexed). */
-  setSession(path: string, session: string): void {
-    if (this.idle) return
-    this.ensure()
-    this.sessions.set(path, this.sessionName(session))
   }
 
   /** Forgets which id a file holds (the id may still point to it until {@link dropId}). */
@@ -141,10 +116,7 @@ export class PathTable {
   remove(path: string, id: string): void {
     if (this.idle) return
     this.ensure()
-    if (this.byPath.get(path) === id) {
-      this.byPath.delete(path)
-      this.sessions.delete(path) // else a later file at this path without a session would seem to name this one
-    }
+    if (this.byPath.get(path) === id) this.byPath.delete(path)
     if (this.idPaths.get(id) === path) this.idPaths.delete(id)
   }
 

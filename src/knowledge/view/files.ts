@@ -85,7 +85,7 @@ export class DocumentFiles {
 
   /** Records a document this process wrote (the index already has it). */
   noteWritten(doc: KnowledgeDoc): void {
-    this.table.put(doc.path, doc.id, typeof doc.meta.session === 'string' ? doc.meta.session : undefined)
+    this.table.put(doc.path, doc.id)
   }
 
   /** Forgets a document this process was about to write (its write failed). */
@@ -295,7 +295,6 @@ export class DocumentFiles {
     const known = knownAt === undefined ? this.table.idAt(rel) : (knownAt ?? undefined)
     if (known && known !== doc.id) this.sink.remove(known)
     claimed?.set(doc.id, doc)
-    if (typeof doc.meta.session === 'string') this.table.setSession(rel, doc.meta.session)
     this.invalid.delete(rel)
     return true
   }

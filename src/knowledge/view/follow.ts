@@ -47,7 +47,7 @@ export function followChanges(target: Followed, changes: ForeignChange[] | null)
       announced.push({ type: 'removed', id, path: change.path })
       continue
     }
-    target.table.put(row.path, id, row.session ?? undefined)
+    target.table.put(row.path, id)
     target.graph.remove(id)
     if (row.relations) target.graph.restore(id, row.relations)
     target.ids.noteIndexed(id, row.session)
