@@ -9,6 +9,7 @@ import { hasHan } from './expand/index.js'
 import { plainBody } from './plain-text.js'
 import { asStrings, epoch, KIND_INDEX, REV_COLUMN, STATUS_INDEX, stripTitle } from './schema.js'
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
+import type { FacetSnapshot } from './shared-file.js'
 import { indexStreams } from './tokenize.js'
 
 /** The `doc` insert; its values are the rowid, then {@link DocRowValues.columns}. */
@@ -49,6 +50,8 @@ export function fillRevisions(stmt: (sql: string) => StatementSync, from: number
 
 /** Where `created` is in {@link DocRowValues.columns}: an upsert that keeps it keeps the rowid order a rebuild gives (dense rowids, oldest first). */
 export const CREATED_COLUMN = 5
+/** Where `cwd` is in {@link DocRowValues.columns}. */
+export const CWD_COLUMN = 4
 
 /** One document as the index stores it. */
 export interface DocRowValues {
@@ -138,10 +141,16 @@ export function oldestFirst(docs: Iterable<KnowledgeDoc>): KnowledgeDoc[] {
  * Deletes the rows of one document (by rowid), telling `dropTool` each tool name it used and `deleted` its file,
  * status and tools (a shared file's change log); returns whether it was retired.
  */
-export function deleteDocRows(stmt: (sql: string) => StatementSync, rowid: number, dropTool: (name: string) => void, deleted: (path: string, retired: boolean, tools: string) => void): boolean {
-  const row = stmt('SELECT tools, path FROM doc WHERE rowid = ?').get(rowid) as { tools: string; path: string }
+export function deleteDocRows(
+  stmt: (sql: string) => StatementSync,
+  rowid: number,
+  dropTool: (name: string) => void,
+  deleted: (path: string, retired: boolean, tools: string, snapshot: () => FacetSnapshot) => void,
+): boolean {
+  const row = stmt('SELECT id, tools, path, cwd FROM doc WHERE rowid = ?').get(rowid) as { id: string; tools: string; path: string; cwd: string }
   const retired = ((rowid >> 3) & 3) === STATUS_INDEX.retired
-  deleted(row.path, retired, row.tools)
+  const ids = (table: 'tag' | 'tool') => (stmt(`SELECT id FROM ${table} WHERE doc = ?`).all(rowid) as Array<{ id: number }>).map((r) => r.id)
+  deleted(row.path, retired, row.tools, () => [rowid, row.id, row.cwd, ids('tag'), ids('tool')])
   for (const t of new Set(asStrings(JSON.parse(row.tools)))) dropTool(t)
   for (const table of ['fts', 'fts_chars', 'doc', 'body']) stmt(`DELETE FROM ${table} WHERE rowid = ?`).run(rowid)
   stmt('DELETE FROM tag WHERE doc = ?').run(rowid)

@@ -52,21 +52,42 @@ export function workspaceCount(host: ListingHost, cwd: string): number {
 }
 
 /**
+ * Rows given by what they held ({@link FacetSnapshot}s, JSON): rows another process replaced or added, counted by the
+ * same statements as the tables, through common table expressions named like the tables they stand for.
+ */
+export interface Snapshots {
+  snapshots: string
+}
+
+const SNAPSHOT_TABLES = `WITH snap AS (SELECT value AS v FROM json_each(?)),
+  doc AS (SELECT v->>0 AS rowid, v->>1 AS id, v->>2 AS cwd FROM snap),
+  tag AS (SELECT s.v->>0 AS doc, t.value AS id FROM snap AS s, json_each(s.v->3) AS t),
+  tool AS (SELECT s.v->>0 AS doc, t.value AS id FROM snap AS s, json_each(s.v->4) AS t) `
+
+/**
  * Counts per kind, tag, tool and workspace over the documents the filter selects (paging ignored); given `rows`, over
- * those rowids alone (what a write adds to or takes from cached counts, {@link FacetCache.shift}). Why these shapes
+ * those rowids alone (what a write adds to or takes from cached counts, {@link FacetCache.shift}), or over snapshots of
+ * rows (what another process's commit took out and put in, {@link FacetCache.followed}). Why these shapes
  * (100k documents, measured): kinds and workspaces come from one scan of the `cwd` index (kind and status are bits of
  * the rowid), not of the wide `doc` rows; tags and tools are counted in their link tables alone whenever the filter
  * reads only rowid bits and links (no scope, no id prefix): joining every link row to its document cost ~25× more.
  */
-export function facetCounts(host: ListingHost, filter: SearchFilter = {}, rows?: readonly number[]): Facets {
+export function facetCounts(host: ListingHost, filter: SearchFilter = {}, over?: readonly number[] | Snapshots): Facets {
   const out: Facets = { kinds: {}, tags: {}, tools: {}, workspaces: {} }
-  const where = whereOf(filter, 'doc', host.vocabulary, host.retired)
+  const snapshots = over !== undefined && 'snapshots' in over ? over.snapshots : undefined
+  const rows = snapshots === undefined ? (over as readonly number[] | undefined) : undefined
+  // Snapshots may hold a retired row, or a tool no document uses any more, while the tables hold none.
+  const where = whereOf(filter, 'doc', host.vocabulary, host.retired, snapshots !== undefined)
   if (where.none) return out
   const names = host.vocabulary.names
   // A fixed fragment and one bound JSON array: the statement's shape does not depend on how many rows.
   const only = (column: string) => (rows ? ` AND ${column} IN (SELECT value FROM json_each(?))` : '')
   const ids = rows ? [JSON.stringify(rows)] : []
-  for (const r of host.stmt(`SELECT cwd AS w, (rowid & 7) AS k, count(*) AS n FROM doc WHERE 1${where.sql}${only('doc.rowid')} GROUP BY cwd, k`).all(...where.params, ...ids) as Array<{
+  const from = snapshots === undefined ? '' : SNAPSHOT_TABLES
+  const first = snapshots === undefined ? [] : [snapshots]
+  for (const r of host
+    .stmt(`${from}SELECT cwd AS w, (rowid & 7) AS k, count(*) AS n FROM doc WHERE 1${where.sql}${only('doc.rowid')} GROUP BY cwd, k`)
+    .all(...first, ...where.params, ...ids) as Array<{
     w: string
     k: number
     n: number
@@ -74,20 +95,15 @@ export function facetCounts(host: ListingHost, filter: SearchFilter = {}, rows?:
     out.kinds[KINDS[r.k]] = (out.kinds[KINDS[r.k]] ?? 0) + r.n
     out.workspaces[r.w] = (out.workspaces[r.w] ?? 0) + r.n
   }
-  const links = where.needsDoc ? undefined : whereOf(filter, 'link', host.vocabulary, host.retired)
+  const links = where.needsDoc ? undefined : whereOf(filter, 'link', host.vocabulary, host.retired, snapshots !== undefined)
   for (const table of ['tag', 'tool'] as const) {
     const sql = links
       ? `SELECT link.id AS k, count(*) AS n FROM (SELECT doc AS rowid, id FROM ${table}) AS link WHERE 1${links.sql}${only('link.rowid')} GROUP BY link.id`
       : `SELECT ${table}.id AS k, count(*) AS n FROM ${table} JOIN doc ON doc.rowid = ${table}.doc WHERE 1${where.sql}${only(`${table}.doc`)} GROUP BY ${table}.id`
     const counts = table === 'tag' ? out.tags : out.tools
-    for (const r of host.stmt(sql).all(...(links ?? where).params, ...ids) as Array<{ k: number; n: number }>) counts[names[r.k]] = r.n
+    for (const r of host.stmt(from + sql).all(...first, ...(links ?? where).params, ...ids) as Array<{ k: number; n: number }>) counts[names[r.k]] = r.n
   }
   return out
-}
-
-/** The database's change counter: it moves when another connection commits to the file, never for this one's writes. */
-export function dataVersion(host: Pick<ListingHost, 'stmt'>): number {
-  return (host.stmt('PRAGMA data_version').get() as { data_version: number }).data_version
 }
 
 /**
@@ -113,12 +129,13 @@ interface FacetEntry {
 }
 
 /**
- * Facet counts per filter, kept true through this index's own writes: each write takes the replaced row's counts out
- * of every cached filter and adds the new row's ({@link FacetCache.shift}), counted by the same SQL over those rows
- * alone. Why: at 120k documents a recount held the event loop ~80–100 ms, and dsh writes a round after every turn while
- * the page polls its list. `version` is the database's change counter for commits by other connections (another
- * process writing the same file), checked on every read: what they changed is not known row by row, so their write
- * clears the cache and the next read counts afresh.
+ * Facet counts per filter, kept true through every write to the index: each write of this connection takes the
+ * replaced row's counts out of every cached filter and adds the new row's ({@link FacetCache.shift}), counted by the
+ * same SQL over those rows alone; another connection's commit (another process writing the same file) does the same
+ * through the snapshots its change log rows carry ({@link FacetCache.followed}). Why: at 120k documents a recount held
+ * the event loop ~80–100 ms, and dsh writes a round after every turn while the page polls its list and other
+ * processes write beside it. `version` is the change counter of the commits by other connections that the counts
+ * include, checked on every read: counts that missed one are dropped and the next read counts afresh.
  */
 export class FacetCache {
   private readonly entries = new Map<string, FacetEntry>()
@@ -129,10 +146,13 @@ export class FacetCache {
   /** Counts computed (not served from the cache): the tests watch it. */
   computed = 0
 
-  /** `count` counts one filter's facets over the given rowids (facetCounts with `rows`). */
+  /**
+   * `versionOf`: the change counter of the other connections' commits followed so far (./shared-file.ts,
+   * seenVersion); `count` counts one filter's facets over the given rowids or snapshots ({@link facetCounts}).
+   */
   constructor(
     private readonly versionOf: () => number,
-    private readonly count: (filter: SearchFilter, rows: readonly number[]) => Facets,
+    private readonly count: (filter: SearchFilter, over: readonly number[] | Snapshots) => Facets,
   ) {}
 
   /** The counts for `filter`, computed by `count` only when this filter's are not cached for the index as it is now. */
@@ -160,9 +180,9 @@ export class FacetCache {
    * This connection is about to remove these rows (`sign` -1, before the write) or has just written them (+1, after):
    * every cached filter's counts follow. Past {@link FACET_SHIFT_ROWS} rows since the last read the cache is dropped.
    */
-  shift(rows: readonly number[], sign: 1 | -1): void {
-    if (!this.entries.size || !rows.length) return
-    this.shifted += rows.length
+  shift(rows: readonly number[] | Snapshots, sign: 1 | -1, size = (rows as readonly number[]).length): void {
+    if (!this.entries.size || !size) return
+    this.shifted += size
     if (this.shifted > FACET_SHIFT_ROWS || this.drop) {
       this.clear()
       return
@@ -178,6 +198,35 @@ export class FacetCache {
           else delete into[name]
         }
       }
+    }
+  }
+
+  /**
+   * Other connections' commits since the counter was `before`, as the change log gave them (undefined: no document
+   * row changed; null: the log no longer reaches back). Each change's snapshot takes a deleted row out and puts an
+   * inserted one in; a change without one (a writer of an older build), a gap, or counts that missed a commit drop
+   * the cache instead.
+   */
+  followed(changes: ReadonlyArray<{ gone: boolean; facets: string | null }> | null | undefined, before: number): void {
+    const after = this.versionOf()
+    if (this.off || !this.entries.size || after === before) {
+      if (this.version === before) this.version = after
+      return
+    }
+    if (this.version !== before || changes === null || changes?.some((change) => change.facets === null)) {
+      this.clear()
+      return
+    }
+    this.version = after
+    if (!changes?.length) return
+    try {
+      for (const gone of [true, false]) {
+        const taken = changes.filter((change) => change.gone === gone)
+        if (taken.length) this.shift({ snapshots: `[${taken.map((change) => change.facets).join(',')}]` }, gone ? -1 : 1, taken.length)
+      }
+    } catch {
+      // A snapshot SQLite cannot read (a file written by something else than this code): counted afresh instead.
+      this.clear()
     }
   }
 

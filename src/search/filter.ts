@@ -115,8 +115,11 @@ export class Vocabulary {
     return id
   }
 
-  /** Tool names in use that the glob matches, case-insensitively; a broken glob matches literally. */
-  toolsMatching(glob: string): string[] {
+  /**
+   * Tool names in use that the glob matches, case-insensitively; a broken glob matches literally. `named`: every tool
+   * name known, used or not (what a snapshot of a row that is gone may hold).
+   */
+  toolsMatching(glob: string, named = false): string[] {
     let test: (s: string) => boolean
     try {
       const m = picomatch(glob, { nocase: true, dot: true })
@@ -125,16 +128,18 @@ export class Vocabulary {
       const lowered = glob.toLowerCase()
       test = (s) => s.toLowerCase() === lowered
     }
-    return [...this.toolUse.keys()].filter(test)
+    return [...(named ? this.toolIds : this.toolUse).keys()].filter(test)
   }
 }
 
 /**
  * Filter clauses over `doc` (or, for kind, status, tag and tool, over the rowid of `alias`: `fts`, or `link` for a
  * tag or tool row seen as `(rowid = its document, id)`; only a filter without `needsDoc` can be asked of `link`). `retired`: how many retired
- * documents are indexed (while none is, the default status filter adds no clause).
+ * documents are indexed (while none is, the default status filter adds no clause). `ofSnapshots`: the clauses are
+ * asked of rows that may no longer be in the tables (facets.ts, Snapshots): the status clause is always there, and a
+ * tool glob matches every tool name known.
  */
-export function whereOf(filter: SearchFilter | undefined, alias: 'doc' | 'fts' | 'link', vocabulary: Vocabulary, retired: number): Where {
+export function whereOf(filter: SearchFilter | undefined, alias: 'doc' | 'fts' | 'link', vocabulary: Vocabulary, retired: number, ofSnapshots = false): Where {
   const clauses: string[] = []
   const params: SQLInputValue[] = []
   let needsDoc = false
@@ -154,7 +159,7 @@ export function whereOf(filter: SearchFilter | undefined, alias: 'doc' | 'fts' |
     const s = f.status === undefined || f.status === null ? undefined : STATUS_INDEX[f.status as string]
     if (f.status !== undefined && f.status !== null && s === undefined) none = true
     else if (s === undefined) {
-      if (retired > 0) {
+      if (retired > 0 || ofSnapshots) {
         clauses.push(`((${alias}.rowid >> 3) & 3) <> ${STATUS_INDEX.retired}`)
         defaultClause = true
       }
@@ -172,7 +177,7 @@ export function whereOf(filter: SearchFilter | undefined, alias: 'doc' | 'fts' |
     }
   }
   if (typeof f.tool === 'string' && f.tool.trim()) {
-    const ids = vocabulary.toolsMatching(f.tool.trim()).map((name) => vocabulary.toolIds.get(name)!)
+    const ids = vocabulary.toolsMatching(f.tool.trim(), ofSnapshots).map((name) => vocabulary.toolIds.get(name)!)
     if (!ids.length) none = true
     else if (ids.length === 1) {
       clauses.push(`EXISTS (SELECT 1 FROM tool WHERE tool.doc = ${alias}.rowid AND tool.id = ?)`)

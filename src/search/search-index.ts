@@ -17,8 +17,8 @@ import type { FileStamp, KnowledgeDoc, SearchFilter, SearchHit } from '../types.
 import type { Facets } from '../wire.js'
 import { queryTerms } from './tokenize.js'
 import { toHit } from './hits.js'
-import { CREATED_COLUMN, deleteDocRows, docRow, INSERT_DOC, INSERT_DOC_REV, fillRevisions, insertTokens, oldestFirst, revColumn } from './doc-row.js'
-import { countDocs, dataVersion, FacetCache, facetCounts, listDocs, workspaceCount } from './facets.js'
+import { CREATED_COLUMN, CWD_COLUMN, deleteDocRows, docRow, INSERT_DOC, INSERT_DOC_REV, fillRevisions, insertTokens, oldestFirst, revColumn } from './doc-row.js'
+import { countDocs, FacetCache, facetCounts, listDocs, workspaceCount } from './facets.js'
 import { tagKey, Vocabulary, whereOf } from './filter.js'
 import { type Plan, QueryPlanner, RANK_DEPTH } from './planner.js'
 import { DEFAULT_SEARCH_LIMIT, DOC_COLUMNS, type DocRow, type IndexedMeta, type ListSort, ownString, page, type RelationsRow, ROWID_STEP, SCHEMA, STATUS_INDEX, toMeta } from './schema.js'
@@ -69,8 +69,8 @@ export class SearchIndex {
   private revsFrom = 0
   /** The write transaction of each event-loop turn, and background segment merging. */
   private readonly cycle: WriteCycle
-  /** Facet counts per filter, shifted by this index's writes, dropped by another connection's (the database's change counter). */
-  private readonly facetCache = new FacetCache(() => dataVersion(this), facetCounts.bind(null, this))
+  /** Facet counts per filter, shifted by this index's writes and by the other connections' it follows (./facets.ts). */
+  private readonly facetCache = new FacetCache(() => this.file?.seenVersion ?? 0, facetCounts.bind(null, this))
   /** A file's change log, which other processes write too (see ./shared-file.ts). */
   private readonly file?: SharedFile
   /** Told of other processes' document changes once this index caught up with them (null: reload everything). */
@@ -103,7 +103,9 @@ export class SearchIndex {
   }
 
   private catchUp(): void {
+    const before = this.file?.seenVersion ?? 0
     const changes = this.file?.catchUp(this.state, this.vocabulary, () => this.planner.wrote())
+    this.facetCache.followed(changes, before)
     if (changes !== undefined) this.onForeign(changes)
   }
 
@@ -235,13 +237,13 @@ export class SearchIndex {
       this.stmt('INSERT INTO body (rowid, text) VALUES (?, ?)').run(rowid, body)
       if (!this.persistent) this.rowids.set(ownString(id), rowid)
       insertTokens((sql) => this.stmt(sql), rowid, titleText, tagText, bodyText)
-      const addTag = this.stmt('INSERT OR IGNORE INTO tag (doc, id) VALUES (?, ?)')
-      for (const t of new Set(tags.map(tagKey))) addTag.run(rowid, this.vocabulary.tag(t))
-      const addTool = this.stmt('INSERT OR IGNORE INTO tool (doc, id) VALUES (?, ?)')
-      for (const t of new Set(tools)) addTool.run(rowid, this.vocabulary.useTool(t))
+      const tagIds = [...new Set(tags.map(tagKey))].map((t) => this.vocabulary.tag(t))
+      const toolIds = [...new Set(tools)].map((t) => this.vocabulary.useTool(t))
+      for (const tag of tagIds) this.stmt('INSERT OR IGNORE INTO tag (doc, id) VALUES (?, ?)').run(rowid, tag)
+      for (const tool of toolIds) this.stmt('INSERT OR IGNORE INTO tool (doc, id) VALUES (?, ?)').run(rowid, tool)
       if (!replaced) this.state.count++
       if (status === STATUS_INDEX.retired) this.state.retired++
-      this.file?.record(id, doc.path, false, status === STATUS_INDEX.retired, JSON.stringify([...new Set(tools)]))
+      this.file?.record(id, doc.path, false, status === STATUS_INDEX.retired, JSON.stringify([...new Set(tools)]), () => [rowid, id, String(columns[CWD_COLUMN]), tagIds, toolIds])
       // Remembered in a file-backed index too: a reused cache expands English queries into Chinese as before.
       if (han && this.persistent) this.stmt("INSERT OR REPLACE INTO meta (key, value) VALUES ('han', '1')").run()
       if (han) this.state.han = true
@@ -277,7 +279,7 @@ export class SearchIndex {
       (sql) => this.stmt(sql),
       rowid,
       (tool) => this.vocabulary.dropTool(tool),
-      (path, retired, tools) => this.file?.record(id, path, true, retired, tools),
+      (path, retired, tools, snapshot) => this.file?.record(id, path, true, retired, tools, snapshot),
     )
     if (retired) this.state.retired--
     return true

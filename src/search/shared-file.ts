@@ -33,7 +33,18 @@ export interface ForeignChange {
   readonly retired: boolean
   /** The row's tool names (JSON array). */
   readonly tools: string
+  /**
+   * What the row's facet counts were made of ({@link FacetSnapshot}, JSON): followers shift their cached counts by it
+   * rather than count every document again. Null from a writer of an older build (or a file without the column).
+   */
+  readonly facets: string | null
 }
+
+/** A row as facet counts see it: rowid (kind and status are its bits), id, workspace, tag ids, tool ids. */
+export type FacetSnapshot = [rowid: number, id: string, cwd: string, tags: number[], tools: number[]]
+
+/** The change log's column for {@link ForeignChange.facets}: added to a file that lacks it, like doc-row.ts's revColumn. */
+const FACETS_COLUMN = 'facets'
 
 /** The change log of one connection to a shared file. */
 export class SharedFile {
@@ -45,6 +56,8 @@ export class SharedFile {
   logging = false
   /** The log's end when the tool counts were read (changes up to it are in them). */
   private usesAt = 0
+  /** The log has the {@link FACETS_COLUMN} column: this connection writes and reads facet snapshots. */
+  private snapshots = false
 
   constructor(
     private readonly stmt: (sql: string) => StatementSync,
@@ -57,6 +70,7 @@ export class SharedFile {
    * a Map: opening a file then costs nothing per document.
    */
   open(state: FileState, vocabulary: Vocabulary): void {
+    this.snapshots = facetsColumn(this.stmt)
     this.stmt('BEGIN').run()
     try {
       this.restore(state, vocabulary)
@@ -146,10 +160,28 @@ export class SharedFile {
     return true
   }
 
-  /** Records one document row inserted or deleted (inside the open write transaction). */
-  record(id: string, path: string, gone: boolean, retired: boolean, tools: string): void {
+  /** The data_version this connection last looked at: a change log read after it holds every commit before it. */
+  get seenVersion(): number {
+    return this.version
+  }
+
+  /**
+   * Records one document row inserted or deleted (inside the open write transaction); `snapshot` gives its
+   * {@link FacetSnapshot} (asked only when the log keeps them, before a deleted row's tables are emptied).
+   */
+  record(id: string, path: string, gone: boolean, retired: boolean, tools: string, snapshot: () => FacetSnapshot): void {
     if (!this.logging) return
-    const { lastInsertRowid } = this.stmt('INSERT INTO change (origin, id, path, gone, retired, tools) VALUES (?, ?, ?, ?, ?, ?)').run(this.origin, id, path, gone ? 1 : 0, retired ? 1 : 0, tools)
+    const { lastInsertRowid } = this.snapshots
+      ? this.stmt('INSERT INTO change (origin, id, path, gone, retired, tools, facets) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+          this.origin,
+          id,
+          path,
+          gone ? 1 : 0,
+          retired ? 1 : 0,
+          tools,
+          JSON.stringify(snapshot()),
+        )
+      : this.stmt('INSERT INTO change (origin, id, path, gone, retired, tools) VALUES (?, ?, ?, ?, ?, ?)').run(this.origin, id, path, gone ? 1 : 0, retired ? 1 : 0, tools)
     const seq = Number(lastInsertRowid)
     this.seen = Math.max(this.seen, seq)
     if (seq % PRUNE_EVERY === 0) this.stmt('DELETE FROM change WHERE seq <= ?').run(seq - CHANGE_KEEP)
@@ -160,7 +192,9 @@ export class SharedFile {
    * connection read them (the caller reloads everything).
    */
   private since(): ForeignChange[] | null {
-    const rows = this.stmt('SELECT seq, origin, id, path, gone, retired, tools FROM change WHERE seq > ? ORDER BY seq').all(this.seen) as Array<{
+    const rows = this.stmt(`SELECT seq, origin, id, path, gone, retired, tools, ${this.snapshots ? FACETS_COLUMN : `NULL AS ${FACETS_COLUMN}`} FROM change WHERE seq > ? ORDER BY seq`).all(
+      this.seen,
+    ) as Array<{
       seq: number
       origin: number
       id: string
@@ -168,13 +202,14 @@ export class SharedFile {
       gone: number
       retired: number
       tools: string
+      facets: string | null
     }>
     const first = rows[0]?.seq
     // AUTOINCREMENT leaves no holes (a rolled-back insert rolls its counter back too): a hole is a pruned stretch.
     const gap = first !== undefined && first > this.seen + 1
     if (rows.length) this.seen = rows[rows.length - 1].seq
     if (gap) return null
-    return rows.filter((r) => r.origin !== this.origin).map((r) => ({ seq: r.seq, id: r.id, path: r.path, gone: r.gone === 1, retired: r.retired === 1, tools: r.tools }))
+    return rows.filter((r) => r.origin !== this.origin).map((r) => ({ seq: r.seq, id: r.id, path: r.path, gone: r.gone === 1, retired: r.retired === 1, tools: r.tools, facets: r.facets }))
   }
 }
 
@@ -196,6 +231,18 @@ function readState(stmt: (sql: string) => StatementSync): FileState {
     retired: (stmt(`SELECT count(*) AS n FROM doc WHERE ((rowid >> 3) & 3) = ${STATUS_INDEX.retired}`).get() as { n: number }).n,
     han: stmt("SELECT 1 AS x FROM meta WHERE key = 'han'").get() !== undefined,
   }
+}
+
+/** Whether the change log has the facets column, added now when it can be (a read-only file, or a lock held: not now). */
+function facetsColumn(stmt: (sql: string) => StatementSync): boolean {
+  const has = () => stmt(`SELECT 1 AS x FROM pragma_table_info('change') WHERE name = '${FACETS_COLUMN}'`).get() !== undefined
+  if (has()) return true
+  try {
+    stmt(`ALTER TABLE change ADD COLUMN ${FACETS_COLUMN} TEXT`).run()
+  } catch {
+    /* read-only, busy, or another process added it this instant */
+  }
+  return has()
 }
 
 /** The tool names of a change row. */

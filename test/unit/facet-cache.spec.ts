@@ -162,6 +162,25 @@ describe('SearchIndex facets after changes', () => {
     { idPrefix: 'concept-' },
   ]
 
+  /** Random writes to `index`: upserts of 40 ids of every kind, status, workspace, tag and tool, and removals. */
+  function randomWriter(index: () => SearchIndex, seed: number): (step: number) => void {
+    const next = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
+      return seed % n
+    }
+    const kinds: DocKind[] = ['raw', 'note', 'distilled', 'manual']
+    const statuses: Array<DocStatus | undefined> = [undefined, undefined, 'superseded', 'retired']
+    const cwds = ['/home/u/proj', '/home/u/proj/pkg', '/home/u/other', '']
+    return (step) => {
+      const id = `${next(5) === 0 ? 'concept-' : ''}d${next(40)}`
+      // Names that appear only later: a tag a cached filter already asks for, a tool its glob comes to match.
+      const tags = ['redis', 'pnpm', '性能', ...(step > 150 ? ['later'] : [])].filter(() => next(3) === 0)
+      const tools = ['bash', 'grep', ...(step > 100 ? ['bash_new'] : [])].filter(() => next(3) === 0)
+      if (next(6) === 0) index().remove(id)
+      else index().upsert(doc(id, { kind: kinds[next(4)], status: statuses[next(4)], cwd: cwds[next(4)], tags, tools }))
+    }
+  }
+
   for (const backing of ['memory', 'file'] as const) {
     it(`this index's own writes shift the cached counts, equal to a recount after every one, and count nothing afresh (${backing})`, async () => {
       let index: SearchIndex
@@ -171,22 +190,7 @@ describe('SearchIndex facets after changes', () => {
         index = new SearchIndex({}, createIndexFile(join(dir, 'index.sqlite')))
       } else index = new SearchIndex()
       try {
-        let seed = 7
-        const next = (n: number) => {
-          seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
-          return seed % n
-        }
-        const kinds: DocKind[] = ['raw', 'note', 'distilled', 'manual']
-        const statuses: Array<DocStatus | undefined> = [undefined, undefined, 'superseded', 'retired']
-        const cwds = ['/home/u/proj', '/home/u/proj/pkg', '/home/u/other', '']
-        const write = (step: number) => {
-          const id = `${next(5) === 0 ? 'concept-' : ''}d${next(40)}`
-          // Names that appear only later: a tag a cached filter already asks for, a tool its glob comes to match.
-          const tags = ['redis', 'pnpm', '性能', ...(step > 150 ? ['later'] : [])].filter(() => next(3) === 0)
-          const tools = ['bash', 'grep', ...(step > 100 ? ['bash_new'] : [])].filter(() => next(3) === 0)
-          if (next(6) === 0) index.remove(id)
-          else index.upsert(doc(id, { kind: kinds[next(4)], status: statuses[next(4)], cwd: cwds[next(4)], tags, tools }))
-        }
+        const write = randomWriter(() => index, 7)
         for (let step = 0; step < 20; step++) write(step) // some documents before the first count
         for (const filter of shiftFilters) index.facets(filter)
         const counted = recounts(index)
@@ -233,6 +237,72 @@ describe('SearchIndex facets after changes', () => {
       expect(reader.facets().tags).toEqual({ redis: 2 })
       expect(reader.facets().kinds).toEqual({ raw: 1, note: 1 })
     } finally {
+      await reader.close()
+      await writer.close()
+    }
+  })
+
+  it("another connection's commits shift the cached counts through their snapshots, equal to a recount after every one", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dsh-ks-facets-'))
+    dirs.push(dir)
+    const file = join(dir, 'index.sqlite')
+    const first = new SearchIndex({}, createIndexFile(file))
+    first.upsert(doc('seed', { tags: ['redis'] }))
+    first.setState('complete')
+    const second = new SearchIndex({}, openIndexFile(file))
+    try {
+      // Both write (each its own rows and the other's ids); `second` reads, after each commit of either.
+      const writers = [randomWriter(() => first, 11), randomWriter(() => second, 13)]
+      for (let step = 0; step < 20; step++) writers[step % 2](step)
+      first.flush()
+      second.flush()
+      for (const filter of shiftFilters) second.facets(filter)
+      const counted = recounts(second)
+      for (let step = 20; step < 320; step++) {
+        writers[step % 3 === 0 ? 1 : 0](step)
+        first.flush()
+        second.flush()
+        const filter = shiftFilters[step % shiftFilters.length]
+        expect({ step, filter, facets: second.facets(filter) }).toEqual({ step, filter, facets: listed(second, filter) })
+      }
+      for (const filter of shiftFilters) expect({ filter, facets: second.facets(filter) }).toEqual({ filter, facets: listed(second, filter) })
+      expect(recounts(second)).toBe(counted) // every answer came from shifted counts
+    } finally {
+      await second.close()
+      await first.close()
+    }
+  })
+
+  it('a commit whose change rows carry no snapshot (a writer of an older build), or one not readable, drops the counts; the next read counts afresh, right', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dsh-ks-facets-'))
+    dirs.push(dir)
+    const file = join(dir, 'index.sqlite')
+    const writer = new SearchIndex({}, createIndexFile(file))
+    writer.upsert(doc('a', { tags: ['redis'] }))
+    writer.setState('complete')
+    const reader = new SearchIndex({}, openIndexFile(file))
+    const older = openIndexFile(file)
+    try {
+      expect(reader.facets().tags).toEqual({ redis: 1 })
+      const counted = recounts(reader)
+      writer.upsert(doc('b', { kind: 'note', tags: ['redis', 'pnpm'] }))
+      writer.flush()
+      expect(reader.facets()).toEqual({ kinds: { raw: 1, note: 1 }, tags: { redis: 2, pnpm: 1 }, tools: {}, workspaces: { '/home/u/proj': 2 } })
+      expect(recounts(reader)).toBe(counted) // shifted
+      writer.upsert(doc('a', { kind: 'manual', tags: ['pnpm'] }))
+      writer.flush()
+      // What an older build's rows look like: the same change rows, without the snapshot.
+      older.exec('UPDATE change SET facets = NULL WHERE seq = (SELECT max(seq) FROM change)')
+      expect(reader.facets()).toEqual({ kinds: { note: 1, manual: 1 }, tags: { redis: 1, pnpm: 2 }, tools: {}, workspaces: { '/home/u/proj': 2 } })
+      expect(recounts(reader)).toBe(counted + 1)
+      // A snapshot that is not JSON (a file another program wrote): counted afresh too, never an error.
+      writer.upsert(doc('c', { tags: ['redis'] }))
+      writer.flush()
+      older.exec(`UPDATE change SET facets = '[1, "c", ' WHERE seq = (SELECT max(seq) FROM change)`)
+      expect(reader.facets().tags).toEqual({ redis: 2, pnpm: 2 })
+      expect(recounts(reader)).toBe(counted + 2)
+    } finally {
+      older.close()
       await reader.close()
       await writer.close()
     }
