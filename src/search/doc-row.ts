@@ -31,6 +31,23 @@ export function revColumn(db: DatabaseSync): boolean {
   return has()
 }
 
+/**
+ * Whether `db` has the `doc_path` index, created now when it can be: which id a file holds is then a point query, and
+ * the store keeps no table of every file in memory (~200 bytes a document: 200 MB at a million; knowledge/index-cache/
+ * path-table.ts). Not part of SCHEMA, so an existing cache is not rebuilt for it; creating it on a file of a million
+ * documents takes a few seconds, once.
+ */
+export function pathIndex(db: DatabaseSync): boolean {
+  const has = () => db.prepare("SELECT 1 AS x FROM sqlite_master WHERE type = 'index' AND name = 'doc_path'").get() !== undefined
+  if (has()) return true
+  try {
+    db.exec('CREATE INDEX doc_path ON doc (path)')
+  } catch {
+    /* read-only, busy, or another process made it this instant */
+  }
+  return has()
+}
+
 /** Rows read per {@link fillRevisions} call. */
 const FILL_BATCH = 256
 

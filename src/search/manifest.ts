@@ -61,3 +61,15 @@ export function followedRow(index: SearchIndex, id: string): { path: string; ses
     | { path: string; session: string | null; relations: string | null; kind: number; cwd: string }
     | undefined
 }
+
+/**
+ * Which file holds which id, asked of an index with the `doc_path` index (SearchIndex.byPath): a file's id, an id's
+ * file (the `doc_id` index of a file, the rowid map of memory, which has no `doc_id`), every indexed file.
+ */
+export function pathQueries(index: SearchIndex): { idAt(path: string): string | undefined; pathOf(id: string): string | undefined; paths(): string[] } {
+  return {
+    idAt: (path) => (index.stmt('SELECT id FROM doc WHERE path = ?').get(path) as { id: string } | undefined)?.id,
+    pathOf: (id) => (index.persistent ? (index.stmt('SELECT path FROM doc WHERE id = ?').get(id) as { path: string } | undefined)?.path : index.get(id)?.path),
+    paths: () => (index.stmt('SELECT path FROM doc').all() as Array<{ path: string }>).map((row) => row.path),
+  }
+}

@@ -17,7 +17,7 @@ import type { FileStamp, KnowledgeDoc, SearchFilter, SearchHit } from '../types.
 import type { Facets } from '../wire.js'
 import { queryTerms } from './tokenize.js'
 import { toHit } from './hits.js'
-import { CREATED_COLUMN, CWD_COLUMN, deleteDocRows, docRow, INSERT_DOC, INSERT_DOC_REV, fillRevisions, insertTokens, oldestFirst, revColumn } from './doc-row.js'
+import { CREATED_COLUMN, CWD_COLUMN, deleteDocRows, docRow, INSERT_DOC, INSERT_DOC_REV, fillRevisions, insertTokens, oldestFirst, pathIndex, revColumn } from './doc-row.js'
 import { countDocs, FacetCache, facetCounts, listDocs, workspaceCount } from './facets.js'
 import { tagKey, Vocabulary, whereOf } from './filter.js'
 import { type Plan, QueryPlanner, RANK_DEPTH } from './planner.js'
@@ -54,6 +54,8 @@ export class SearchIndex {
   readonly persistent: boolean
   /** The `doc` columns of a row's metadata: with the revision when the file has its column (schema.ts, REV_COLUMN). */
   readonly docColumns: string
+  /** Which id a file holds is a point query of the `doc_path` index (doc-row.ts, pathIndex). */
+  readonly byPath: boolean
   /** Document id → rowid in memory: a Map (ids arrive in file order; a sorted b-tree cost a quarter of the insert time); a file uses its `doc_id` index (see {@link restore}). */
   private readonly rowids = new Map<string, number>()
   /** Counters, next rowid and whether any indexed text had Chinese characters (read back from a file). */
@@ -95,6 +97,7 @@ export class SearchIndex {
       this.file.open(this.state, this.vocabulary)
     } else this.db.exec(`PRAGMA page_size = 8192; PRAGMA journal_mode = MEMORY; PRAGMA temp_store = MEMORY; ${SCHEMA}`)
     this.docColumns = revColumn(this.db) ? `${DOC_COLUMNS}, rev` : DOC_COLUMNS
+    this.byPath = pathIndex(this.db)
   }
 
   /** Catches up with other processes' commits to a shared file (./shared-file.ts); one `PRAGMA data_version` if none. */
@@ -216,9 +219,7 @@ export class SearchIndex {
   /** Upserts many documents in one transaction, oldest first (rowids follow time: common-word queries rank the newest). */
   upsertMany(docs: Iterable<KnowledgeDoc>): number {
     const order = oldestFirst(docs)
-    this.batch(() => {
-      for (const d of order) this.upsert(d)
-    })
+    this.batch(() => order.forEach((d) => this.upsert(d)))
     return order.length
   }
 
@@ -263,10 +264,8 @@ export class SearchIndex {
   remove(id: string): boolean {
     if (typeof id !== 'string') return false
     const gone = this.facetCache.writing(() => this.atomically(() => this.deleteRow(id)))
-    if (gone) {
-      this.state.count--
-      this.wrote()
-    }
+    if (gone) this.state.count--
+    if (gone) this.wrote()
     return gone
   }
 
@@ -298,8 +297,7 @@ export class SearchIndex {
   body(id: string): string | undefined {
     const rowid = this.rowidOf(id)
     if (rowid === undefined) return undefined
-    const row = this.stmt('SELECT text FROM body WHERE rowid = ?').get(rowid) as { text: string } | undefined
-    return row?.text
+    return (this.stmt('SELECT text FROM body WHERE rowid = ?').get(rowid) as { text: string } | undefined)?.text
   }
 
   /**

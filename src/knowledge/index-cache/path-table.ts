@@ -1,8 +1,9 @@
 /**
- * Which file holds which document id: what duplicate-id checks, links and reads by id ask. Loaded from the index when first needed, not at start: with a persisted index of 100k
- * documents, building it cost ~0.35 s and ~25 MB, and a start that finds nothing changed (and a CLI search) never
- * needs it. A load always starts from what the index holds at that moment; a long-lived store loads it in the
- * background in slices after its start (./loading.ts).
+ * Which file holds which document id: what duplicate-id checks, links and reads by id ask. Asked of the index itself
+ * when it has the `doc_path` index (search/doc-row.ts, pathIndex): two point queries, nothing kept here. Otherwise (a
+ * read-only file an older build made) a table is loaded from the index when first needed, not at start: at 100k
+ * documents it cost ~0.35 s and ~25 MB to build, ~200 bytes a document to keep. A load always starts from what the
+ * index holds at that moment; a long-lived store loads it in the background in slices after its start (./loading.ts).
  * @module dsh-knowledge-sync/knowledge/index-cache/path-table
  */
 
@@ -13,6 +14,13 @@ export type Location = readonly [id: string, path: string, session: string | nul
 
 /** What the index says of one id (a point query), for questions asked before the table is loaded. */
 export type IdLookup = (id: string) => { path: string; session?: string | null } | undefined
+
+/** Point queries of an index that has the `doc_path` index: the table then keeps nothing. */
+export interface PathQueries {
+  idAt(path: string): string | undefined
+  pathOf(id: string): string | undefined
+  paths(): string[]
+}
 
 /**
  * Id ↔ file, loaded from the index on first use. Until a load starts, questions by id go to the index (`byId`, one
@@ -28,14 +36,23 @@ export class PathTable {
 
   /**
    * `follow`: asked before the loaded table answers, so that it first takes in what other processes committed to a
-   * shared index (they arrive through {@link put} and {@link remove}).
+   * shared index (they arrive through {@link put} and {@link remove}). `queries`: the index's point queries, when it
+   * can answer them (asked each time: the store's index changes from memory to its file at start).
    */
   constructor(
     private readonly load: () => Iterable<Location> | undefined,
     private readonly byId: IdLookup = () => undefined,
     private readonly follow: () => void = () => {},
+    private readonly queries: () => PathQueries | undefined = () => undefined,
   ) {
     this.reset()
+  }
+
+  /** The index answers: a table loaded before it could is dropped. */
+  private get asked(): PathQueries | undefined {
+    const queries = this.queries()
+    if (queries && !this.idle) this.reset()
+    return queries
   }
 
   /** Forgets everything: the next question loads the table from the index again. */
@@ -53,24 +70,33 @@ export class PathTable {
     this.loading.step(Number.POSITIVE_INFINITY)
   }
 
-  /** Nothing loaded yet: answer by id from the index, record no change. */
+  /** Nothing loaded: answer by id from the index, record no change (each change goes with an index write). */
   private get idle(): boolean {
     return this.loading.state === 'idle'
   }
 
-  /** Loads a part, until `deadline` (performance.now()); true once loaded (see {@link Loading}). */
+  /** Nothing to record: the index answers, or no load has begun. */
+  private get unrecorded(): boolean {
+    return this.asked !== undefined || this.idle
+  }
+
+  /** Loads a part, until `deadline` (performance.now()); true once loaded (see {@link Loading}), or when nothing is to load. */
   warm(deadline: number): boolean {
-    return this.loading.step(deadline)
+    return this.asked !== undefined || this.loading.step(deadline)
   }
 
   /** The id of the document in a file. */
   idAt(path: string): string | undefined {
+    const asked = this.asked
+    if (asked) return asked.idAt(path)
     this.ensure()
     return this.byPath.get(path)
   }
 
   /** The file of an id. */
   pathOf(id: string): string | undefined {
+    const asked = this.asked
+    if (asked) return asked.pathOf(id)
     if (this.idle) return this.byId(id)?.path
     this.ensure()
     return this.idPaths.get(id)
@@ -92,7 +118,7 @@ export class PathTable {
 
   /** Records that `path` holds `id`. */
   put(path: string, id: string): void {
-    if (this.idle) return
+    if (this.unrecorded) return
     this.ensure()
     this.byPath.set(path, id)
     this.idPaths.set(id, path)
@@ -100,21 +126,21 @@ export class PathTable {
 
   /** Forgets which id a file holds (the id may still point to it until {@link dropId}). */
   dropPath(path: string): void {
-    if (this.idle) return
+    if (this.unrecorded) return
     this.ensure()
     this.byPath.delete(path)
   }
 
   /** Forgets which file an id is in. */
   dropId(id: string): void {
-    if (this.idle) return
+    if (this.unrecorded) return
     this.ensure()
     this.idPaths.delete(id)
   }
 
   /** Forgets a document that left the index: its file, if it still holds it, and its id, if it is still there. */
   remove(path: string, id: string): void {
-    if (this.idle) return
+    if (this.unrecorded) return
     this.ensure()
     if (this.byPath.get(path) === id) this.byPath.delete(path)
     if (this.idPaths.get(id) === path) this.idPaths.delete(id)
@@ -122,6 +148,8 @@ export class PathTable {
 
   /** Every file that holds a document. */
   paths(): string[] {
+    const asked = this.asked
+    if (asked) return asked.paths()
     this.ensure()
     return [...this.byPath.keys()]
   }

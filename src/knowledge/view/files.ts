@@ -52,6 +52,7 @@ export class DocumentFiles {
       () => sink.locations(),
       (id) => sink.located(id),
       () => sink.follow(),
+      () => sink.pathQueries(),
     )
     this.rootWatch = new RootWatch(root, logger, {
       changed: (rel) => this.loadFile(join(this.root, rel)),

@@ -3,7 +3,7 @@
  * @module dsh-knowledge-sync/knowledge/view/index-sink
  */
 import type { KnowledgeDoc } from '../../types.js'
-import type { Location } from '../index-cache/path-table.js'
+import type { Location, PathQueries } from '../index-cache/path-table.js'
 
 /** Where the files module sends what it reads. */
 export interface IndexSink {
@@ -23,6 +23,8 @@ export interface IndexSink {
   locations(): Iterable<Location> | undefined
   /** Where the index has one id (a point query), for questions asked before the path table is loaded. */
   located(id: string): { path: string; session?: string | null } | undefined
+  /** The index's own answers to which file holds which id, when it has them (then the path table keeps nothing). */
+  pathQueries(): PathQueries | undefined
   /** Catches up with other processes' commits to a shared index (asked before the path table answers). */
   follow(): void
 }

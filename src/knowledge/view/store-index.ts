@@ -8,14 +8,14 @@
  * @module dsh-knowledge-sync/knowledge/view/store-index
  */
 import type { KnowledgeDoc } from '../../types.js'
-import { indexedAs, locations, manifestRow, manifestRows } from '../../search/manifest.js'
+import { indexedAs, locations, manifestRow, manifestRows, pathQueries } from '../../search/manifest.js'
 import { SearchIndex, type SearchIndexOptions } from '../../search/search-index.js'
 import { WARM_SEARCHES } from '../../search/warm.js'
 import { DocumentFiles } from './files.js'
 import { Freshness } from './freshness.js'
 import { followChanges } from './follow.js'
 import { WarmUp } from './warm-up.js'
-import type { Location } from '../index-cache/path-table.js'
+import type { Location, PathQueries } from '../index-cache/path-table.js'
 import type { Manifest } from '../index-cache/walk.js'
 import type { IdClaims } from '../ids/id-claims.js'
 import { CACHE_DIR, CACHE_FILE, openIndexCache } from '../index-cache/index-cache.js'
@@ -47,6 +47,8 @@ export interface StoreIndexHost {
 export class StoreIndex {
   /** In memory until {@link start} opens the persisted one; created on first use (SQLite loads only then). */
   private index_?: SearchIndex
+  /** The path queries of the index they were made for (the files' sink, pathQueries). */
+  private asked?: [SearchIndex, PathQueries]
   private releaseCache = (): void => {}
   private readonly warming: WarmUp
   /** This process opened the persisted index for writing (not another process's file, nor memory). */
@@ -170,6 +172,12 @@ export class StoreIndex {
         indexedMtime: (id) => this.index.get(id)?.mtimeMs,
         locations: () => this.locations(),
         located: (id) => this.index_?.get(id),
+        // Which file holds which id, asked of the index when it has the `doc_path` index (one object per index).
+        pathQueries: () => {
+          const index = this.index_
+          if (index?.byPath && this.asked?.[0] !== index) this.asked = [index, pathQueries(index)]
+          return index?.byPath ? this.asked?.[1] : undefined
+        },
         follow: () => this.index_?.follow(),
         holdMerges: () => this.index.holdMerges(),
         restamp: (doc) => {
