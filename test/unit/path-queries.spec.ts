@@ -68,6 +68,20 @@ describe('which file holds which id', () => {
     expect([table.byPath.size, table.idPaths.size]).toEqual([0, 0])
   })
 
+  it('hears, through its watcher and no read of its own, of a round another process wrote and indexed', async () => {
+    // The other process's indexing leaves this one nothing to index: the watcher's question "which id is in this file"
+    // is what takes in the other's commit and announces the document (the page shows it from that event).
+    const root = rootWith(3)
+    const watching = open(root, true)
+    await watching.start()
+    const heard = new Promise<string>((resolve) => watching.onChange((change) => change.type === 'written' && resolve(change.id)))
+    const other = open(root)
+    await other.start()
+    const written = await other.write(roundDraft('Retry the deploy step.'))
+    await other.flush()
+    expect(await heard).toBe(written.id)
+  })
+
   it('a cache file without the index gets it when a store opens it for writing; a connection that cannot write it has none, and the table is loaded instead', async () => {
     const root = rootWith(12)
     await open(root).start()

@@ -48,10 +48,16 @@ export class PathTable {
     this.reset()
   }
 
-  /** The index answers: a table loaded before it could is dropped. */
+  /**
+   * The index answers: a table loaded before it could is dropped. Other processes' commits are taken in first, as
+   * before a loaded table answers: a watcher's event for a file another process indexed is how this process hears of
+   * that document (./follow.ts announces it), since its own indexing of the file then finds nothing to do.
+   */
   private get asked(): PathQueries | undefined {
     const queries = this.queries()
-    if (queries && !this.idle) this.reset()
+    if (!queries) return undefined
+    if (!this.idle) this.reset()
+    this.follow()
     return queries
   }
 
