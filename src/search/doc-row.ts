@@ -7,7 +7,7 @@
 import type { KnowledgeDoc } from '../types.js'
 import { hasHan } from './expand/index.js'
 import { plainBody } from './plain-text.js'
-import { asStrings, epoch, KIND_INDEX, REV_COLUMN, STATUS_INDEX, stripTitle } from './schema.js'
+import { addedToSchema, asStrings, epoch, KIND_INDEX, REV_COLUMN, STATUS_INDEX, stripTitle } from './schema.js'
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import type { FacetSnapshot } from './shared-file.js'
 import { indexStreams } from './tokenize.js'
@@ -21,14 +21,7 @@ export const INSERT_DOC_REV =
 
 /** Whether `db`'s `doc` table has the revision column, added now when it can be (see schema.ts, REV_COLUMN). */
 export function revColumn(db: DatabaseSync): boolean {
-  const has = () => db.prepare(`SELECT 1 AS x FROM pragma_table_info('doc') WHERE name = '${REV_COLUMN}'`).get() !== undefined
-  if (has()) return true
-  try {
-    db.exec(`ALTER TABLE doc ADD COLUMN ${REV_COLUMN} INTEGER`)
-  } catch {
-    /* read-only, or another process added it this instant */
-  }
-  return has()
+  return addedToSchema((sql) => db.prepare(sql), `SELECT 1 AS x FROM pragma_table_info('doc') WHERE name = '${REV_COLUMN}'`, `ALTER TABLE doc ADD COLUMN ${REV_COLUMN} INTEGER`)
 }
 
 /**
@@ -38,14 +31,7 @@ export function revColumn(db: DatabaseSync): boolean {
  * documents takes a few seconds, once.
  */
 export function pathIndex(db: DatabaseSync): boolean {
-  const has = () => db.prepare("SELECT 1 AS x FROM sqlite_master WHERE type = 'index' AND name = 'doc_path'").get() !== undefined
-  if (has()) return true
-  try {
-    db.exec('CREATE INDEX doc_path ON doc (path)')
-  } catch {
-    /* read-only, busy, or another process made it this instant */
-  }
-  return has()
+  return addedToSchema((sql) => db.prepare(sql), "SELECT 1 AS x FROM sqlite_master WHERE type = 'index' AND name = 'doc_path'", 'CREATE INDEX doc_path ON doc (path)')
 }
 
 /** Rows read per {@link fillRevisions} call. */

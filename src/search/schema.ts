@@ -10,6 +10,7 @@
  * `(rowid >> 3) & 3 <> 2`, and "the newest documents" is a rowid range.
  * @module dsh-knowledge-sync/search/schema
  */
+import type { StatementSync } from 'node:sqlite'
 import type { DocKind, DocStatus, SearchFilter } from '../types.js'
 import { DOC_KINDS, DOC_STATUSES } from '../wire.js'
 
@@ -97,6 +98,23 @@ export const DOC_COLUMNS = 'rowid, id, path, kind, title, cwd, created, mtime, t
  * lacks it, falls back to the log.
  */
 export const REV_COLUMN = 'rev'
+
+/**
+ * Whether `present` (a query that returns a row when it holds) holds of a database, after running `add` when it did
+ * not: what a file gains outside {@link SCHEMA}, whose text is the file's format (so no cache is rebuilt for it): the
+ * {@link REV_COLUMN} column, the `doc_path` index, the change log's facets column. A file that cannot take it now
+ * (read-only, the write lock held, another process adding it this instant) goes without.
+ */
+export function addedToSchema(prepare: (sql: string) => StatementSync, present: string, add: string): boolean {
+  const has = () => prepare(present).get() !== undefined
+  if (has()) return true
+  try {
+    prepare(add).run()
+  } catch {
+    /* read-only, busy, or added by another process this instant */
+  }
+  return has()
+}
 
 // The kind is stored in a rowid's low three bits (DOC_KINDS order), the status in the next two (DOC_STATUSES order).
 export const KINDS = DOC_KINDS

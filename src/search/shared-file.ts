@@ -14,9 +14,9 @@
  * @module dsh-knowledge-sync/search/shared-file
  */
 import { randomInt } from 'node:crypto'
-import type { DatabaseSync, StatementSync } from 'node:sqlite'
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite'
 import type { Vocabulary } from './filter.js'
-import { ROWID_STEP, STATUS_INDEX } from './schema.js'
+import { addedToSchema, ROWID_STEP, STATUS_INDEX } from './schema.js'
 
 /** Rows the log keeps; older ones are pruned by the writer that crosses a multiple of {@link PRUNE_EVERY}. */
 export const CHANGE_KEEP = 50_000
@@ -43,7 +43,7 @@ export interface ForeignChange {
 /** A row as facet counts see it: rowid (kind and status are its bits), id, workspace, tag ids, tool ids. */
 export type FacetSnapshot = [rowid: number, id: string, cwd: string, tags: number[], tools: number[]]
 
-/** The change log's column for {@link ForeignChange.facets}: added to a file that lacks it, like doc-row.ts's revColumn. */
+/** The change log's column for {@link ForeignChange.facets}: added to a file that lacks it, as the revision column is (schema.ts, addedToSchema). */
 const FACETS_COLUMN = 'facets'
 
 /** The change log of one connection to a shared file. */
@@ -70,7 +70,7 @@ export class SharedFile {
    * a Map: opening a file then costs nothing per document.
    */
   open(state: FileState, vocabulary: Vocabulary): void {
-    this.snapshots = facetsColumn(this.stmt)
+    this.snapshots = addedToSchema(this.stmt, `SELECT 1 AS x FROM pragma_table_info('change') WHERE name = '${FACETS_COLUMN}'`, `ALTER TABLE change ADD COLUMN ${FACETS_COLUMN} TEXT`)
     this.stmt('BEGIN').run()
     try {
       this.restore(state, vocabulary)
@@ -171,17 +171,10 @@ export class SharedFile {
    */
   record(id: string, path: string, gone: boolean, retired: boolean, tools: string, snapshot: () => FacetSnapshot): void {
     if (!this.logging) return
-    const { lastInsertRowid } = this.snapshots
-      ? this.stmt('INSERT INTO change (origin, id, path, gone, retired, tools, facets) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
-          this.origin,
-          id,
-          path,
-          gone ? 1 : 0,
-          retired ? 1 : 0,
-          tools,
-          JSON.stringify(snapshot()),
-        )
-      : this.stmt('INSERT INTO change (origin, id, path, gone, retired, tools) VALUES (?, ?, ?, ?, ?, ?)').run(this.origin, id, path, gone ? 1 : 0, retired ? 1 : 0, tools)
+    const values: SQLInputValue[] = [this.origin, id, path, gone ? 1 : 0, retired ? 1 : 0, tools]
+    if (this.snapshots) values.push(JSON.stringify(snapshot()))
+    const columns = `origin, id, path, gone, retired, tools${this.snapshots ? `, ${FACETS_COLUMN}` : ''}`
+    const { lastInsertRowid } = this.stmt(`INSERT INTO change (${columns}) VALUES (${values.map(() => '?').join(', ')})`).run(...values)
     const seq = Number(lastInsertRowid)
     this.seen = Math.max(this.seen, seq)
     if (seq % PRUNE_EVERY === 0) this.stmt('DELETE FROM change WHERE seq <= ?').run(seq - CHANGE_KEEP)
@@ -231,18 +224,6 @@ function readState(stmt: (sql: string) => StatementSync): FileState {
     retired: (stmt(`SELECT count(*) AS n FROM doc WHERE ((rowid >> 3) & 3) = ${STATUS_INDEX.retired}`).get() as { n: number }).n,
     han: stmt("SELECT 1 AS x FROM meta WHERE key = 'han'").get() !== undefined,
   }
-}
-
-/** Whether the change log has the facets column, added now when it can be (a read-only file, or a lock held: not now). */
-function facetsColumn(stmt: (sql: string) => StatementSync): boolean {
-  const has = () => stmt(`SELECT 1 AS x FROM pragma_table_info('change') WHERE name = '${FACETS_COLUMN}'`).get() !== undefined
-  if (has()) return true
-  try {
-    stmt(`ALTER TABLE change ADD COLUMN ${FACETS_COLUMN} TEXT`).run()
-  } catch {
-    /* read-only, busy, or another process added it this instant */
-  }
-  return has()
 }
 
 /** The tool names of a change row. */
