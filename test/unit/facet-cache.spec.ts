@@ -222,14 +222,19 @@ describe('SearchIndex facets after changes', () => {
     }
   })
 
-  it('a commit by another connection to the same index file shows in the next facets', async () => {
+  /** A complete index file holding `seed`, written by one connection (`writer`), and another connection to it. */
+  function twoConnections(seed: KnowledgeDoc, options?: { readOnly: boolean }): { file: string; writer: SearchIndex; reader: SearchIndex } {
     const dir = mkdtempSync(join(tmpdir(), 'dsh-ks-facets-'))
     dirs.push(dir)
     const file = join(dir, 'index.sqlite')
     const writer = new SearchIndex({}, createIndexFile(file))
-    writer.upsert(doc('a', { tags: ['redis'] }))
+    writer.upsert(seed)
     writer.setState('complete')
-    const reader = new SearchIndex({}, openIndexFile(file, { readOnly: true }))
+    return { file, writer, reader: new SearchIndex({}, openIndexFile(file, options)) }
+  }
+
+  it('a commit by another connection to the same index file shows in the next facets', async () => {
+    const { writer, reader } = twoConnections(doc('a', { tags: ['redis'] }), { readOnly: true })
     try {
       expect(reader.facets().tags).toEqual({ redis: 1 })
       writer.upsert(doc('b', { kind: 'note', tags: ['redis'] }))
@@ -243,13 +248,7 @@ describe('SearchIndex facets after changes', () => {
   })
 
   it("another connection's commits shift the cached counts through their snapshots, equal to a recount after every one", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'dsh-ks-facets-'))
-    dirs.push(dir)
-    const file = join(dir, 'index.sqlite')
-    const first = new SearchIndex({}, createIndexFile(file))
-    first.upsert(doc('seed', { tags: ['redis'] }))
-    first.setState('complete')
-    const second = new SearchIndex({}, openIndexFile(file))
+    const { writer: first, reader: second } = twoConnections(doc('seed', { tags: ['redis'] }))
     try {
       // Both write (each its own rows and the other's ids); `second` reads, after each commit of either.
       const writers = [randomWriter(() => first, 11), randomWriter(() => second, 13)]
@@ -274,13 +273,7 @@ describe('SearchIndex facets after changes', () => {
   })
 
   it('a commit whose change rows carry no snapshot (a writer of an older build), or one not readable, drops the counts; the next read counts afresh, right', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'dsh-ks-facets-'))
-    dirs.push(dir)
-    const file = join(dir, 'index.sqlite')
-    const writer = new SearchIndex({}, createIndexFile(file))
-    writer.upsert(doc('a', { tags: ['redis'] }))
-    writer.setState('complete')
-    const reader = new SearchIndex({}, openIndexFile(file))
+    const { file, writer, reader } = twoConnections(doc('a', { tags: ['redis'] }))
     const older = openIndexFile(file)
     try {
       expect(reader.facets().tags).toEqual({ redis: 1 })
