@@ -14,6 +14,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
 import type { DatabaseSync } from 'node:sqlite'
+import { registerStampDigest } from './stamp-digest.js'
 import { SCHEMA } from './schema.js'
 import { indexStreams } from './tokenize.js'
 
@@ -83,6 +84,7 @@ function tune(db: DatabaseSync): void {
 /** Creates a new, empty index file (state `building`), replacing nothing: the caller removed any old file. */
 export function createIndexFile(path: string): DatabaseSync {
   const db = new (loadSqlite().DatabaseSync)(path)
+  registerStampDigest(db)
   try {
     db.exec('PRAGMA page_size = 8192')
     tune(db)
@@ -111,6 +113,7 @@ export function openIndexFile(path: string, { readOnly = false } = {}): Database
   let db: DatabaseSync
   try {
     db = new (loadSqlite().DatabaseSync)(path, { readOnly })
+    registerStampDigest(db)
   } catch (error) {
     throw new IndexFileError('corrupt', `cannot open: ${(error as Error).message}`)
   }

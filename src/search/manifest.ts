@@ -5,6 +5,7 @@
  * @module dsh-knowledge-sync/search/manifest
  */
 import { MANIFEST_COLUMNS, type ManifestRow, type ManifestTuple } from './schema.js'
+import { manifestDigestSql } from './stamp-digest.js'
 import type { StatementSync } from 'node:sqlite'
 import type { FileStamp } from '../types.js'
 import type { SearchIndex } from './search-index.js'
@@ -71,5 +72,27 @@ export function pathQueries(index: SearchIndex): { idAt(path: string): string | 
     idAt: (path) => (index.stmt('SELECT id FROM doc WHERE path = ?').get(path) as { id: string } | undefined)?.id,
     pathOf: (id) => (index.persistent ? (index.stmt('SELECT path FROM doc WHERE id = ?').get(id) as { path: string } | undefined)?.path : index.get(id)?.path),
     paths: () => (index.stmt('SELECT path FROM doc').all() as Array<{ path: string }>).map((row) => row.path),
+  }
+}
+
+/** The manifest's digest row (see {@link manifestDigestSql}), as an array, pending writes committed first. */
+export function manifestDigest(index: SearchIndex, racyMs: number): unknown[] {
+  index.flush()
+  const digest = index.stmt(manifestDigestSql(racyMs))
+  digest.setReturnArrays(true)
+  return digest.get() as unknown as unknown[]
+}
+
+/**
+ * The manifest a start-up reconcile reads (knowledge/index-cache/walk.ts, `Manifest`): the rows streamed, a whole row
+ * by rowid, and the digest with `racyMs` (the rows' stream is opened when it is asked for, not before).
+ */
+export function indexManifest(index: SearchIndex, racyMs: number): { readonly rows: Iterable<ManifestTuple>; row(rowid: number): ManifestRow; digest(): unknown[] } {
+  return {
+    get rows() {
+      return manifestRows(index)
+    },
+    row: (rowid) => manifestRow(index, rowid),
+    digest: () => manifestDigest(index, racyMs),
   }
 }

@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, statSync, symlinkSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
-import { OFF_THREAD_MIN_BYTES, ReconcileCancelled, reconcileOffThread, reconcileRoot } from '../../src/knowledge/index-cache/reconcile-worker.js'
+import { OFF_THREAD_MIN_BYTES, type OffThread, ReconcileCancelled, reconcileOffThread, reconcileRoot } from '../../src/knowledge/index-cache/reconcile-worker.js'
 import type { Manifest } from '../../src/knowledge/index-cache/walk.js'
 import type { ManifestRow } from '../../src/search/search-index.js'
 import { MANIFEST_COLUMNS } from '../../src/search/schema.js'
@@ -122,6 +122,47 @@ describe('the start-up reconcile in a worker thread', () => {
     const sink = { kept: () => void kept++, dropped: () => {} }
     await expect(reconcileRoot(root, { ...manifest(false), offThread: started?.result }, new Map(), sink, quiet)).rejects.toBeInstanceOf(ReconcileCancelled)
     expect(kept).toBe(0)
+    db.close()
+  })
+
+  it('shares its stats with a caller that waits (5,000 files): the same decision, and no port left open after', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'dsh-ks-reconcile-share-'))
+    const file = join(root, 'index.sqlite')
+    const db = new DatabaseSync(file)
+    db.exec('PRAGMA journal_mode = WAL; CREATE TABLE doc (id TEXT, path TEXT, session TEXT, size INTEGER, mtime REAL, ctime REAL, hash TEXT, seen REAL)')
+    const insert = db.prepare('INSERT INTO doc (id, path, size, mtime, ctime, hash, seen) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    for (let i = 0; i < 5000; i++) {
+      const dir = join(root, `f${i % 4}`)
+      mkdirSync(dir, { recursive: true })
+      writeFileSync(join(dir, `d${i}.md`), `# ${i}\n`)
+      const info = statSync(join(dir, `d${i}.md`))
+      // Every 100th row is stale (its file changed since), every 250th file is new.
+      if (i % 250 !== 3) insert.run(`d${i}`, `f${i % 4}/d${i}.md`, info.size + (i % 100 === 5 ? 1 : 0), info.mtimeMs, info.ctimeMs, 'h', info.mtimeMs + DAY)
+    }
+    const manifest = (offThread?: OffThread): Manifest => {
+      const rows = db.prepare(`SELECT ${MANIFEST_COLUMNS} FROM doc`)
+      rows.setReturnArrays(true)
+      return {
+        rows: rows.iterate() as Iterable<never>,
+        row: (rowid) => db.prepare('SELECT id, path, session, size, mtime, ctime, hash, seen FROM doc WHERE rowid = ?').get(rowid) as unknown as ManifestRow,
+        offThread: offThread?.result,
+        helpOffThread: offThread?.help,
+      }
+    }
+    const ports = () => process.getActiveResourcesInfo().filter((name) => name === 'MessagePort').length
+    const before = ports()
+    const decide = async (m: Manifest) => {
+      let kept = 0
+      const out = await reconcileRoot(root, m, new Map(), { kept: () => void kept++, dropped: () => {} }, quiet, true)
+      return { offThread: out.offThread, kept, read: [...out.prior].map(([full, row]) => `${full.slice(root.length + 1)}<-${row?.id ?? 'new'}`).sort() }
+    }
+    const shared = await decide(manifest(reconcileOffThread(root, file, 0)))
+    const here = await decide(manifest())
+    expect(shared.offThread).toBe(true)
+    expect({ ...shared, offThread: false }).toEqual(here)
+    expect(here.read).toHaveLength(50 + 20)
+    expect(here.kept).toBe(5000 - 50 - 20)
+    expect(ports()).toBe(before)
     db.close()
   })
 

@@ -13,13 +13,14 @@
  * @module dsh-knowledge-sync/knowledge/index-cache/reconcile-worker
  */
 import { statSync } from 'node:fs'
-import { Worker } from 'node:worker_threads'
+import { MessageChannel, Worker } from 'node:worker_threads'
 import type { ManifestRow } from '../../search/search-index.js'
 import { MANIFEST_COLUMNS } from '../../search/schema.js'
-import { listFiles } from '../disk/list-files.js'
+import { manifestDigestSql } from '../../search/stamp-digest.js'
+import { listFiles, type SharedStats, statChunks } from '../disk/list-files.js'
 import { FROM_SOURCE, moduleUrl, WORKER_PRELUDE } from '../disk/worker-code.js'
 import type { StoreLogger } from '../store-types.js'
-import { type Manifest, type ReconcileSink, reconcileManifest } from './walk.js'
+import { type Manifest, RACY_MS, type ReconcileSink, reconcileManifest } from './walk.js'
 
 /**
  * From an index file this large (about 16k documents of bench/generate-rounds.mjs's size) the reconcile runs in a
@@ -40,23 +41,35 @@ export interface OffThreadReconcile {
   kept: number
   /** Files that cannot be documents (links), with why (see walkDocuments). */
   invalid: Array<[string, string]>
+  /** Where the worker's time went, for the debug log. */
+  phases: string
 }
 
 const LIST_URL = moduleUrl('../disk/list-files', import.meta.url)
 const WALK_URL = moduleUrl('./walk', import.meta.url)
+const DIGEST_URL = moduleUrl('../../search/stamp-digest', import.meta.url)
 
 // CommonJS, evaluated in the worker after the store's worker prelude (../disk/worker-code.ts).
 const WORKER = `${WORKER_PRELUDE}
-const { parentPort, workerData } = require('node:worker_threads')
-const { root, file, sql, listUrl, walkUrl } = workerData
+const { parentPort, workerData, receiveMessageOnPort } = require('node:worker_threads')
+const { root, file, sql, digestSql, listUrl, walkUrl, digestUrl, helper } = workerData
 ;(async () => {
-  const { listFiles } = await import(listUrl)
+  const { walkDocuments, statFilesShared } = await import(listUrl)
   const { reconcileManifest } = await import(walkUrl)
+  const { registerStampDigest } = await import(digestUrl)
   const { DatabaseSync } = require('node:sqlite')
   const invalid = new Map()
   const listedAt = Date.now()
-  const { files, times } = await listFiles(root, invalid)
+  const at0 = performance.now()
+  const files = await walkDocuments(root, invalid)
+  const at1 = performance.now()
+  const times = statFilesShared(files, helper)
+  const at2 = performance.now()
+  let every = false
+  let digestMs = 0
+  let handedOver = false
   const db = new DatabaseSync(file, { readOnly: true })
+  registerStampDigest(db)
   let kept = 0
   const gone = []
   let out
@@ -64,10 +77,24 @@ const { root, file, sql, listUrl, walkUrl } = workerData
     db.exec('PRAGMA busy_timeout = 10000')
     const rows = db.prepare(sql)
     rows.setReturnArrays(true)
-    const manifest = { rows: rows.iterate(), row: (rowid) => rowid }
+    const digest = () => {
+      // The digest the waiting caller's thread read meanwhile (see help), else this connection's.
+      const handed = receiveMessageOnPort(helper)?.message
+      if (handed) return (handedOver = true), handed
+      const t = performance.now()
+      const row = db.prepare(digestSql)
+      row.setReturnArrays(true)
+      try {
+        return row.get()
+      } finally {
+        digestMs = performance.now() - t
+      }
+    }
+    const manifest = { get rows() { return (every = true), rows.iterate() }, row: (rowid) => rowid, digest }
     out = reconcileManifest(root, manifest, files, times, { kept: () => kept++, dropped: (rowid) => gone.push(rowid) }, listedAt)
   } finally {
     db.close()
+    helper.close()
   }
   const read = [...out.keys()]
   const at = new Map()
@@ -75,7 +102,9 @@ const { root, file, sql, listUrl, walkUrl } = workerData
   const readTimes = new Float64Array(read.length * 3)
   read.forEach((full, k) => readTimes.set(times.subarray(3 * at.get(full), 3 * at.get(full) + 3), 3 * k))
   const rowids = read.map((full) => out.get(full) ?? -1)
-  parentPort.postMessage({ files: read, rowids, times: readTimes, gone, kept, invalid: [...invalid] }, [readTimes.buffer])
+  const ms = (x) => Math.round(x)
+  const phases = \`start \${ms(at0)} ms, walk \${ms(at1 - at0)} ms, stat \${ms(at2 - at1)} ms, compare \${ms(performance.now() - at2)} ms (\${every ? 'every row' : 'the digest'}; \${handedOver ? 'read by the waiting thread' : \`its query \${ms(digestMs)} ms\`})\`
+  parentPort.postMessage({ files: read, rowids, times: readTimes, gone, kept, invalid: [...invalid], phases }, [readTimes.buffer])
 })().catch((error) => parentPort.postMessage({ error: String((error && error.stack) || error) }))
 `
 
@@ -92,11 +121,14 @@ export interface Reconciled {
 /**
  * Lists the root and compares it with the persisted index's manifest (see {@link reconcileManifest}); links found go
  * to `invalid`. What a worker thread found for this manifest is used if it has one, else (or if it failed) it is done here.
+ * `waits`: the caller waits for this (a start, not a check behind one that is ready): this thread helps the worker.
  */
-export async function reconcileRoot(root: string, manifest: Manifest, invalid: Map<string, string>, sink: ReconcileSink, logger: StoreLogger): Promise<Reconciled> {
+export async function reconcileRoot(root: string, manifest: Manifest, invalid: Map<string, string>, sink: ReconcileSink, logger: StoreLogger, waits = false): Promise<Reconciled> {
   if (manifest.offThread) {
+    if (waits) manifest.helpOffThread?.()
     try {
       const off = await manifest.offThread
+      logger.debug('the reconcile worker: %s', off.phases)
       for (const [rel, why] of off.invalid) invalid.set(rel, why)
       for (let k = 0; k < off.kept; k++) sink.kept()
       // The whole rows, from this thread's connection: one another process removed since the worker's snapshot is
@@ -126,6 +158,12 @@ export interface OffThread {
    * {@link ReconcileCancelled}, unhandled by nobody, and a scan waiting for it ends without reconciling.
    */
   cancel(): void
+  /**
+   * This thread stats a share of the listing from now on, a chunk per event-loop turn (see list-files.ts,
+   * statChunks), and reads the index's `digest` (its row, see walk.ts) for the worker while it lists: for a caller
+   * that waits for the result and has nothing else to do meanwhile.
+   */
+  help(digest?: () => unknown[]): void
 }
 
 /** The reconcile was ended by its caller (the store closed during a check in the background). */
@@ -141,21 +179,38 @@ export class ReconcileCancelled extends Error {
  */
 export function reconcileOffThread(root: string, file: string, minBytes = OFF_THREAD_MIN_BYTES, logger?: StoreLogger): OffThread | undefined {
   if ((statSync(file, { throwIfNoEntry: false })?.size ?? 0) < minBytes) return undefined
-  const workerData = { root, file, sql: `SELECT ${MANIFEST_COLUMNS} FROM doc`, listUrl: LIST_URL, walkUrl: WALK_URL, fromSource: FROM_SOURCE }
+  // The worker's end of a channel on which it offers a share of its stats (see help); closed when it exits.
+  const { port1: helper, port2: helping } = new MessageChannel()
+  const workerData = {
+    root,
+    file,
+    sql: `SELECT ${MANIFEST_COLUMNS} FROM doc`,
+    digestSql: manifestDigestSql(RACY_MS),
+    listUrl: LIST_URL,
+    walkUrl: WALK_URL,
+    digestUrl: DIGEST_URL,
+    helper,
+    fromSource: FROM_SOURCE,
+  }
   let worker: Worker
   try {
-    worker = new Worker(WORKER, { eval: true, workerData, stdout: false, stderr: false })
+    worker = new Worker(WORKER, { eval: true, workerData, transferList: [helper], stdout: false, stderr: false })
   } catch (error) {
+    helper.close()
+    helping.close()
     logger?.debug('no reconcile worker: %s', (error as Error).message)
     return undefined
   }
   let cancelled = false
+  let over = false
   const result = new Promise<OffThreadReconcile>((resolve, reject) => {
     let answer: OffThreadReconcile | { error: string } | undefined
     worker.once('message', (message: OffThreadReconcile | { error: string }) => (answer = message))
     worker.once('error', reject)
     // Settled once the worker is gone, so that its heap is too.
     worker.once('exit', (code) => {
+      helping.close()
+      over = true
       if (cancelled) reject(new ReconcileCancelled())
       else if (answer && !('error' in answer)) resolve(answer)
       else reject(new Error(answer ? answer.error : `the reconcile worker exited with ${code}`))
@@ -167,6 +222,18 @@ export function reconcileOffThread(root: string, file: string, minBytes = OFF_TH
       cancelled = true
       result.catch(() => {})
       void worker.terminate()
+    },
+    help(digest) {
+      if (helping.listenerCount('message')) return
+      helping.on('message', (job: SharedStats) => statChunks(job, (next) => setImmediate(() => over || next())))
+      if (digest)
+        setImmediate(() => {
+          try {
+            if (!over) helping.postMessage(digest())
+          } catch (error) {
+            logger?.debug('no digest for the reconcile worker: %s', (error as Error).message)
+          }
+        })
     },
   }
 }

@@ -8,6 +8,7 @@
 import { lstatSync } from 'node:fs'
 import { join, sep } from 'node:path'
 import type { ManifestRow, ManifestTuple } from '../../search/search-index.js'
+import { StampSums } from '../../search/stamp-digest.js'
 import { toRelative } from '../documents/paths.js'
 import type { OffThreadReconcile } from './reconcile-worker.js'
 
@@ -36,7 +37,53 @@ export function changedSince(row: ManifestTuple, size: number, mtimeMs: number, 
 export interface Manifest<Row = ManifestRow> {
   rows: Iterable<ManifestTuple>
   row(rowid: number): Row
+  /** The manifest's digest row (search/stamp-digest.ts, `manifestDigestSql` with {@link RACY_MS}), if the index offers it. */
+  digest?(): unknown[]
   offThread?: Promise<OffThreadReconcile>
+  /** Lends this thread to `offThread`'s stats, for a caller that waits for it (see reconcile-worker.ts, `help`). */
+  helpOffThread?(): void
+}
+
+/**
+ * The reconcile without reading the manifest's rows, when the listing's digest is the index's (see
+ * search/stamp-digest.ts): every row that is not racy then holds its file as it is, path by path, and nothing else
+ * is on disk but the racy rows' files, compared one by one here as in the full reconcile. Undefined when the digests
+ * differ, a file vanished between its listing and its stat, or the racy rows are too many: every row is compared.
+ */
+function digestMatch<Row>(root: string, manifest: Manifest<Row>, files: string[], times: Float64Array, sink: ReconcileSink<Row>, listedAt: number) {
+  let indexed: unknown, racyRows: unknown
+  try {
+    ;[indexed, racyRows] = manifest.digest?.() ?? []
+  } catch {
+    return undefined // a sum that would overflow (search/stamp-digest.ts)
+  }
+  if (typeof indexed !== 'string' || typeof racyRows !== 'string') return undefined
+  const single = JSON.parse(racyRows) as Array<[rowid: number, path: string, seen: number | null]>
+  const singlePath = new Map(single.map(([rowid, path]) => [path, rowid]))
+  if (singlePath.size < single.length) return undefined
+  const prefix = root + sep
+  const at = new Map<number, number>()
+  const sums = new StampSums()
+  for (let i = 0; i < files.length; i++) {
+    if (Number.isNaN(times[3 * i])) return undefined
+    const rel = sep === '/' && files[i].startsWith(prefix) ? files[i].slice(prefix.length) : toRelative(root, files[i])
+    const rowid = singlePath.size ? singlePath.get(rel) : undefined
+    if (rowid !== undefined) at.set(rowid, i)
+    else sums.add(rel, times[3 * i], times[3 * i + 1], times[3 * i + 2])
+  }
+  if (sums.text !== indexed) return undefined
+  for (let k = 0; k < files.length - at.size; k++) sink.kept()
+  const out = new Map<string, Row | undefined>()
+  const gone: Row[] = []
+  for (const [rowid, path, seen] of single) {
+    const i = at.get(rowid)
+    if (i !== undefined) out.set(files[i], manifest.row(rowid))
+    // Written by another process after the listing (as in the full reconcile): its writer's entry, not a drop.
+    else if ((seen ?? 0) >= listedAt - RACY_MS && lstatSync(join(root, path), { throwIfNoEntry: false })?.isFile()) sink.kept()
+    else gone.push(manifest.row(rowid))
+  }
+  for (const row of gone) sink.dropped(row)
+  return out
 }
 
 /** What the reconcile tells its caller. */
@@ -62,6 +109,8 @@ export function reconcileManifest<Row = ManifestRow>(
   sink: ReconcileSink<Row>,
   listedAt = Number.POSITIVE_INFINITY,
 ): Map<string, Row | undefined> {
+  const quick = digestMatch(root, manifest, files, times, sink, listedAt)
+  if (quick) return quick
   const prefix = root + sep
   const onDisk = new Map<string, number>()
   for (let i = 0; i < files.length; i++) {

@@ -224,7 +224,7 @@ export class DocumentFiles {
       this.drop(row, late)
       this.scanned.dropped++
     }
-    const reconciled = await reconcileRoot(this.root, manifest, this.invalid, { kept, dropped }, this.logger)
+    const reconciled = await reconcileRoot(this.root, manifest, this.invalid, { kept, dropped }, this.logger, !late)
     if (reconciled.offThread) this.reconciledOffThread++
     return reconciled
   }

@@ -8,7 +8,7 @@
  * @module dsh-knowledge-sync/knowledge/view/store-index
  */
 import type { KnowledgeDoc } from '../../types.js'
-import { indexedAs, locations, manifestRow, manifestRows, pathQueries } from '../../search/manifest.js'
+import { indexedAs, indexManifest, locations, manifestDigest, pathQueries } from '../../search/manifest.js'
 import { SearchIndex, type SearchIndexOptions } from '../../search/search-index.js'
 import { WARM_SEARCHES } from '../../search/warm.js'
 import { DocumentFiles } from './files.js'
@@ -16,7 +16,7 @@ import { Freshness } from './freshness.js'
 import { followChanges } from './follow.js'
 import { WarmUp } from './warm-up.js'
 import type { Location, PathQueries } from '../index-cache/path-table.js'
-import type { Manifest } from '../index-cache/walk.js'
+import { type Manifest, RACY_MS } from '../index-cache/walk.js'
 import type { IdClaims } from '../ids/id-claims.js'
 import { CACHE_DIR, CACHE_FILE, openIndexCache } from '../index-cache/index-cache.js'
 import { type OffThread, reconcileOffThread } from '../index-cache/reconcile-worker.js'
@@ -195,14 +195,8 @@ export class StoreIndex {
 
   /** The persisted index's manifest, for the start-up reconcile; `offThread`: a worker's reconcile of it (a large index). */
   private manifest(offThread = this.reconcileInWorker()): Manifest {
-    const index = this.index
-    return {
-      get rows() {
-        return manifestRows(index)
-      },
-      row: (rowid) => manifestRow(index, rowid),
-      offThread: offThread?.result,
-    }
+    const digest = () => manifestDigest(this.index, RACY_MS)
+    return Object.assign(indexManifest(this.index, RACY_MS), { offThread: offThread?.result, helpOffThread: offThread && (() => offThread.help(digest)) })
   }
 
   /** The start-up reconcile in a worker thread, for an index file large enough (see reconcile-worker.ts). */
