@@ -226,7 +226,7 @@ export class KnowledgeStore {
   }
 
   /** A page of document metadata, newest first (or by title). */
-  list(filter: SearchFilter & { sort?: ListSort } = {}): { total: number; items: Array<IndexedMeta & { version?: number }> } {
+  list(filter: SearchFilter & { sort?: ListSort; after?: string } = {}): { total: number; items: Array<IndexedMeta & { version?: number }> } {
     const page = this.index.list(filter)
     return { total: page.total, items: this.revisions.withVersions(page.items) }
   }

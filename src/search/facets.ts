@@ -22,15 +22,31 @@ export interface ListingHost {
 }
 
 /** Filtered documents without a query, paged; `total` counts them before paging. */
-export function listDocs(host: ListingHost, filter: SearchFilter & { sort?: ListSort } = {}): { total: number; items: IndexedMeta[] } {
+export function listDocs(host: ListingHost, filter: SearchFilter & { sort?: ListSort; after?: string } = {}): { total: number; items: IndexedMeta[] } {
   const { offset, limit } = page(filter, DEFAULT_LIST_LIMIT, Number.MAX_SAFE_INTEGER)
   const where = whereOf(filter, 'doc', host.vocabulary, host.retired)
   if (where.none) return { total: 0, items: [] }
+  if (filter.after !== undefined) return { total: Number.NaN, items: listAfter(host, where, filter.after, limit, filter.sort) }
   const total = countWhere(host, where)
   if (limit === 0 || offset >= total) return { total, items: [] }
   const order = filter.sort === 'title' ? 'title COLLATE NOCASE, created_ms DESC, rowid DESC' : filter.sort === 'updated' ? 'mtime DESC, rowid DESC' : 'created_ms DESC, rowid DESC'
   const rows = host.stmt(`SELECT ${host.docColumns} FROM doc WHERE 1${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...where.params, limit, offset) as unknown as DocRow[]
   return { total, items: rows.map(toMeta) }
+}
+
+/**
+ * The documents `where` selects right after the document `after` in the newest-first order, at most `limit` (none
+ * when `after` is not indexed; its place is where it is now, whatever the filter). A seek on the created index: a page
+ * costs its own rows wherever it is. Why: an OFFSET walks every row before the page and the list's count scans them
+ * all, so each page of a scan cost more as the base grew (100k documents, the status filter: 14–50 ms a page; the
+ * health probe reads 100 such pages, and their turns were the event-loop lag that grew with a long-lived process).
+ */
+function listAfter(host: ListingHost, where: Where, after: string, limit: number, sort: ListSort | undefined): IndexedMeta[] {
+  if (sort !== undefined && sort !== 'created') throw new RangeError('a page after a document is in the newest-first order only')
+  const at = host.stmt('SELECT created_ms, rowid FROM doc WHERE id = ? LIMIT 1').get(String(after)) as { created_ms: number; rowid: number } | undefined
+  if (!at) return []
+  const sql = `SELECT ${host.docColumns} FROM doc WHERE (created_ms, rowid) < (?, ?)${where.sql} ORDER BY created_ms DESC, rowid DESC LIMIT ?`
+  return (host.stmt(sql).all(at.created_ms, at.rowid, ...where.params, limit) as unknown as DocRow[]).map(toMeta)
 }
 
 /** How many documents the filter selects (paging ignored). */

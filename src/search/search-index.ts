@@ -357,7 +357,7 @@ export class SearchIndex {
   }
 
   /** Filtered documents without a query, paged; `total` counts them before paging. */
-  list(filter: SearchFilter & { sort?: ListSort } = {}): { total: number; items: IndexedMeta[] } {
+  list(filter: SearchFilter & { sort?: ListSort; after?: string } = {}): { total: number; items: IndexedMeta[] } {
     this.follow()
     return listDocs(this, filter)
   }
