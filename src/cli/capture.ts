@@ -20,7 +20,7 @@ export const capture: Command = async (invocation) => {
     throw new UsageError(`round.json is not valid JSON: ${(error as Error).message}`)
   }
   const round = parseRound(input)
-  const store = await openStore(invocation, { index: !values['dry-run'], create: true })
+  const store = await openStore(invocation, { index: !values['dry-run'], create: true, trustWatcher: true })
   try {
     const result = await captureRound(store, round, { minScore, dryRun: values['dry-run'] })
     if (values['dry-run']) {

@@ -111,8 +111,11 @@ export function checkedRoot(invocation: Invocation, create: boolean, env: NodeJS
  * Opens the store at the checked root, without watching; indexed unless `index` is false (a dry run needs no index).
  * `write: false` (search, list, read, stats): the command may then read the index cache of a running dsh as it is.
  * `create`: the command writes the first document of a new base (capture, note, import), so a missing root is made.
- * `trustWatcher` (a reading command that reports nothing about unreadable files): while a live process that owns the
- * index watches the root, its freshness stamp stands for the check of every file (index-cache/watch-stamp.ts).
+ * `trustWatcher` (a command that reports nothing about unreadable files: the reading ones, and the writers of one
+ * document, capture, note, supersede, retire and restore): while a live process that owns the index watches the
+ * root, its freshness stamp stands for the check of every file (index-cache/watch-stamp.ts). Why writers too: a round
+ * captured beside a running dsh stat'ed every file first (100k documents: ~1 s of both cores, which the running dsh
+ * felt as event-loop lag), though the owner's index was already current.
  */
 export async function openStore(invocation: Invocation, { index = true, write = true, create = false, trustWatcher = false } = {}): Promise<KnowledgeStore> {
   const root = checkedRoot(invocation, create)
@@ -120,7 +123,7 @@ export async function openStore(invocation: Invocation, { index = true, write = 
   const redactor = write || config.patterns.length ? (await import('../redact/redactor.js')).createRedactor(config) : deferredRedactor(config)
   // Loaded here, not at import: commands that never open the store start without it (and without SQLite).
   const { KnowledgeStore } = await import('../knowledge/store.js')
-  const store = new KnowledgeStore({ root, redactor, watch: false, readOnly: !write, trustWatcher: trustWatcher && !write, logger: CLI_LOGGER })
+  const store = new KnowledgeStore({ root, redactor, watch: false, readOnly: !write, trustWatcher, logger: CLI_LOGGER })
   // A command that writes keeps the local history of what it wrote (nothing when the root is in git).
   if (write) (await import('../knowledge/history/local.js')).keepLocalHistory(store)
   if (index) await store.start()

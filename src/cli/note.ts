@@ -43,7 +43,7 @@ export const note: Command = async (invocation: Invocation) => {
     ...(kind === 'preference' ? { quote: values.quote ?? values.finding } : {}),
   })
   const cwd = resolve(values.cwd ?? process.cwd())
-  const store = await openStore(invocation, { create: true })
+  const store = await openStore(invocation, { create: true, trustWatcher: true })
   try {
     const { written, supersedes } = await writeNote(store, args, { session: personSession(author(), hostname()), cwd, scope: store.visibleScope(cwd, true), actor: 'cli' })
     if (values.json) printJson({ id: written.id, path: written.path, kind: args.kind, supersedes, redacted: written.redaction.count })

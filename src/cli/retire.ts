@@ -9,7 +9,7 @@ import { type Command, openStore, print, printJson, scopeOf, UsageError } from '
 export const retire: Command = async (invocation) => {
   const id = invocation.positionals[0]
   if (!id) throw new UsageError('retire needs a document id and --reason')
-  const store = await openStore(invocation)
+  const store = await openStore(invocation, { trustWatcher: true })
   try {
     const done = await retireDoc(store, { id, reason: invocation.values.reason }, scopeOf(store, invocation), 'cli')
     if (invocation.values.json) printJson(done)
@@ -23,7 +23,7 @@ export const retire: Command = async (invocation) => {
 export const restore: Command = async (invocation) => {
   const id = invocation.positionals[0]
   if (!id) throw new UsageError('restore needs a document id')
-  const store = await openStore(invocation)
+  const store = await openStore(invocation, { trustWatcher: true })
   try {
     const done = await restoreDoc(store, { id }, scopeOf(store, invocation), 'cli')
     if (invocation.values.json) printJson(done)

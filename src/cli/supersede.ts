@@ -8,7 +8,7 @@ import { type Command, openStore, print, printJson, scopeOf, UsageError } from '
 export const supersede: Command = async (invocation) => {
   const id = invocation.positionals[0]
   if (!id || !invocation.values.by) throw new UsageError('supersede needs a document id and --by <id>')
-  const store = await openStore(invocation)
+  const store = await openStore(invocation, { trustWatcher: true })
   try {
     const done = await supersedeDoc(store, { id, by: invocation.values.by, reason: invocation.values.reason }, scopeOf(store, invocation), 'cli')
     if (invocation.values.json) printJson(done)

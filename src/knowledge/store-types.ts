@@ -54,8 +54,9 @@ export interface KnowledgeStoreOptions {
    */
   readOnly?: boolean
   /**
-   * A one-shot reader (CLI search, list, read, history): while a live process that owns the index watches the whole
-   * root, trust its freshness stamp instead of stat-ing every document file (index-cache/watch-stamp.ts). Default false.
+   * A one-shot command (CLI search, list, read, history; capture, note, supersede, retire, restore): while a live
+   * process that owns the index watches the whole root, trust its freshness stamp instead of stat-ing every document
+   * file (index-cache/watch-stamp.ts). Default false.
    */
   trustWatcher?: boolean
 }

@@ -1,15 +1,17 @@
 /**
- * A standalone writer process for the multi-process store tests: `node write-many.ts <root> <session> <count> [big]`
- * writes `count` rounds of `session` into `root` through the built store (lib/), with a ledger entry each.
+ * A standalone writer process for the multi-process store tests: `node write-many.ts <root> <session> <count> [big]
+ * [trust]` writes `count` rounds of `session` into `root` through the built store (lib/), with a ledger entry each;
+ * `trust`: as `dsh-knowledge capture` does, a live watching owner's freshness stamp stands for the check of every file.
  */
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { PROJECT_ROOT } from './dsh.ts'
 
-const [root, session, count, big] = process.argv.slice(2)
+const [root, session, count, ...flags] = process.argv.slice(2)
+const big = flags.includes('big')
 const { KnowledgeStore } = await import(pathToFileURL(join(PROJECT_ROOT, 'lib/knowledge/store.js')).href)
 const { createRedactor } = await import(pathToFileURL(join(PROJECT_ROOT, 'lib/redact/redactor.js')).href)
-const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: false })
+const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: false, trustWatcher: flags.includes('trust') })
 const filler = big ? 'The cache key includes a timestamp, so every build misses. '.repeat(1000) : 'Because the key includes a timestamp.'
 for (let turn = 1; turn <= Number(count); turn++) {
   const written = await store.write({

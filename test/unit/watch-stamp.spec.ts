@@ -126,6 +126,27 @@ describe('the CLI trusts a live watching owner, and only one', () => {
     expect((await cliSearch(root, 'seedwordc')).ids).toEqual([])
   })
 
+  it('a note written from the CLI beside the owner skips the walk too, and is found at once by the owner and by a search', async () => {
+    const { root } = await seeded()
+    const note = async () => {
+      const run = await spawnCollect(process.execPath, [BIN, 'note', '--title', 'Pinned esbuild', '--finding', 'pin noteworthyword in the lockfile', '--root', root, '--cwd', '/ws/app', '--json'], {
+        env: { ...process.env, DSH_KNOWLEDGE_DEBUG: '1' },
+      })
+      expect(run.code, run.stderr).toBe(0)
+      return { id: (JSON.parse(run.stdout) as { id: string }).id, line: run.stderr.split('\n').find((l) => l.includes('freshness')) ?? '' }
+    }
+    // Nobody watching: the writer checks every file first, as a reader does.
+    expect((await note()).line).toMatch(/ freshness walked/)
+    const live = await owner(root)
+    const written = await note()
+    expect(written.line).toContain(`freshness vouched for by watcher ${live.child.pid}: no walk`)
+    await live.seen((l) => l.change === 'written' && l.id === written.id)
+    const found = await cliSearch(root, 'noteworthyword')
+    expect(found.vouched, found.line).toBe(true)
+    expect(found.ids).toContain(written.id)
+    expect(found.ids).toHaveLength(2)
+  })
+
   it('walks again once the owner was killed -9, and finds what changed while nobody watched', async () => {
     const { root, paths } = await seeded()
     const live = await owner(root)
