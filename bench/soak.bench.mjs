@@ -21,8 +21,8 @@
  * routes (revision every round, the list every 5, stats and recent rounds every 20, a token minted by POST every 200), asks for
  * the health summary every 100 rounds and runs a sampled probe every 1,000; a sync against a loopback server whose
  * page changes runs every few simulated minutes; another process writes 20 rounds into the same root every 10
- * simulated minutes, trusting this process's freshness stamp as `dsh-knowledge capture` does. Numbers are printed,
- * not asserted.
+ * simulated minutes as `dsh-knowledge capture` does (trusting this process's freshness stamp, keeping the local
+ * history). Numbers are printed, not asserted.
  * @module dsh-knowledge-sync/bench/soak
  */
 import { spawn, spawnSync } from 'node:child_process'
@@ -52,6 +52,9 @@ const PER_MINUTE = opt('per-minute', 10)
 const SYNC_MINUTES = opt('sync-minutes', 5)
 const WRITERS = !argv.includes('--no-writers')
 const FRESH = argv.includes('--fresh')
+// --blocks FILE: every time the event loop was held 25 ms or more, when it ended (µs of the monotonic clock a
+// --cpu-prof profile's sample times use) and how long; bench/blocks.mjs then says what the profile ran meanwhile.
+const BLOCKS = argv.includes('--blocks') ? argv[argv.indexOf('--blocks') + 1] : undefined
 const SNAPSHOT_AT = new Set(
   String(argv[argv.indexOf('--snapshot-at') + 1] ?? '')
     .split(',')
@@ -130,7 +133,9 @@ let othersDone = 0
 /** Rounds the other processes have written (each records its outcome in the same ledger). */
 const writtenByOthers = () => othersDone * 20
 function otherProcess(n) {
-  const child = spawn(process.execPath, [join(project, 'test/harness/write-many.ts'), root, `session-${(0xe0000000 + n).toString(16)}-0000-4000-8000-000000000000`, '20', 'trust'], { stdio: 'ignore' })
+  const child = spawn(process.execPath, [join(project, 'test/harness/write-many.ts'), root, `session-${(0xe0000000 + n).toString(16)}-0000-4000-8000-000000000000`, '20', 'trust', 'history'], {
+    stdio: 'ignore',
+  })
   const done = new Promise((resolve) => child.on('exit', resolve))
   writers.add(done)
   done.then((code) => {
@@ -146,6 +151,17 @@ function otherProcess(n) {
 const handles = trackHandles()
 const lag = monitorEventLoopDelay({ resolution: 10 })
 lag.enable()
+const blocks = []
+let blockTick = process.hrtime.bigint()
+const blockTimer = BLOCKS
+  ? setInterval(() => {
+      const now = process.hrtime.bigint()
+      const held = Number(now - blockTick) / 1e6 - 5
+      if (held >= 25) blocks.push({ end: Number(now / 1000n), ms: held, rounds: roundNow })
+      blockTick = now
+    }, 5)
+  : undefined
+let roundNow = 0
 const { CACHE_DIR, CACHE_FILE } = await lib('knowledge/index-cache/index-cache.js')
 const indexFile = join(root, CACHE_DIR, CACHE_FILE)
 const walFile = `${indexFile}-wal`
@@ -299,6 +315,7 @@ let probes = 0
 let failures = 0
 await measure(0)
 for (let k = 1; k <= ROUNDS; k++) {
+  roundNow = k
   const session = sessionOf(k)
   if (k > 1 && sessionOf(k - 1) !== session) await loop.close(sessionOf(k - 1))
   await loop.ask(`R${k}: why does build ${k} resolve the old esbuild (${code(k)})?`, { session, cwd: '/home/dev/shop-api' })
@@ -333,6 +350,11 @@ for (let k = 1; k <= ROUNDS; k++) {
   }
 }
 await Promise.all(writers)
+if (BLOCKS) {
+  clearInterval(blockTimer)
+  writeFileSync(BLOCKS, JSON.stringify(blocks))
+  console.log(`${blocks.length} blocks of 25 ms or more written to ${BLOCKS}`)
+}
 await store.flush()
 const seconds = (performance.now() - t0) / 1000
 

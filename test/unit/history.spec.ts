@@ -5,7 +5,7 @@
  * @module dsh-knowledge-sync/test/unit/history
  */
 import { spawnSync } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createServer, request, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -135,7 +135,7 @@ describe('local history (a root outside git)', () => {
     // Over the byte bound: the oldest lines go first, every document keeps its newest.
     const entries = Array.from({ length: 10 }, (_, k) => ({ id: `d${k % 2}`, v: k, hash: 'a'.repeat(16), at: 'x', text: 'y'.repeat(100) }))
     const lineBytes = JSON.stringify(entries[0]).length + 1
-    const kept = compacted(entries, lineBytes * 5).map((line) => JSON.parse(line).v)
+    const kept = (await compacted(entries, lineBytes * 5)).lines.map((line) => JSON.parse(line).v)
     expect(kept).toEqual([5, 6, 7, 8, 9])
   })
 
@@ -194,6 +194,58 @@ describe('local history in a process that runs for days (issue 24)', () => {
     expect(inFile).toBeLessThan(900)
     // Before: the hashes of every document this process had seen stayed in memory after the file dropped them.
     expect(tally.ids).toBe(inFile)
+  })
+
+  it('rewrites the file over its bound a slice at a time, keeping lines another process appends meanwhile', async () => {
+    const root = fresh()
+    prefill(root, 1000, Math.ceil(LOCAL_HISTORY_MAX_BYTES / 1000) + 200)
+    // A budget of 0 ms: a turn of the event loop after every line read and every line kept.
+    const tally = new HistoryTally(0)
+    let turns = 0
+    let appendedMeanwhile = false
+    const tick = (): void => {
+      turns++
+      // Another process (its own tally) appends once the rewrite is under way.
+      if (turns === 50) {
+        appendedMeanwhile = true
+        void appendLocalRevision(root, { id: 'elsewhere', v: 1, hash: 'e'.repeat(16), at: '2026-12-01T00:00:00Z', text: 'appended by another process' }, new HistoryTally())
+      }
+      if (!done) setImmediate(tick)
+    }
+    let done = false
+    setImmediate(tick)
+    await appendLocalRevision(root, { id: 'new', v: 1, hash: 'n'.repeat(16), at: '2026-12-01T00:00:00Z', text: 'the append that goes over the bound' }, tally)
+    done = true
+    // In one piece (before) the rewrite let a handful of turns pass (its file writes); a slice a line: one per line.
+    expect(turns).toBeGreaterThan(1000)
+    expect(appendedMeanwhile).toBe(true)
+    const after = readLocalHistory(root)
+    expect(statSync(localHistoryFile(root)).size).toBeLessThanOrEqual(LOCAL_HISTORY_MAX_BYTES)
+    // Whichever of the two rewrites stands (the other process's append found the file over its bound too), both
+    // appended lines are in it, in the order they were appended.
+    expect(after.slice(-2).map((e) => e.id)).toEqual(['new', 'elsewhere'])
+    expect(tally.hashOf(root, 'elsewhere')).toBe('e'.repeat(16))
+  })
+
+  it('reads only what another process appended, and a line being appended once it is whole', async () => {
+    const root = fresh()
+    const size = prefill(root, 500, 2000)
+    const tally = new HistoryTally()
+    expect(tally.hashOf(root, 'old-1')).toBe('1'.padStart(16, '0'))
+    expect(tally.bytesRead).toBe(size)
+    const line = JSON.stringify({ id: 'other', v: 1, hash: 'a'.repeat(16), at: '2026-12-01T00:00:00Z', text: 'from another process' })
+    // Another process's append, caught half-written: only whole lines are taken in.
+    appendFileSync(localHistoryFile(root), `${line}\n${line.slice(0, 20)}`)
+    expect(tally.hashOf(root, 'other')).toBe('a'.repeat(16))
+    expect(tally.bytesRead).toBe(size + line.length + 1)
+    // The rest of that line, then one more.
+    appendFileSync(localHistoryFile(root), `${line.slice(20)}\n`)
+    const second = JSON.stringify({ id: 'third', v: 1, hash: 'b'.repeat(16), at: '2026-12-01T00:00:00Z' })
+    appendFileSync(localHistoryFile(root), `${second}\n`)
+    expect(tally.hashOf(root, 'third')).toBe('b'.repeat(16))
+    // Every byte read once: the prefill, then each appended line.
+    expect(tally.bytesRead).toBe(statSync(localHistoryFile(root)).size)
+    expect(tally.ids).toBe(502)
   })
 
   it('two stores on one root record a change both of them see once', async () => {

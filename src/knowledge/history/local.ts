@@ -12,9 +12,9 @@
  * history started (or while no store watched the root) has no text here; the history says so.
  * @module dsh-knowledge-sync/knowledge/history/local
  */
-import { existsSync, realpathSync, statSync } from 'node:fs'
+import { closeSync, existsSync, fstatSync, readSync, realpathSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
-import { appendRootStateFile, readRootStateFile, writeRootStateFile } from '../disk/root-files.js'
+import { appendRootStateFile, openRootStateFile, readRootStateFile, writeRootStateFile } from '../disk/root-files.js'
 import { readRootFile } from '../disk/safe-read.js'
 import { LEDGER_DIR } from '../logs/ledger.js'
 import { contentHash } from '../logs/revisions.js'
@@ -82,13 +82,31 @@ function parseLine(line: string): LocalRevision | undefined {
 /** Every recorded revision, oldest first (a torn or foreign line is skipped). Throws when the file is over its read bound. */
 export function readLocalHistory(root: string): LocalRevision[] {
   const text = readRootStateFile(root, localHistoryFile(root), READ_BOUND)
-  if (!text) return []
+  return text ? parseLines(text.split('\n')) : []
+}
+
+function parseLines(lines: readonly string[]): LocalRevision[] {
   const out: LocalRevision[] = []
-  for (const line of text.split('\n')) {
+  for (const line of lines) {
     const entry = parseLine(line)
     if (entry) out.push(entry)
   }
   return out
+}
+
+/** The longest one slice of a rewrite holds the event loop. */
+const SLICE_MS = 8
+
+/** `each(item)` over `items` with a turn of the event loop whenever `sliceMs` have passed (false from `each`: stop). */
+async function inSlices<T>(items: readonly T[], each: (item: T) => unknown, sliceMs = SLICE_MS): Promise<void> {
+  let turn = performance.now()
+  for (let k = 0; k < items.length; k++) {
+    if (each(items[k]) === false) return
+    if (performance.now() - turn >= sliceMs) {
+      await new Promise((resolve) => setImmediate(resolve))
+      turn = performance.now()
+    }
+  }
 }
 
 /** The newest {@link LOCAL_HISTORY_PER_DOCUMENT} revisions of one document, oldest first. */
@@ -98,23 +116,32 @@ export function localRevisionsOf(root: string, id: string): LocalRevision[] {
     .slice(-LOCAL_HISTORY_PER_DOCUMENT)
 }
 
-/** The lines to keep when the file went over its bound: each document's newest, then the newest overall. */
-export function compacted(entries: readonly LocalRevision[], budget = (LOCAL_HISTORY_MAX_BYTES * 3) / 4): string[] {
+/**
+ * The lines to keep when the file went over its bound: each document's newest, then the newest overall, within
+ * `budget` bytes; with the revisions they hold, oldest first. A turn of the event loop every {@link SLICE_MS}.
+ */
+export async function compacted(entries: readonly LocalRevision[], budget = (LOCAL_HISTORY_MAX_BYTES * 3) / 4, sliceMs = SLICE_MS): Promise<{ lines: string[]; kept: LocalRevision[] }> {
   const perDoc = new Map<string, number>()
-  const kept: string[] = []
+  const lines: string[] = []
+  const kept: LocalRevision[] = []
   let bytes = 0
-  for (let k = entries.length - 1; k >= 0; k--) {
-    const entry = entries[k]
-    const n = perDoc.get(entry.id) ?? 0
-    if (n >= LOCAL_HISTORY_PER_DOCUMENT) continue
-    const line = JSON.stringify(entry)
-    const size = Buffer.byteLength(line) + 1
-    if (bytes + size > budget) break
-    perDoc.set(entry.id, n + 1)
-    bytes += size
-    kept.push(line)
-  }
-  return kept.reverse()
+  const newestFirst = entries.slice().reverse()
+  await inSlices(
+    newestFirst,
+    (entry) => {
+      const n = perDoc.get(entry.id) ?? 0
+      if (n >= LOCAL_HISTORY_PER_DOCUMENT) return
+      const line = JSON.stringify(entry)
+      const size = Buffer.byteLength(line) + 1
+      if (bytes + size > budget) return false
+      perDoc.set(entry.id, n + 1)
+      bytes += size
+      lines.push(line)
+      kept.push(entry)
+    },
+    sliceMs,
+  )
+  return { lines: lines.reverse(), kept: kept.reverse() }
 }
 
 /**
@@ -126,6 +153,8 @@ export function compacted(entries: readonly LocalRevision[], budget = (LOCAL_HIS
  * a compaction's result replaces everything: at most one entry per id the file holds.
  */
 export class HistoryTally {
+  /** @param sliceMs the longest a rewrite holds the event loop at a time (the tests make it 0: a turn after each line). */
+  constructor(readonly sliceMs = SLICE_MS) {}
   private size = -1
   private ino = -1
   private readonly docs = new Map<string, { lines: number; hash: string }>()
@@ -148,12 +177,41 @@ export class HistoryTally {
     return this.docs.get(id)?.hash
   }
 
-  /** Reads the file again when its size or inode is not what this process left. */
+  /**
+   * Takes in what another process changed: when the file only grew (the same inode), the lines appended since (an
+   * append of another process: ~1 KB, where reading the whole file held the loop ~0.1–0.3 s at its 8 MB bound);
+   * else (rewritten, replaced, shorter, or never read) the whole file again.
+   */
   follow(root: string): void {
     const { size, ino } = fileIdentity(root)
     if (size === this.size && ino === this.ino) return
+    if (this.size >= 0 && ino === this.ino && size > this.size && this.followTail(root, size)) return
     this.bytesRead += size
     this.load(readLocalHistory(root), root)
+  }
+
+  /** Counts the whole lines from {@link size} to `size`; false when they cannot be read (the caller reads it all). */
+  private followTail(root: string, size: number): boolean {
+    const fd = openRootStateFile(root, localHistoryFile(root))
+    if (fd === undefined) return false
+    let tail: Buffer
+    try {
+      if (fstatSync(fd).ino !== this.ino || size - this.size > READ_BOUND) return false
+      tail = Buffer.alloc(size - this.size)
+      for (let at = 0; at < tail.length; ) {
+        const n = readSync(fd, tail, at, tail.length - at, this.size + at)
+        if (n <= 0) return false
+        at += n
+      }
+    } finally {
+      closeSync(fd)
+    }
+    // Up to the last newline: a line being appended this instant is read whole next time.
+    const end = tail.lastIndexOf(0x0a) + 1
+    this.bytesRead += end
+    for (const e of parseLines(tail.subarray(0, end).toString('utf8').split('\n'))) this.docs.set(e.id, { lines: (this.docs.get(e.id)?.lines ?? 0) + 1, hash: e.hash })
+    this.size += end
+    return true
   }
 
   /** Takes `entries` as the whole file (just read or just rewritten). */
@@ -215,14 +273,38 @@ export async function appendLocalRevision(root: string, entry: LocalRevision, ta
   appendRootStateFile(root, file, `${line}\n`)
   const lines = tally.appended(root, entry, Buffer.byteLength(line) + 1)
   if (tally.bytes <= LOCAL_HISTORY_MAX_BYTES && lines <= PER_DOCUMENT_LINES) return
-  const entries = readLocalHistory(root)
-  const over = entries.reduce((sum, e) => sum + Buffer.byteLength(JSON.stringify(e)) + 1, 0) > LOCAL_HISTORY_MAX_BYTES
-  const kept = over ? compacted(entries) : compacted(entries, Number.POSITIVE_INFINITY)
-  await writeRootStateFile(root, file, kept.length ? `${kept.join('\n')}\n` : '')
-  tally.load(
-    kept.map((k) => parseLine(k)!),
-    root,
+  await rewrite(root, tally)
+}
+
+/**
+ * Rewrites the file within its bounds: read whole, parsed and compacted a slice at a time (a rewrite of the 8 MB file
+ * held the event loop 100–170 ms in one piece, every ~1,300 rounds of a long-lived process), written atomically. The
+ * keeper's appends wait for it (they are chained); lines another process appended meanwhile are kept too, and when
+ * another process rewrote the file meanwhile (its append found it over the bound too) its rewrite stands.
+ */
+async function rewrite(root: string, tally: HistoryTally): Promise<void> {
+  const file = localHistoryFile(root)
+  const text = readRootStateFile(root, file, READ_BOUND) ?? ''
+  const raw = text.split('\n')
+  const entries: LocalRevision[] = []
+  await inSlices(
+    raw,
+    (line) => {
+      const entry = parseLine(line)
+      if (entry) entries.push(entry)
+    },
+    tally.sliceMs,
   )
+  const over = Buffer.byteLength(text) > LOCAL_HISTORY_MAX_BYTES
+  const { lines, kept } = await compacted(entries, over ? undefined : Number.POSITIVE_INFINITY, tally.sliceMs)
+  const now = readRootStateFile(root, file, READ_BOUND) ?? ''
+  // Another process rewrote it meanwhile (from a file that held what this one read): its rewrite stands.
+  if (!now.startsWith(text)) return tally.follow(root)
+  // What another process appended while this one compacted: kept as it was appended.
+  const late = parseLines(now.slice(text.length).split('\n'))
+  const all = [...lines, ...late.map((e) => JSON.stringify(e))]
+  await writeRootStateFile(root, file, all.length ? `${all.join('\n')}\n` : '')
+  tally.load([...kept, ...late], root)
 }
 
 /**
