@@ -14,13 +14,16 @@
  */
 import { closeSync, existsSync, fstatSync, readSync, realpathSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
-import { appendRootStateFile, openRootStateFile, readRootStateFile, writeRootStateFile } from '../disk/root-files.js'
+import { appendRootStateFile, ensureStateFolder, openRootStateFile, readRootStateFile, writeRootStateFile } from '../disk/root-files.js'
+import { withOsLock } from '../disk/os-lock.js'
 import { readRootFile } from '../disk/safe-read.js'
 import { LEDGER_DIR } from '../logs/ledger.js'
 import { contentHash } from '../logs/revisions.js'
 import type { KnowledgeStore } from '../store.js'
 
 export const LOCAL_HISTORY_FILE = 'history.jsonl'
+/** The lock file beside it (an OS lock, see disk/os-lock.ts; nothing is written into it). */
+const HISTORY_LOCK = 'history.lock'
 /** The bound of the whole local history file. */
 export const LOCAL_HISTORY_MAX_BYTES = 8 * 1024 * 1024
 /** The most revisions kept per document. */
@@ -223,13 +226,42 @@ export class HistoryTally {
 
   /** Counts a line this process appended; returns the id's line count. */
   appended(root: string, entry: LocalRevision, bytes: number): number {
-    const was = this.size
-    this.stamp(root)
-    // Another process appended in between: the counts are not the file's; read it on the next question.
-    if (this.size !== was + bytes) this.size = -1
-    const lines = (this.docs.get(entry.id)?.lines ?? 0) + 1
-    this.docs.set(entry.id, { lines, hash: entry.hash })
-    return lines
+    const { size, ino } = fileIdentity(root)
+    if (this.size >= 0 && ino === this.ino && size === this.size + bytes) {
+      this.size = size
+      this.docs.set(entry.id, { lines: (this.docs.get(entry.id)?.lines ?? 0) + 1, hash: entry.hash })
+    } else {
+      // Another process appended too: this line and theirs are read from where this process had read (before, the
+      // whole file was read again on the next question, ~0.1 s at its bound, once per append of a CLI capture).
+      this.follow(root)
+    }
+    return this.docs.get(entry.id)?.lines ?? 0
+  }
+
+  /**
+   * {@link follow}, with a whole read (the file rewritten or replaced by another process) parsed a slice at a time
+   * with turns of the event loop between (see {@link inSlices}); an append still checks with {@link follow} after it.
+   */
+  async settle(root: string): Promise<void> {
+    const { size, ino } = fileIdentity(root)
+    if (size === this.size && ino === this.ino) return
+    if (this.size >= 0 && ino === this.ino && size > this.size) return this.follow(root)
+    const text = readRootStateFile(root, localHistoryFile(root), READ_BOUND) ?? ''
+    const entries: LocalRevision[] = []
+    await inSlices(
+      text.split('\n'),
+      (line) => {
+        const entry = parseLine(line)
+        if (entry) entries.push(entry)
+      },
+      this.sliceMs,
+    )
+    // What was read is the file as it was then: its identity is taken from that moment, so a later append is a tail.
+    this.bytesRead += Buffer.byteLength(text)
+    this.docs.clear()
+    for (const e of entries) this.docs.set(e.id, { lines: (this.docs.get(e.id)?.lines ?? 0) + 1, hash: e.hash })
+    this.size = Buffer.byteLength(text)
+    this.ino = ino
   }
 
   /** The file's size as last seen (-1: unknown). */
@@ -257,9 +289,18 @@ function fileIdentity(root: string): { size: number; ino: number } {
  * {@link HistoryTally}, so the file is read only when another process changed it (without one, every call reads it).
  */
 export async function appendLocalRevision(root: string, entry: LocalRevision, tally = new HistoryTally()): Promise<void> {
+  const file = localHistoryFile(root)
+  ensureStateFolder(root, dirname(file))
+  // One appender or rewriter at a time, across processes: a rewrite reads the file, compacts it and renames a new one in
+  // its place a slice at a time, and a line another process appended in between would be lost with the old file.
+  await withOsLock(join(dirname(file), HISTORY_LOCK), () => appendLocked(root, entry, tally))
+}
+
+async function appendLocked(root: string, entry: LocalRevision, tally: HistoryTally): Promise<void> {
   const line = JSON.stringify(entry.text !== undefined && entry.text.length > LOCAL_HISTORY_MAX_TEXT ? { ...entry, text: undefined } : entry)
   const file = localHistoryFile(root)
   try {
+    await tally.settle(root)
     tally.follow(root)
   } catch {
     // Over even the read bound (a hostile file): start again from this revision, nothing else is readable anyway.
@@ -320,6 +361,7 @@ export function keepLocalHistory(store: KnowledgeStore, options: { git?: boolean
   const keep = async (id: string, text: string, v: number): Promise<void> => {
     const hash = contentHash(text)
     try {
+      await tally.settle(store.root)
       if (tally.hashOf(store.root, id) === hash) return
     } catch {
       /* unreadable: the append rewrites it */
