@@ -10,7 +10,8 @@
  * @module dsh-knowledge-sync/knowledge/disk/os-lock
  */
 import { lstatSync, renameSync } from 'node:fs'
-import { DatabaseSync } from 'node:sqlite'
+import { createRequire } from 'node:module'
+import type { DatabaseSync } from 'node:sqlite'
 
 export interface OsLockOptions {
   /** How long to wait for another holder before giving up (ms). A holder is a live process: it will finish. */
@@ -35,7 +36,9 @@ function openLock(path: string): DatabaseSync {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
   }
-  return new DatabaseSync(path, { timeout: 0 })
+  // Loaded on first lock, not at import: a command that never takes one (`capture --dry-run`) never loads SQLite.
+  const sqlite = createRequire(import.meta.url)('node:sqlite') as typeof import('node:sqlite')
+  return new sqlite.DatabaseSync(path, { timeout: 0 })
 }
 
 /** Runs `fn` holding the lock on file `path` (its folder must exist); other processes and other holders in this one wait. */
