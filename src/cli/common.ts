@@ -125,7 +125,7 @@ export async function openStore(invocation: Invocation, { index = true, write = 
   const { KnowledgeStore } = await import('../knowledge/store.js')
   const store = new KnowledgeStore({ root, redactor, watch: false, readOnly: !write, trustWatcher, logger: CLI_LOGGER })
   // A command that writes keeps the local history of what it wrote (nothing when the root is in git).
-  if (write) (await import('../knowledge/history/local.js')).keepLocalHistory(store)
+  if (write) (await import('../knowledge/history/local.js')).keepLocalHistory(store, { warn: (message) => CLI_LOGGER.warn('%s', message) })
   if (index) await store.start()
   return store
 }

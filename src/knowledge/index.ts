@@ -123,7 +123,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   })
   ctx.effect(() => () => store.close(), 'knowledge store')
   // Registered after the store's disposer, so it runs first: the history stops following before the store closes.
-  ctx.effect(() => keepLocalHistory(store), 'knowledge local history')
+  ctx.effect(() => keepLocalHistory(store, { warn: (message) => logger.warn('%s', message) }), 'knowledge local history')
   const scan = store.start().catch((error: unknown) => logger.warn('indexing %s failed: %s', store.root, (error as Error).message))
   // The wait is cleared once the scan wins: a reloaded row must not leave one timer per load behind.
   let wait: NodeJS.Timeout | undefined

@@ -354,10 +354,19 @@ async function rewrite(root: string, tally: HistoryTally): Promise<void> {
  * work tree (git is its history). Each append is a {@link KnowledgeStore.hold}, so closing the store waits for it.
  * Returns the detach.
  */
-export function keepLocalHistory(store: KnowledgeStore, options: { git?: boolean; tally?: HistoryTally } = {}): () => void {
+export function keepLocalHistory(store: KnowledgeStore, options: { git?: boolean; tally?: HistoryTally; warn?: (message: string) => void } = {}): () => void {
   if (options.git ?? insideGitTree(store.root)) return () => {}
   const tally = options.tally ?? new HistoryTally()
   let chain: Promise<void> = Promise.resolve()
+  // A history that cannot be kept (its lock is a folder, its folder unwritable) never fails the write it follows; it
+  // is said once per reason, not once per write.
+  const said = new Set<string>()
+  const failed = (error: unknown) => {
+    const reason = (error as Error).message
+    if (said.has(reason) || said.size >= 8) return
+    said.add(reason)
+    options.warn?.(`the local history is not kept: ${reason}`)
+  }
   const keep = async (id: string, text: string, v: number): Promise<void> => {
     const hash = contentHash(text)
     try {
@@ -379,7 +388,7 @@ export function keepLocalHistory(store: KnowledgeStore, options: { git?: boolean
       return
     }
     const v = store.versionOf(change.id) ?? 0
-    chain = chain.then(() => keep(change.id, text, v)).catch(() => {})
+    chain = chain.then(() => keep(change.id, text, v)).catch(failed)
     store.hold(chain)
   })
 }
