@@ -52,6 +52,10 @@ const PER_MINUTE = opt('per-minute', 10)
 const SYNC_MINUTES = opt('sync-minutes', 5)
 const WRITERS = !argv.includes('--no-writers')
 const FRESH = argv.includes('--fresh')
+// --idle SECONDS (with --fresh): both processes then wait that long doing nothing, as dsh does between a person's
+// turns, and their RSS is read again without forcing anything: V8's memory reducer, which runs once allocation has
+// been low for ~8 s, gives its pooled pages back by itself. 0: not measured.
+const IDLE_S = opt('idle', 30)
 // --blocks FILE: every time the event loop was held 25 ms or more, when it ended (µs of the monotonic clock a
 // --cpu-prof profile's sample times use) and how long; bench/blocks.mjs then says what the profile ran meanwhile.
 const BLOCKS = argv.includes('--blocks') ? argv[argv.indexOf('--blocks') + 1] : undefined
@@ -481,10 +485,13 @@ if (FRESH) {
     const alive = setInterval(() => {}, 1000)
     await store.indexed.warmed; store.revisions.refresh()
     gc(); gc(); const after = process.memoryUsage(); const afterParts = parts()
+    await new Promise((resolve) => setTimeout(resolve, ${IDLE_S * 1000})); const idle = process.memoryUsage().rss
     gc({ type: 'major', execution: 'sync', flavor: 'last-resort' }); const floor = process.memoryUsage().rss
-    console.log(JSON.stringify({ rssKB: (after.rss - before.rss) / 1024, heapKB: (after.heapUsed - before.heapUsed) / 1024, v8KB: afterParts.v8 - beforeParts.v8, nativeKB: afterParts.native - beforeParts.native, floorKB: (floor - before.rss) / 1024, docs: store.size }))
+    console.log(JSON.stringify({ rssKB: (after.rss - before.rss) / 1024, heapKB: (after.heapUsed - before.heapUsed) / 1024, v8KB: afterParts.v8 - beforeParts.v8, nativeKB: afterParts.native - beforeParts.native, idleKB: (idle - before.rss) / 1024, floorKB: (floor - before.rss) / 1024, docs: store.size }))
     clearInterval(alive)
     await store.close()`
+  // This process idles first (the probe's spawnSync holds its loop, so no timer of V8's could run meanwhile).
+  const idleKB = IDLE_S > 0 ? await new Promise((resolve) => setTimeout(() => resolve(process.memoryUsage().rss / 1024), IDLE_S * 1000)) : 0
   const out = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', probe], { encoding: 'utf8' })
   const fresh = JSON.parse(out.stdout.trim().split('\n').at(-1) ?? '{}')
   const grown = { rssKB: steps.at(-1).rssKB - steps[1].rssKB, heapKB: steps.at(-1).heapKB - steps[1].heapKB }
@@ -494,6 +501,12 @@ if (FRESH) {
   console.log(
     `after a last-resort collection (V8's pool given back): fresh +${(fresh.floorKB / 1024).toFixed(1)} MB, this process grew ${floor.toFixed(1)} MB after its first step: ratio ${((floor * 1024) / fresh.floorKB).toFixed(2)}`,
   )
+  if (IDLE_S > 0) {
+    const idle = (idleKB - steps[1].rssKB) / 1024
+    console.log(
+      `after ${IDLE_S} s idle, nothing forced (V8's memory reducer): fresh +${(fresh.idleKB / 1024).toFixed(1)} MB, this process grew ${idle.toFixed(1)} MB after its first step: ratio ${((idle * 1024) / fresh.idleKB).toFixed(2)}`,
+    )
+  }
   const of = (key) => ((steps.at(-1)[key] - steps[1][key]) / 1024).toFixed(1)
   console.log(
     `of the resident memory: V8's heap +${(fresh.v8KB / 1024).toFixed(1)} MB fresh vs +${of('v8KB')} MB here; native (anonymous outside V8's heap) +${(fresh.nativeKB / 1024).toFixed(1)} MB fresh vs +${of('nativeKB')} MB here`,

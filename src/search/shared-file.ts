@@ -58,6 +58,8 @@ export class SharedFile {
   private usesAt = 0
   /** The log has the {@link FACETS_COLUMN} column: this connection writes and reads facet snapshots. */
   private snapshots = false
+  /** A catch-up is running (see {@link catchUp}). */
+  private catching = false
 
   constructor(
     private readonly stmt: (sql: string) => StatementSync,
@@ -94,6 +96,19 @@ export class SharedFile {
    * changes (null: the log no longer reaches back, everything was read again), or undefined when nothing changed.
    */
   catchUp(state: FileState, vocabulary: Vocabulary, wrote: () => void): ForeignChange[] | null | undefined {
+    // Not re-entered from `wrote` (the planner reads the index's size, which catches up): a nested call read the
+    // commits another process made meanwhile before the outer one's were followed, and the cached facet counts, seeing
+    // the versions out of order, were dropped (9 recounts in a 3,000-round soak, each ~80 ms at 120k documents).
+    if (this.catching) return undefined
+    this.catching = true
+    try {
+      return this.apply(state, vocabulary, wrote)
+    } finally {
+      this.catching = false
+    }
+  }
+
+  private apply(state: FileState, vocabulary: Vocabulary, wrote: () => void): ForeignChange[] | null | undefined {
     if (!this.moved()) return undefined
     const changes = this.since()
     if (changes === null) {

@@ -272,6 +272,42 @@ describe('SearchIndex facets after changes', () => {
     }
   })
 
+  it("a commit made while this connection follows another's is followed after it: the cached counts shift, none dropped", async () => {
+    const { writer, reader } = twoConnections(doc('a', { tags: ['redis'] }))
+    // The planner's callback runs once per followed change, inside the catch-up (it reads the index's size); the other
+    // connection commits right then, as another process may. A nested catch-up read that commit before the outer one
+    // had followed its own, and the counts, seeing the versions out of order, were dropped.
+    const planner = (reader as unknown as { planner: { wrote(): void } }).planner
+    const wrote = planner.wrote.bind(planner)
+    let during = 0
+    planner.wrote = () => {
+      if (during++ < 3) {
+        writer.upsert(doc(`during-${during}`, { kind: 'note', tags: ['pnpm'] }))
+        writer.flush()
+      }
+      wrote()
+    }
+    try {
+      expect(reader.facets().tags).toEqual({ redis: 1 })
+      const counted = recounts(reader)
+      for (let k = 0; k < 6; k++) {
+        writer.upsert(doc(`b${k}`, { tags: ['redis'] }))
+        writer.flush()
+        for (const filter of [{}, { kind: 'note' as const }]) {
+          // Listed first: a commit made inside the facets' own catch-up shows in the next answer, not this one.
+          const expected = listed(reader, filter)
+          expect(reader.facets(filter)).toEqual(expected)
+        }
+      }
+      expect(reader.size).toBe(10)
+      expect(reader.facets().tags).toEqual({ redis: 7, pnpm: 3 })
+      expect(recounts(reader)).toBe(counted + 1) // the note filter's first count; every other answer shifted
+    } finally {
+      await reader.close()
+      await writer.close()
+    }
+  })
+
   it('a commit whose change rows carry no snapshot (a writer of an older build), or one not readable, drops the counts; the next read counts afresh, right', async () => {
     const { file, writer, reader } = twoConnections(doc('a', { tags: ['redis'] }))
     const older = openIndexFile(file)
