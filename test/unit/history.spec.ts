@@ -5,7 +5,7 @@
  * @module dsh-knowledge-sync/test/unit/history
  */
 import { spawnSync } from 'node:child_process'
-import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createServer, request, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -224,6 +224,44 @@ describe('local history in a process that runs for days (issue 24)', () => {
     // The other append waited for the rewrite (a lock across processes) and came after it: both lines are there.
     expect(after.slice(-2).map((e) => e.id)).toEqual(['new', 'elsewhere'])
     expect(tally.hashOf(root, 'elsewhere')).toBe('e'.repeat(16))
+  })
+
+  it('a rewrite keeps what a process without the lock (an older build) appended meanwhile, and lets its rewrite stand', async () => {
+    const over = Math.ceil(LOCAL_HISTORY_MAX_BYTES / 1000) + 200
+    const line = (id: string) => JSON.stringify({ id, v: 1, hash: 'f'.repeat(16), at: '2026-12-01T00:00:00Z', text: 'appended without the lock' })
+    /** Appends over the bound with a budget of 0 ms, running `meanwhile` once the rewrite is under way. */
+    const rewriteWith = async (root: string, meanwhile: () => void) => {
+      // The file read already (as by a keeper that has run a while): the turns below are the rewrite's.
+      const tally = new HistoryTally(0)
+      tally.hashOf(root, 'old-1')
+      let turns = 0
+      let done = false
+      const tick = (): void => {
+        if (++turns === 50) meanwhile()
+        if (!done) setImmediate(tick)
+      }
+      setImmediate(tick)
+      await appendLocalRevision(root, { id: 'new', v: 1, hash: 'n'.repeat(16), at: '2026-12-01T00:00:00Z', text: 'over the bound' }, tally)
+      done = true
+      expect(turns).toBeGreaterThan(50)
+    }
+    const appended = fresh()
+    prefill(appended, 1000, over)
+    await rewriteWith(appended, () => appendFileSync(localHistoryFile(appended), `${line('older-build')}\n`))
+    expect(
+      readLocalHistory(appended)
+        .slice(-2)
+        .map((e) => e.id),
+    ).toEqual(['new', 'older-build'])
+    expect(statSync(localHistoryFile(appended)).size).toBeLessThanOrEqual(LOCAL_HISTORY_MAX_BYTES)
+    // A rewrite by such a process (a new file renamed in place): it stands, this one's is not written over it.
+    const replaced = fresh()
+    prefill(replaced, 1000, over)
+    await rewriteWith(replaced, () => {
+      writeFileSync(`${localHistoryFile(replaced)}.tmp`, `${line('their-rewrite')}\n`)
+      renameSync(`${localHistoryFile(replaced)}.tmp`, localHistoryFile(replaced))
+    })
+    expect(readLocalHistory(replaced).map((e) => e.id)).toEqual(['their-rewrite'])
   })
 
   it('reads only what another process appended, and a line being appended once it is whole', async () => {

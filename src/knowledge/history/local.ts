@@ -15,6 +15,7 @@
 import { closeSync, existsSync, fstatSync, readSync, realpathSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { appendRootStateFile, ensureStateFolder, openRootStateFile, readRootStateFile, writeRootStateFile } from '../disk/root-files.js'
+import { readLinesSliced } from '../disk/line-file.js'
 import { withOsLock } from '../disk/os-lock.js'
 import { readRootFile } from '../disk/safe-read.js'
 import { LEDGER_DIR } from '../logs/ledger.js'
@@ -240,28 +241,19 @@ export class HistoryTally {
 
   /**
    * {@link follow}, with a whole read (the file rewritten or replaced by another process) parsed a slice at a time
-   * with turns of the event loop between (see {@link inSlices}); an append still checks with {@link follow} after it.
+   * with turns of the event loop between (see disk/line-file.ts); an append still checks with {@link follow} after it.
    */
   async settle(root: string): Promise<void> {
     const { size, ino } = fileIdentity(root)
     if (size === this.size && ino === this.ino) return
     if (this.size >= 0 && ino === this.ino && size > this.size) return this.follow(root)
-    const text = readRootStateFile(root, localHistoryFile(root), READ_BOUND) ?? ''
-    const entries: LocalRevision[] = []
-    await inSlices(
-      text.split('\n'),
-      (line) => {
-        const entry = parseLine(line)
-        if (entry) entries.push(entry)
-      },
-      this.sliceMs,
-    )
+    const read = await readLinesSliced(root, localHistoryFile(root), { parse: parseLine, maxBytes: READ_BOUND, sliceMs: this.sliceMs })
     // What was read is the file as it was then: its identity is taken from that moment, so a later append is a tail.
-    this.bytesRead += Buffer.byteLength(text)
+    this.bytesRead += read?.end ?? 0
     this.docs.clear()
-    for (const e of entries) this.docs.set(e.id, { lines: (this.docs.get(e.id)?.lines ?? 0) + 1, hash: e.hash })
-    this.size = Buffer.byteLength(text)
-    this.ino = ino
+    for (const e of read?.items ?? []) this.docs.set(e.id, { lines: (this.docs.get(e.id)?.lines ?? 0) + 1, hash: e.hash })
+    this.size = read?.end ?? 0
+    this.ino = read?.ino ?? 0
   }
 
   /** The file's size as last seen (-1: unknown). */
@@ -318,31 +310,22 @@ async function appendLocked(root: string, entry: LocalRevision, tally: HistoryTa
 }
 
 /**
- * Rewrites the file within its bounds: read whole, parsed and compacted a slice at a time (a rewrite of the 8 MB file
- * held the event loop 100–170 ms in one piece, every ~1,300 rounds of a long-lived process), written atomically. The
- * keeper's appends wait for it (they are chained); lines another process appended meanwhile are kept too, and when
- * another process rewrote the file meanwhile (its append found it over the bound too) its rewrite stands.
+ * Rewrites the file within its bounds: read on libuv's threads and parsed, compacted a slice at a time (a rewrite of
+ * the 8 MB file held the event loop 100–170 ms in one piece, every ~1,300 rounds of a long-lived process; its whole
+ * synchronous read and decode, twice, 20–40 ms more), written atomically. Appenders and rewriters of this code wait for
+ * the OS lock the caller holds; lines a process without it (an older build) appended meanwhile are kept too, and when
+ * one rewrote the file meanwhile (a new inode, or shorter) its rewrite stands.
  */
 async function rewrite(root: string, tally: HistoryTally): Promise<void> {
   const file = localHistoryFile(root)
-  const text = readRootStateFile(root, file, READ_BOUND) ?? ''
-  const raw = text.split('\n')
-  const entries: LocalRevision[] = []
-  await inSlices(
-    raw,
-    (line) => {
-      const entry = parseLine(line)
-      if (entry) entries.push(entry)
-    },
-    tally.sliceMs,
-  )
-  const over = Buffer.byteLength(text) > LOCAL_HISTORY_MAX_BYTES
-  const { lines, kept } = await compacted(entries, over ? undefined : Number.POSITIVE_INFINITY, tally.sliceMs)
-  const now = readRootStateFile(root, file, READ_BOUND) ?? ''
-  // Another process rewrote it meanwhile (from a file that held what this one read): its rewrite stands.
-  if (!now.startsWith(text)) return tally.follow(root)
-  // What another process appended while this one compacted: kept as it was appended.
-  const late = parseLines(now.slice(text.length).split('\n'))
+  const options = { parse: parseLine, maxBytes: READ_BOUND, sliceMs: tally.sliceMs }
+  const read = (await readLinesSliced(root, file, options)) ?? { items: [], end: 0, ino: 0 }
+  const over = read.end > LOCAL_HISTORY_MAX_BYTES
+  const { lines, kept } = await compacted(read.items, over ? undefined : Number.POSITIVE_INFINITY, tally.sliceMs)
+  const now = fileIdentity(root)
+  if (now.ino !== read.ino || now.size < read.end) return tally.follow(root)
+  // What was appended while this one compacted: kept as it was appended.
+  const late = now.size > read.end ? ((await readLinesSliced(root, file, { ...options, from: read.end }))?.items ?? []) : []
   const all = [...lines, ...late.map((e) => JSON.stringify(e))]
   await writeRootStateFile(root, file, all.length ? `${all.join('\n')}\n` : '')
   tally.load([...kept, ...late], root)
