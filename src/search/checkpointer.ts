@@ -21,14 +21,14 @@ export const CHECKPOINT_BACKSTOP_PAGES = 2000
 /** How often the worker looks at the WAL's size (one `stat`). */
 export const CHECKPOINT_EVERY_MS = 500
 
-// CommonJS, evaluated in the worker: no file to resolve from lib/ or src/. It prints SQLite's ExperimentalWarning
+// Evaluated in the worker (a script or a module alike, see ../knowledge/disk/worker-code.ts): no file to resolve from lib/ or src/. It prints SQLite's ExperimentalWarning
 // no more than the main thread does (see cli/bin.ts), and nothing else is silenced.
 const WORKER = `
-const { parentPort, workerData } = require('node:worker_threads')
-const { statSync } = require('node:fs')
+const { parentPort, workerData } = process.getBuiltinModule('node:worker_threads')
+const { statSync } = process.getBuiltinModule('node:fs')
 const emit = process.emitWarning
 process.emitWarning = (warning, ...rest) => /^SQLite is an experimental feature/.test(String(warning)) ? undefined : emit.call(process, warning, ...rest)
-const { DatabaseSync } = require('node:sqlite')
+const { DatabaseSync } = process.getBuiltinModule('node:sqlite')
 const { path, walBytes, everyMs } = workerData
 let db
 const look = () => {

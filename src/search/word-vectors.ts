@@ -21,8 +21,8 @@ export const MAX_WORDS = 100_000
 
 /** Parses a wink embeddings file in a worker: `{ words, dims, data }` back, the floats' buffer transferred. */
 const PARSE = `
-const { parentPort, workerData } = require('node:worker_threads')
-const { readFileSync } = require('node:fs')
+const { parentPort, workerData } = process.getBuiltinModule('node:worker_threads')
+const { readFileSync } = process.getBuiltinModule('node:fs')
 try {
   const j = JSON.parse(readFileSync(workerData.path, 'utf8'))
   const d = j.dimensions

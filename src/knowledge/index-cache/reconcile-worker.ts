@@ -49,15 +49,15 @@ const LIST_URL = moduleUrl('../disk/list-files', import.meta.url)
 const WALK_URL = moduleUrl('./walk', import.meta.url)
 const DIGEST_URL = moduleUrl('../../search/stamp-digest', import.meta.url)
 
-// CommonJS, evaluated in the worker after the store's worker prelude (../disk/worker-code.ts).
+// Evaluated in the worker after the store's worker prelude (../disk/worker-code.ts).
 const WORKER = `${WORKER_PRELUDE}
-const { parentPort, workerData, receiveMessageOnPort } = require('node:worker_threads')
+const { parentPort, workerData, receiveMessageOnPort } = process.getBuiltinModule('node:worker_threads')
 const { root, file, sql, digestSql, listUrl, walkUrl, digestUrl, helper } = workerData
 ;(async () => {
   const { walkDocuments, statFilesShared } = await import(listUrl)
   const { reconcileManifest } = await import(walkUrl)
   const { registerStampDigest } = await import(digestUrl)
-  const { DatabaseSync } = require('node:sqlite')
+  const { DatabaseSync } = process.getBuiltinModule('node:sqlite')
   const invalid = new Map()
   const listedAt = Date.now()
   const at0 = performance.now()

@@ -29,10 +29,10 @@ const PROGRESS_MS = 100
 const url = (path: string): string => moduleUrl(path, import.meta.url)
 const URLS = { index: url('../../search/search-index'), file: url('../../search/index-file'), relations: url('../relations/relations'), probe: url('./probe-query') }
 
-// CommonJS, evaluated in the worker after the store's worker prelude (../disk/worker-code.ts). The search is the
+// Evaluated in the worker after the store's worker prelude (../disk/worker-code.ts). The search is the
 // store's: the index's own search, successors first.
 const WORKER = `${WORKER_PRELUDE}
-const { parentPort, workerData } = require('node:worker_threads')
+const { parentPort, workerData } = process.getBuiltinModule('node:worker_threads')
 const { file, options, docs, urls } = workerData
 ;(async () => {
   const { SearchIndex } = await import(urls.index)
