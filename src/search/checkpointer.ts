@@ -21,8 +21,9 @@ export const CHECKPOINT_BACKSTOP_PAGES = 2000
 /** How often the worker looks at the WAL's size (one `stat`). */
 export const CHECKPOINT_EVERY_MS = 500
 
-// Evaluated in the worker (a script or a module alike, see ../knowledge/disk/worker-code.ts): no file to resolve from lib/ or src/. It prints SQLite's ExperimentalWarning
-// no more than the main thread does (see cli/bin.ts), and nothing else is silenced.
+// Evaluated in the worker (a script or a module alike, see ../knowledge/disk/worker-code.ts): no file to resolve from
+// lib/ or src/. It prints SQLite's ExperimentalWarning no more than the main thread does (see cli/bin.ts), and nothing
+// else is silenced.
 const WORKER = `
 const { parentPort, workerData } = process.getBuiltinModule('node:worker_threads')
 const { statSync } = process.getBuiltinModule('node:fs')

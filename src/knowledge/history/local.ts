@@ -15,7 +15,7 @@
 import { closeSync, existsSync, fstatSync, readSync, realpathSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { appendRootStateFile, ensureStateFolder, openRootStateFile, readRootStateFile, writeRootStateFile } from '../disk/root-files.js'
-import { readLinesSliced } from '../disk/line-file.js'
+import { LoopSlices, readLinesSliced } from '../disk/line-file.js'
 import { withOsLock } from '../disk/os-lock.js'
 import { readRootFile } from '../disk/safe-read.js'
 import { LEDGER_DIR } from '../logs/ledger.js'
@@ -103,13 +103,10 @@ const SLICE_MS = 8
 
 /** `each(item)` over `items` with a turn of the event loop whenever `sliceMs` have passed (false from `each`: stop). */
 async function inSlices<T>(items: readonly T[], each: (item: T) => unknown, sliceMs = SLICE_MS): Promise<void> {
-  let turn = performance.now()
+  const slices = new LoopSlices(sliceMs)
   for (let k = 0; k < items.length; k++) {
     if (each(items[k]) === false) return
-    if (performance.now() - turn >= sliceMs) {
-      await new Promise((resolve) => setImmediate(resolve))
-      turn = performance.now()
-    }
+    if (slices.due) await slices.turn()
   }
 }
 
@@ -312,7 +309,7 @@ async function appendLocked(root: string, entry: LocalRevision, tally: HistoryTa
 /**
  * Rewrites the file within its bounds: read on libuv's threads and parsed, compacted a slice at a time (a rewrite of
  * the 8 MB file held the event loop 100–170 ms in one piece, every ~1,300 rounds of a long-lived process; its whole
- * synchronous read and decode, twice, 20–40 ms more), written atomically. Appenders and rewriters of this code wait for
+ * synchronous read and decode, 8–30 ms more, twice), written atomically. Appenders and rewriters of this code wait for
  * the OS lock the caller holds; lines a process without it (an older build) appended meanwhile are kept too, and when
  * one rewrote the file meanwhile (a new inode, or shorter) its rewrite stands.
  */
