@@ -8,20 +8,58 @@ import type { KnowledgeDoc } from '../types.js'
 import { hasHan } from './expand/index.js'
 import { plainBody } from './plain-text.js'
 import { addedToSchema, asStrings, epoch, KIND_INDEX, REV_COLUMN, STATUS_INDEX, stripTitle } from './schema.js'
+import { digestIndexes, RACY_MS, STAMP_COLUMN, STAMP_HASH_FN, STAMP_TRIGGER, STAMP_TRIGGER_NAME, stampHash } from './stamp-digest.js'
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import type { FacetSnapshot } from './shared-file.js'
 import { indexStreams } from './tokenize.js'
 
-/** The `doc` insert; its values are the rowid, then {@link DocRowValues.columns}. */
-export const INSERT_DOC =
-  'INSERT INTO doc (rowid, id, path, kind, title, cwd, created, created_ms, mtime, tags, tools, session, turn, superseded_by, relations, size, ctime, hash, seen) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)'
-/** The same with the revision last (a file with the `rev` column: schema.ts, REV_COLUMN). */
-export const INSERT_DOC_REV =
-  'INSERT INTO doc (rowid, id, path, kind, title, cwd, created, created_ms, mtime, tags, tools, session, turn, superseded_by, relations, size, ctime, hash, seen, rev) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)'
+/** The `doc` columns every file has, after the rowid: {@link DocRowValues.columns}, in order. */
+const BASE_COLUMNS = 'id, path, kind, title, cwd, created, created_ms, mtime, tags, tools, session, turn, superseded_by, relations, size, ctime, hash, seen'
 
-/** Whether `db`'s `doc` table has the revision column, added now when it can be (see schema.ts, REV_COLUMN). */
-export function revColumn(db: DatabaseSync): boolean {
-  return addedToSchema((sql) => db.prepare(sql), `SELECT 1 AS x FROM pragma_table_info('doc') WHERE name = '${REV_COLUMN}'`, `ALTER TABLE doc ADD COLUMN ${REV_COLUMN} INTEGER`)
+/** How a file's `doc` rows are written: which columns outside the schema it has (schema.ts, addedToSchema), and the statements. */
+export interface DocWrites {
+  /** The revision column (schema.ts, REV_COLUMN). */
+  rev: boolean
+  /** The stored stamp hash (schema.ts, STAMP_COLUMN). */
+  stamp: boolean
+  /** The insert: the rowid, {@link DocRowValues.columns}, then the stamp hash and the revision where the file has them ({@link insertValues}). */
+  insert: string
+  /** A row's new stamp (mtime, size, ctime, content hash, seen, then the rowid), its stamp hash with it. */
+  restamp: string
+}
+
+/**
+ * The columns `db`'s `doc` table has besides the schema's, added now when they can be. `persistent`: a file (the
+ * stamp hash serves only a file's digest, and only a file's connection has the hash function registered: index-file.ts).
+ */
+export function docWrites(db: DatabaseSync, persistent: boolean): DocWrites {
+  const has = (sql: string, add: string) => addedToSchema((q) => db.prepare(q), sql, add)
+  const rev = has(`SELECT 1 AS x FROM pragma_table_info('doc') WHERE name = '${REV_COLUMN}'`, `ALTER TABLE doc ADD COLUMN ${REV_COLUMN} INTEGER`)
+  // The trigger goes with the column: a file that has one without the other (added by a process that died between)
+  // gets the other now, and goes without the stored hash while it cannot.
+  const stamp =
+    persistent &&
+    has(`SELECT 1 AS x FROM pragma_table_info('doc') WHERE name = '${STAMP_COLUMN}'`, `ALTER TABLE doc ADD COLUMN ${STAMP_COLUMN} INTEGER`) &&
+    has(`SELECT 1 AS x FROM sqlite_master WHERE type = 'trigger' AND name = '${STAMP_TRIGGER_NAME}'`, STAMP_TRIGGER)
+  // The digest's indexes: only where the hash is stored (without them the digest is slower, never wrong).
+  if (stamp) for (const [name, sql] of digestIndexes(RACY_MS)) has(`SELECT 1 AS x FROM sqlite_master WHERE type = 'index' AND name = '${name}'`, sql)
+  const columns = `${BASE_COLUMNS}${stamp ? `, ${STAMP_COLUMN}` : ''}${rev ? `, ${REV_COLUMN}` : ''}`
+  const marks = columns.split(',').map(() => '?')
+  const hashed = stamp ? `, ${STAMP_COLUMN} = ${STAMP_HASH_FN}(path, ?2, ?1, ?3)` : ''
+  return {
+    rev,
+    stamp,
+    insert: `INSERT INTO doc (rowid, ${columns}) VALUES (?, ${marks.join(',')})`,
+    restamp: `UPDATE doc SET mtime = ?1, size = ?2, ctime = ?3, hash = ?4, seen = ?5${hashed} WHERE rowid = ?6`,
+  }
+}
+
+/** The values of {@link DocWrites.insert} for one row. */
+export function insertValues(writes: DocWrites, rowid: number, columns: DocRowValues['columns'], stampHash: number | null, version: number | undefined): Array<string | number | null> {
+  const values = [rowid, ...columns]
+  if (writes.stamp) values.push(stampHash)
+  if (writes.rev) values.push(version ?? null)
+  return values
 }
 
 /**
@@ -64,8 +102,10 @@ export interface DocRowValues {
   body: string
   tags: string[]
   tools: string[]
-  /** The `doc` columns after the rowid, in {@link INSERT_DOC}'s order. */
+  /** The `doc` columns after the rowid (see {@link DocWrites.insert}). */
   columns: Array<string | number | null>
+  /** Its stamp's hash (schema.ts, STAMP_COLUMN), null without a stamp. */
+  stampHash: number | null
   titleText: { words: string; wholes: string; chars: string }
   tagText: { words: string; wholes: string; chars: string }
   bodyText: { words: string; wholes: string; chars: string }
@@ -117,7 +157,8 @@ export function docRow(doc: KnowledgeDoc, checkHan: boolean): DocRowValues {
     stamp?.hash ?? null,
     stamp?.seenMs ?? null,
   ]
-  return { id, kind, status, body, tags, tools, columns, titleText, tagText, bodyText, han }
+  const stampHashed = stamp ? stampHash(String(columns[1]), stamp.size, mtime, stamp.ctimeMs) : null
+  return { id, kind, status, body, tags, tools, columns, stampHash: stampHashed, titleText, tagText, bodyText, han }
 }
 
 type Streams = { words: string; wholes: string; chars: string }

@@ -5,7 +5,7 @@
  * @module dsh-knowledge-sync/search/manifest
  */
 import { MANIFEST_COLUMNS, type ManifestRow, type ManifestTuple } from './schema.js'
-import { manifestDigestSql } from './stamp-digest.js'
+import { manifestDigestSql, STAMP_COLUMN, STAMP_HASH_FN } from './stamp-digest.js'
 import type { StatementSync } from 'node:sqlite'
 import type { FileStamp } from '../types.js'
 import type { SearchIndex } from './search-index.js'
@@ -78,9 +78,27 @@ export function pathQueries(index: SearchIndex): { idAt(path: string): string | 
 /** The manifest's digest row (see {@link manifestDigestSql}), as an array, pending writes committed first. */
 export function manifestDigest(index: SearchIndex, racyMs: number): unknown[] {
   index.flush()
-  const digest = index.stmt(manifestDigestSql(racyMs))
+  const digest = index.stmt(manifestDigestSql(racyMs, index.writes.stamp))
   digest.setReturnArrays(true)
   return digest.get() as unknown as unknown[]
+}
+
+/** Rows whose stored stamp hash {@link fillStampHashes} writes per call (~1–2 ms). */
+const FILL_BATCH = 1024
+
+/**
+ * Stores the stamp hash of the next rows after rowid `from` that lack one (written by an older build, or before the
+ * file had the column: stamp-digest.ts, STAMP_COLUMN), so that the digest no longer hashes them one by one; returns
+ * the last rowid looked at, undefined once none is left (or the file has no such column).
+ */
+export function fillStampHashes(index: SearchIndex, from: number): number | undefined {
+  if (!index.writes.stamp) return undefined
+  const rows = `SELECT rowid FROM doc WHERE rowid > ? AND ${STAMP_COLUMN} IS NULL AND size IS NOT NULL AND ctime IS NOT NULL ORDER BY rowid LIMIT ${FILL_BATCH}`
+  return index.batch(() => {
+    const rowids = (index.stmt(rows).all(from) as Array<{ rowid: number }>).map((row) => row.rowid)
+    if (rowids.length) index.stmt(`UPDATE doc SET ${STAMP_COLUMN} = ${STAMP_HASH_FN}(path, size, mtime, ctime) WHERE rowid IN (SELECT value FROM json_each(?))`).run(JSON.stringify(rowids))
+    return rowids.at(-1)
+  })
 }
 
 /**

@@ -17,7 +17,7 @@ import type { FileStamp, KnowledgeDoc, SearchFilter, SearchHit } from '../types.
 import type { Facets } from '../wire.js'
 import { queryTerms } from './tokenize.js'
 import { toHit } from './hits.js'
-import { CREATED_COLUMN, CWD_COLUMN, deleteDocRows, docRow, INSERT_DOC, INSERT_DOC_REV, fillRevisions, insertTokens, oldestFirst, pathIndex, revColumn } from './doc-row.js'
+import { CREATED_COLUMN, CWD_COLUMN, type DocWrites, deleteDocRows, docRow, docWrites, fillRevisions, insertTokens, insertValues, oldestFirst, pathIndex } from './doc-row.js'
 import { countDocs, FacetCache, facetCounts, listDocs, workspaceCount } from './facets.js'
 import { tagKey, Vocabulary, whereOf } from './filter.js'
 import { type Plan, QueryPlanner, RANK_DEPTH } from './planner.js'
@@ -54,6 +54,8 @@ export class SearchIndex {
   readonly persistent: boolean
   /** The `doc` columns of a row's metadata: with the revision when the file has its column (schema.ts, REV_COLUMN). */
   readonly docColumns: string
+  /** How `doc` rows are written here: the columns outside the schema this file has (doc-row.ts). */
+  readonly writes: DocWrites
   /** Which id a file holds is a point query of the `doc_path` index (doc-row.ts, pathIndex). */
   readonly byPath: boolean
   /** Document id → rowid in memory: a Map (ids arrive in file order; a sorted b-tree cost a quarter of the insert time); a file uses its `doc_id` index (see {@link restore}). */
@@ -96,7 +98,8 @@ export class SearchIndex {
       this.file = new SharedFile((sql) => this.stmt(sql), this.db)
       this.file.open(this.state, this.vocabulary)
     } else this.db.exec(`PRAGMA page_size = 8192; PRAGMA journal_mode = MEMORY; PRAGMA temp_store = MEMORY; ${SCHEMA}`)
-    this.docColumns = revColumn(this.db) ? `${DOC_COLUMNS}, rev` : DOC_COLUMNS
+    this.writes = docWrites(this.db, this.persistent)
+    this.docColumns = this.writes.rev ? `${DOC_COLUMNS}, rev` : DOC_COLUMNS
     this.byPath = pathIndex(this.db)
   }
 
@@ -128,7 +131,7 @@ export class SearchIndex {
   restamp(id: string, mtimeMs: number, stamp: FileStamp, version?: number): void {
     this.atomically(() => {
       const rowid = this.rowidOf(id)
-      if (rowid !== undefined) this.stmt('UPDATE doc SET mtime = ?, size = ?, ctime = ?, hash = ?, seen = ? WHERE rowid = ?').run(mtimeMs, stamp.size, stamp.ctimeMs, stamp.hash, stamp.seenMs, rowid)
+      if (rowid !== undefined) this.stmt(this.writes.restamp).run(mtimeMs, stamp.size, stamp.ctimeMs, stamp.hash, stamp.seenMs, rowid)
       if (rowid !== undefined && version !== undefined && this.docColumns !== DOC_COLUMNS) this.stmt('UPDATE doc SET rev = ? WHERE rowid = ?').run(version, rowid)
     })
   }
@@ -227,14 +230,13 @@ export class SearchIndex {
   upsert(doc: KnowledgeDoc): void {
     // The transaction first: in a shared file, what the id holds is read inside it. Tokenizing writes nothing.
     this.cycle.begin()
-    const { id, kind, status, body, tags, tools, columns, titleText, tagText, bodyText, han } = docRow(doc, !this.state.han)
+    const { id, kind, status, body, tags, tools, columns, stampHash, titleText, tagText, bodyText, han } = docRow(doc, !this.state.han)
     const was = this.rowidOf(id)
     const kept = was !== undefined && (this.stmt('SELECT created FROM doc WHERE rowid = ?').get(was) as { created?: unknown })?.created === columns[CREATED_COLUMN]
     const rowid = (kept ? Math.floor(was / ROWID_STEP) : ++this.state.seq) * ROWID_STEP + status * 8 + kind
     const write = (): void => {
       const replaced = this.deleteRow(id)
-      if (this.docColumns === DOC_COLUMNS) this.stmt(INSERT_DOC).run(rowid, ...columns)
-      else this.stmt(INSERT_DOC_REV).run(rowid, ...columns, doc.version ?? null)
+      this.stmt(this.writes.insert).run(...insertValues(this.writes, rowid, columns, stampHash, doc.version))
       this.stmt('INSERT INTO body (rowid, text) VALUES (?, ?)').run(rowid, body)
       if (!this.persistent) this.rowids.set(ownString(id), rowid)
       insertTokens((sql) => this.stmt(sql), rowid, titleText, tagText, bodyText)

@@ -12,12 +12,12 @@ import { join } from 'node:path'
 import { KnowledgeStore } from '../../src/knowledge/store.js'
 import { CACHE_DIR, CACHE_FILE } from '../../src/knowledge/index-cache/index-cache.js'
 import { formatDocument } from '../../src/knowledge/documents/document.js'
-import { listFiles, statChunks, statFiles, statFilesShared, type SharedStats } from '../../src/knowledge/disk/list-files.js'
+import { listFiles, type PostedStats, receivedStats, statChunks, statFiles, statFilesShared } from '../../src/knowledge/disk/list-files.js'
 import { type Manifest, RACY_MS, reconcileManifest } from '../../src/knowledge/index-cache/walk.js'
 import { openIndexFile } from '../../src/search/index-file.js'
-import { indexManifest } from '../../src/search/manifest.js'
+import { fillStampHashes, indexManifest } from '../../src/search/manifest.js'
 import { SearchIndex } from '../../src/search/search-index.js'
-import { StampSums, stampHash } from '../../src/search/stamp-digest.js'
+import { manifestDigestSql, StampSums, stampHash } from '../../src/search/stamp-digest.js'
 import { createRedactor } from '../../src/redact/redactor.js'
 import type { FrontMatter } from '../../src/types.js'
 import { mulberry32 } from '../harness/rng.ts'
@@ -67,10 +67,11 @@ function manifestOf(root: string) {
 
 /** What a reconcile decided: the files to read (with the row each replaces), the kept count, the rows dropped. */
 async function decide(root: string, manifest: Manifest) {
-  const { files, times } = await listFiles(root, new Map())
+  // The stamp hashes taken with the stats (as a reconcile over a persisted index takes them), unless the manifest has no digest.
+  const { files, times, hashes } = await listFiles(root, new Map(), undefined, { hashes: manifest.digest !== undefined })
   let kept = 0
   const dropped: string[] = []
-  const out = reconcileManifest(root, manifest, files, times, { kept: () => void kept++, dropped: (row) => void dropped.push(`${row.id}@${row.path}`) })
+  const out = reconcileManifest(root, manifest, files, times, { kept: () => void kept++, dropped: (row) => void dropped.push(`${row.id}@${row.path}`) }, undefined, hashes)
   const read = [...out].map(([full, row]) => `${full.slice(root.length + 1)}<-${row ? row.id : 'new'}`).sort()
   return { read, kept, dropped: dropped.sort() }
 }
@@ -151,6 +152,37 @@ describe('the manifest digest', () => {
     expect(stampHash(...a)).toBeLessThan(2 ** 40)
   })
 
+  it("is read from each row's stored stamp hash, which every write keeps true (an older build's too)", async () => {
+    const root = await indexedRoot(12)
+    const { index, withDigest, rowsOnly } = manifestOf(root)
+    expect(index.writes.stamp).toBe(true)
+    const stored = () =>
+      index.stmt('SELECT path, size, mtime, ctime, stamp_hash AS stored FROM doc ORDER BY path').all() as Array<{ path: string; size: number; mtime: number; ctime: number; stored: number | null }>
+    // Every row the store wrote holds the hash of its own stamp.
+    for (const row of stored()) expect(row.stored, row.path).toBe(stampHash(row.path, row.size, row.mtime, row.ctime))
+    // The digest read from the stored hashes is the one hashed row by row.
+    const digest = (sql: boolean) => Object.values(index.stmt(manifestDigestSql(RACY_MS, sql)).get() ?? {})
+    expect(digest(true)).toEqual(digest(false))
+    // An older build restamps a row without the column: the trigger clears the stale hash, and the row is hashed then.
+    const row = stored()[3]
+    index.stmt('UPDATE doc SET mtime = mtime - 5000 WHERE path = ?').run(row.path)
+    expect(stored()[3].stored).toBeNull()
+    expect(digest(true)).toEqual(digest(false))
+    // The digest no longer matches the files (the row says another mtime), and decides what every row decides.
+    expect(await decide(root, withDigest)).toEqual(await decide(root, rowsOnly))
+    expect((await decide(root, withDigest)).read).toEqual([`${row.path}<-${row.path.replace(/^f\d\//, '').replace(/\.md$/, '')}`])
+    // This build's restamp writes the new stamp's hash with it; a write of the hash alone is left alone by the trigger.
+    const id = row.path.replace(/^f\d\//, '').replace(/\.md$/, '')
+    index.restamp(id, row.mtime, { size: row.size, ctimeMs: row.ctime, hash: 'h', seenMs: row.mtime + 10 * HOUR })
+    index.flush()
+    expect(stored()[3].stored).toBe(stampHash(row.path, row.size, row.mtime, row.ctime))
+    index.stmt('UPDATE doc SET stamp_hash = NULL WHERE path = ?').run(row.path)
+    expect(fillStampHashes(index, 0)).toBeGreaterThan(0)
+    expect(stored()[3].stored).toBe(stampHash(row.path, row.size, row.mtime, row.ctime))
+    expect(fillStampHashes(index, 0)).toBeUndefined()
+    expect(await decide(root, withDigest)).toEqual({ read: [], kept: 12, dropped: [] })
+  })
+
   it('falls back to every row when the index cannot give its digest', async () => {
     const root = await indexedRoot(6)
     const { withDigest, rowsOnly, counted } = manifestOf(root)
@@ -187,17 +219,29 @@ describe('stats shared by two threads', () => {
     // A helper that never reads its port: this thread stats every chunk.
     const { MessageChannel, receiveMessageOnPort } = await import('node:worker_threads')
     const channel = new MessageChannel()
-    expect([...statFilesShared(files, channel.port1)]).toEqual([...alone])
-    const sent = receiveMessageOnPort(channel.port2)?.message as SharedStats
+    const shared = statFilesShared(files, channel.port1, root)
+    expect([...shared.times]).toEqual([...alone])
+    // Each file's stamp hash taken with its stat: the hash of its path under the root and its stamp; NaN for one gone.
+    const hashOf = (i: number) => (Number.isNaN(alone[3 * i]) ? Number.NaN : stampHash(files[i].slice(root.length + 1), alone[3 * i], alone[3 * i + 1], alone[3 * i + 2]))
+    expect([...(shared.hashes ?? [])]).toEqual(files.map((_, i) => hashOf(i)))
+    const sent = receiveMessageOnPort(channel.port2)?.message as PostedStats
     expect(Atomics.load(sent.counters, 0)).toBeGreaterThanOrEqual(chunks)
     expect(Atomics.load(sent.counters, 1)).toBe(chunks)
-    // The helper's side, taking chunks a turn at a time (as the main thread does), on a job nobody else takes.
-    const job: SharedStats = { files, times: new Float64Array(new SharedArrayBuffer(files.length * 24)), counters: new Int32Array(new SharedArrayBuffer(8)) }
+    // The helper's side, taking chunks a turn at a time (as the main thread does), on a job nobody else takes, as posted.
+    const posted: PostedStats = {
+      ...sent,
+      times: new Float64Array(new SharedArrayBuffer(files.length * 24)),
+      hashes: new Float64Array(new SharedArrayBuffer(files.length * 8)),
+      counters: new Int32Array(new SharedArrayBuffer(8)),
+    }
+    const job = receivedStats(posted)
+    expect(job.files).toEqual(files)
     await new Promise<void>((resolve) => {
       statChunks(job, (next) => setImmediate(() => (Atomics.load(job.counters, 0) >= chunks ? resolve() : next())))
     })
     expect(Atomics.load(job.counters, 1)).toBe(chunks)
     expect([...job.times]).toEqual([...alone])
+    expect([...(job.hashes ?? [])]).toEqual(files.map((_, i) => hashOf(i)))
     channel.port1.close()
   })
 })

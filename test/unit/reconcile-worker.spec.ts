@@ -14,6 +14,7 @@ import { OFF_THREAD_MIN_BYTES, type OffThread, ReconcileCancelled, reconcileOffT
 import type { Manifest } from '../../src/knowledge/index-cache/walk.js'
 import type { ManifestRow } from '../../src/search/search-index.js'
 import { MANIFEST_COLUMNS } from '../../src/search/schema.js'
+import { manifestDigestSql, RACY_MS, registerStampDigest } from '../../src/search/stamp-digest.js'
 
 const DAY = 24 * 60 * 60 * 1000
 const quiet = { info() {}, warn() {}, debug() {} }
@@ -160,6 +161,20 @@ describe('the start-up reconcile in a worker thread', () => {
     const here = await decide(manifest())
     expect(shared.offThread).toBe(true)
     expect({ ...shared, offThread: false }).toEqual(here)
+    // A one-shot caller takes the reconcile back from a worker that has not begun: it lists and compares (with the
+    // stamp hashes and the digest, read here or handed over by the worker), the worker stats a share. The same decision.
+    registerStampDigest(db)
+    const sql = db.prepare(manifestDigestSql(RACY_MS, false))
+    sql.setReturnArrays(true)
+    const taken = reconcileOffThread(root, file, 0)
+    let port: unknown
+    const led = await decide({ ...manifest(taken), leadOffThread: () => (port = taken?.lead()), digest: () => sql.get() as unknown as unknown[] })
+    expect(port).toBeDefined()
+    expect(led).toEqual(here)
+    // A worker that has begun (here: finished) keeps it; the caller helps it instead.
+    const begun = reconcileOffThread(root, file, 0)
+    await begun?.result
+    expect(begun?.lead()).toBeUndefined()
     expect(here.read).toHaveLength(50 + 20)
     expect(here.kept).toBe(5000 - 50 - 20)
     expect(ports()).toBe(before)

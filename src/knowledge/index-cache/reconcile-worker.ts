@@ -13,11 +13,12 @@
  * @module dsh-knowledge-sync/knowledge/index-cache/reconcile-worker
  */
 import { statSync } from 'node:fs'
-import { MessageChannel, Worker } from 'node:worker_threads'
+import { dirname, join } from 'node:path'
+import { type MessagePort, MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads'
 import type { ManifestRow } from '../../search/search-index.js'
 import { MANIFEST_COLUMNS } from '../../search/schema.js'
-import { manifestDigestSql } from '../../search/stamp-digest.js'
-import { listFiles, type SharedStats, statChunks } from '../disk/list-files.js'
+import { listFiles, type PostedStats, receivedStats, statChunks } from '../disk/list-files.js'
+import { TREE_MEMO_FILE } from '../disk/tree-memo.js'
 import { FROM_SOURCE, moduleUrl, WORKER_PRELUDE } from '../disk/worker-code.js'
 import type { StoreLogger } from '../store-types.js'
 import { type Manifest, RACY_MS, type ReconcileSink, reconcileManifest } from './walk.js'
@@ -45,6 +46,25 @@ export interface OffThreadReconcile {
   phases: string
 }
 
+/** The tree memo's file beside the index file `file` (../disk/tree-memo.ts): a cache of the same root, kept with it. */
+export function treeMemoFile(file: string): string {
+  return join(dirname(file), TREE_MEMO_FILE)
+}
+
+/**
+ * What a manifest of the index file `file` gains from `offThread`, a worker's reconcile of it (see Manifest): the
+ * result, the help of a caller that waits, the lead taken back by a one-shot caller (`oneShot`: a CLI command), and
+ * the tree memo beside the file.
+ */
+export function offThreadParts(offThread: OffThread | undefined, file: string, digest: () => unknown[], oneShot: boolean): Partial<Manifest> {
+  return {
+    offThread: offThread?.result,
+    helpOffThread: offThread && (() => offThread.help(digest)),
+    leadOffThread: offThread && oneShot ? () => offThread.lead() : undefined,
+    treeMemo: treeMemoFile(file),
+  }
+}
+
 const LIST_URL = moduleUrl('../disk/list-files', import.meta.url)
 const WALK_URL = moduleUrl('./walk', import.meta.url)
 const DIGEST_URL = moduleUrl('../../search/stamp-digest', import.meta.url)
@@ -52,29 +72,53 @@ const DIGEST_URL = moduleUrl('../../search/stamp-digest', import.meta.url)
 // Evaluated in the worker after the store's worker prelude (../disk/worker-code.ts).
 const WORKER = `${WORKER_PRELUDE}
 const { parentPort, workerData, receiveMessageOnPort } = process.getBuiltinModule('node:worker_threads')
-const { root, file, sql, digestSql, listUrl, walkUrl, digestUrl, helper } = workerData
+const { root, file, sql, racyMs, listUrl, walkUrl, digestUrl, helper, claim, memo } = workerData
 ;(async () => {
-  const { walkDocuments, statFilesShared } = await import(listUrl)
-  const { reconcileManifest } = await import(walkUrl)
-  const { registerStampDigest } = await import(digestUrl)
+  const { listFiles, receivedStats, statChunks } = await import(listUrl)
+  const { registerStampDigest, manifestDigestSql, storesStampHash } = await import(digestUrl)
   const { DatabaseSync } = process.getBuiltinModule('node:sqlite')
+  const connect = () => {
+    const db = new DatabaseSync(file, { readOnly: true })
+    registerStampDigest(db)
+    db.exec('PRAGMA busy_timeout = 10000')
+    return db
+  }
+  const digestOf = (db) => {
+    const row = db.prepare(manifestDigestSql(racyMs, storesStampHash(db)))
+    row.setReturnArrays(true)
+    return row.get()
+  }
+  if (Atomics.compareExchange(claim, 0, 0, 1) !== 0) {
+    // The caller took the reconcile back (see lead): this thread reads the index's digest for it while it lists, then
+    // stats the share it takes of its listing (a message handled once this turn is over).
+    helper.once('message', (job) => (statChunks(receivedStats(job)), helper.close()))
+    try {
+      const db = connect()
+      try {
+        helper.postMessage({ digest: digestOf(db) })
+      } finally {
+        db.close()
+      }
+    } catch {
+      // The caller reads its own.
+    }
+    return
+  }
+  const { reconcileManifest } = await import(walkUrl)
   const invalid = new Map()
   const listedAt = Date.now()
   const at0 = performance.now()
-  const files = await walkDocuments(root, invalid)
-  const at1 = performance.now()
-  const times = statFilesShared(files, helper)
+  let at1 = at0
+  const { files, times, hashes } = await listFiles(root, invalid, helper, { hashes: true, memo, walked: () => (at1 = performance.now()) })
   const at2 = performance.now()
   let every = false
   let digestMs = 0
   let handedOver = false
-  const db = new DatabaseSync(file, { readOnly: true })
-  registerStampDigest(db)
+  const db = connect()
   let kept = 0
   const gone = []
   let out
   try {
-    db.exec('PRAGMA busy_timeout = 10000')
     const rows = db.prepare(sql)
     rows.setReturnArrays(true)
     const digest = () => {
@@ -82,16 +126,14 @@ const { root, file, sql, digestSql, listUrl, walkUrl, digestUrl, helper } = work
       const handed = receiveMessageOnPort(helper)?.message
       if (handed) return (handedOver = true), handed
       const t = performance.now()
-      const row = db.prepare(digestSql)
-      row.setReturnArrays(true)
       try {
-        return row.get()
+        return digestOf(db)
       } finally {
         digestMs = performance.now() - t
       }
     }
     const manifest = { get rows() { return (every = true), rows.iterate() }, row: (rowid) => rowid, digest }
-    out = reconcileManifest(root, manifest, files, times, { kept: () => kept++, dropped: (rowid) => gone.push(rowid) }, listedAt)
+    out = reconcileManifest(root, manifest, files, times, { kept: () => kept++, dropped: (rowid) => gone.push(rowid) }, listedAt, hashes)
   } finally {
     db.close()
     helper.close()
@@ -121,9 +163,29 @@ export interface Reconciled {
 /**
  * Lists the root and compares it with the persisted index's manifest (see {@link reconcileManifest}); links found go
  * to `invalid`. What a worker thread found for this manifest is used if it has one, else (or if it failed) it is done here.
- * `waits`: the caller waits for this (a start, not a check behind one that is ready): this thread helps the worker.
+ * `waits`: the caller waits for this (a start, not a check behind one that is ready): this thread helps the worker, or,
+ * for a one-shot caller whose worker has not begun, does it with the worker's help (see {@link OffThread.lead}).
  */
 export async function reconcileRoot(root: string, manifest: Manifest, invalid: Map<string, string>, sink: ReconcileSink, logger: StoreLogger, waits = false): Promise<Reconciled> {
+  const lead = waits ? manifest.leadOffThread?.() : undefined
+  if (lead) {
+    // The digest the worker read while this thread listed, if it is there by the compare (see lead), else this one's.
+    const handed = () => (receiveMessageOnPort(lead)?.message as { digest?: unknown[] } | undefined)?.digest
+    const digest = manifest.digest && (() => handed() ?? manifest.digest?.() ?? [])
+    const withHanded: Manifest = {
+      get rows() {
+        return manifest.rows
+      },
+      row: (rowid) => manifest.row(rowid),
+      digest,
+      treeMemo: manifest.treeMemo,
+    }
+    try {
+      return await reconcileHere(root, withHanded, invalid, sink, logger, lead)
+    } finally {
+      lead.close()
+    }
+  }
   if (manifest.offThread) {
     if (waits) manifest.helpOffThread?.()
     try {
@@ -145,9 +207,21 @@ export async function reconcileRoot(root: string, manifest: Manifest, invalid: M
       logger.debug('the reconcile worker failed (%s); reconciling on the main thread', (error as Error).message)
     }
   }
+  return reconcileHere(root, manifest, invalid, sink, logger)
+}
+
+/** {@link reconcileRoot} on this thread (`helper`: a worker's port to share the stats with). */
+async function reconcileHere(root: string, manifest: Manifest, invalid: Map<string, string>, sink: ReconcileSink, logger: StoreLogger, helper?: MessagePort): Promise<Reconciled> {
   const listedAt = Date.now()
-  const { files, times } = await listFiles(root, invalid)
-  return { files, times, prior: reconcileManifest(root, manifest, files, times, sink, listedAt), offThread: false }
+  const at0 = performance.now()
+  let at1 = at0
+  const warn = (message: string) => logger.debug('%s', message)
+  const { files, times, hashes } = await listFiles(root, invalid, helper, { hashes: manifest.digest !== undefined, memo: manifest.treeMemo, warn, walked: () => (at1 = performance.now()) })
+  const at2 = performance.now()
+  const prior = reconcileManifest(root, manifest, files, times, sink, listedAt, hashes)
+  const ms = (x: number) => Math.round(x)
+  logger.debug('the reconcile here%s: walk %d ms, stat %d ms, compare %d ms', helper ? ' (a worker stats a share)' : '', ms(at1 - at0), ms(at2 - at1), ms(performance.now() - at2))
+  return { files, times, prior, offThread: false }
 }
 
 /** A reconcile under way in a worker thread. */
@@ -164,6 +238,13 @@ export interface OffThread {
    * that waits for the result and has nothing else to do meanwhile.
    */
   help(digest?: () => unknown[]): void
+  /**
+   * Takes the reconcile back if the worker has not begun it: this thread lists and compares, and the worker, once
+   * started, only stats a share of the listing, posted on the port returned (closed by the caller when done: the
+   * worker then ends). Why: a one-shot command waits ~80–100 ms for a worker to start, with nothing else to do; its
+   * heap ends with it, so the paths on this thread cost nothing. Undefined when the worker has begun: see `help`.
+   */
+  lead(): MessagePort | undefined
 }
 
 /** The reconcile was ended by its caller (the store closed during a check in the background). */
@@ -181,15 +262,19 @@ export function reconcileOffThread(root: string, file: string, minBytes = OFF_TH
   if ((statSync(file, { throwIfNoEntry: false })?.size ?? 0) < minBytes) return undefined
   // The worker's end of a channel on which it offers a share of its stats (see help); closed when it exits.
   const { port1: helper, port2: helping } = new MessageChannel()
+  // Who reconciles: 0 undecided, 1 the worker, 2 this thread (see lead).
+  const claim = new Int32Array(new SharedArrayBuffer(4))
   const workerData = {
     root,
     file,
     sql: `SELECT ${MANIFEST_COLUMNS} FROM doc`,
-    digestSql: manifestDigestSql(RACY_MS),
+    racyMs: RACY_MS,
     listUrl: LIST_URL,
     walkUrl: WALK_URL,
     digestUrl: DIGEST_URL,
     helper,
+    claim,
+    memo: treeMemoFile(file),
     fromSource: FROM_SOURCE,
   }
   let worker: Worker
@@ -225,7 +310,7 @@ export function reconcileOffThread(root: string, file: string, minBytes = OFF_TH
     },
     help(digest) {
       if (helping.listenerCount('message')) return
-      helping.on('message', (job: SharedStats) => statChunks(job, (next) => setImmediate(() => over || next())))
+      helping.on('message', (job: PostedStats) => statChunks(receivedStats(job), (next) => setImmediate(() => over || next())))
       if (digest)
         setImmediate(() => {
           try {
@@ -234,6 +319,11 @@ export function reconcileOffThread(root: string, file: string, minBytes = OFF_TH
             logger?.debug('no digest for the reconcile worker: %s', (error as Error).message)
           }
         })
+    },
+    lead() {
+      if (over || Atomics.compareExchange(claim, 0, 0, 2) !== 0) return undefined
+      result.catch(() => {}) // the worker ends without one
+      return helping
     },
   }
 }

@@ -8,15 +8,13 @@
 import { lstatSync } from 'node:fs'
 import { join, sep } from 'node:path'
 import type { ManifestRow, ManifestTuple } from '../../search/search-index.js'
-import { StampSums } from '../../search/stamp-digest.js'
+import { RACY_MS, StampSums } from '../../search/stamp-digest.js'
 import { toRelative } from '../documents/paths.js'
+import type { MessagePort } from 'node:worker_threads'
 import type { OffThreadReconcile } from './reconcile-worker.js'
 
-/**
- * How long after being stat'ed a file's times still cannot be trusted: a second write within the file system's
- * timestamp granularity (a few ms on Linux, 1–2 s on HFS+/FAT) leaves size and times as they were.
- */
-export const RACY_MS = 2000
+/** How long after being stat'ed a file's times still cannot be trusted (search/stamp-digest.ts). */
+export { RACY_MS } from '../../search/stamp-digest.js'
 
 /**
  * Whether a file may differ from what the index holds. Size, mtime and ctime must all match (ctime cannot be set
@@ -42,6 +40,13 @@ export interface Manifest<Row = ManifestRow> {
   offThread?: Promise<OffThreadReconcile>
   /** Lends this thread to `offThread`'s stats, for a caller that waits for it (see reconcile-worker.ts, `help`). */
   helpOffThread?(): void
+  /**
+   * Takes the reconcile back from `offThread` if its worker has not begun, for a one-shot caller that waits: this
+   * thread lists and compares, the worker stats a share (see reconcile-worker.ts, `lead`). The port to share with.
+   */
+  leadOffThread?(): MessagePort | undefined
+  /** The tree memo's file (disk/tree-memo.ts), beside the index file. */
+  treeMemo?: string
 }
 
 /**
@@ -50,7 +55,7 @@ export interface Manifest<Row = ManifestRow> {
  * is on disk but the racy rows' files, compared one by one here as in the full reconcile. Undefined when the digests
  * differ, a file vanished between its listing and its stat, or the racy rows are too many: every row is compared.
  */
-function digestMatch<Row>(root: string, manifest: Manifest<Row>, files: string[], times: Float64Array, sink: ReconcileSink<Row>, listedAt: number) {
+function digestMatch<Row>(root: string, manifest: Manifest<Row>, files: string[], times: Float64Array, sink: ReconcileSink<Row>, listedAt: number, hashes?: Float64Array) {
   let indexed: unknown, racyRows: unknown
   try {
     ;[indexed, racyRows] = manifest.digest?.() ?? []
@@ -66,9 +71,11 @@ function digestMatch<Row>(root: string, manifest: Manifest<Row>, files: string[]
   const sums = new StampSums()
   for (let i = 0; i < files.length; i++) {
     if (Number.isNaN(times[3 * i])) return undefined
-    const rel = sep === '/' && files[i].startsWith(prefix) ? files[i].slice(prefix.length) : toRelative(root, files[i])
+    // The path only when it is needed: for a racy row's lookup, or a hash not taken with the stat (list-files.ts).
+    const rel = singlePath.size || !hashes ? (sep === '/' && files[i].startsWith(prefix) ? files[i].slice(prefix.length) : toRelative(root, files[i])) : ''
     const rowid = singlePath.size ? singlePath.get(rel) : undefined
     if (rowid !== undefined) at.set(rowid, i)
+    else if (hashes) sums.addHash(hashes[i], times[3 * i])
     else sums.add(rel, times[3 * i], times[3 * i + 1], times[3 * i + 2])
   }
   if (sums.text !== indexed) return undefined
@@ -100,6 +107,7 @@ export interface ReconcileSink<Row = ManifestRow> {
  * are. Returns the files to read: changed ones with their old entry, new ones with none. The manifest is streamed,
  * never held: only the files are in a map. `listedAt`: when the listing of `files` began; an entry another process
  * indexed since then may hold a file the listing never saw, so it is dropped only if its file is not there now.
+ * `hashes`: each file's stamp hash, taken with its stat (disk/list-files.ts), for the digest.
  */
 export function reconcileManifest<Row = ManifestRow>(
   root: string,
@@ -108,8 +116,9 @@ export function reconcileManifest<Row = ManifestRow>(
   times: Float64Array,
   sink: ReconcileSink<Row>,
   listedAt = Number.POSITIVE_INFINITY,
+  hashes?: Float64Array,
 ): Map<string, Row | undefined> {
-  const quick = digestMatch(root, manifest, files, times, sink, listedAt)
+  const quick = digestMatch(root, manifest, files, times, sink, listedAt, hashes)
   if (quick) return quick
   const prefix = root + sep
   const onDisk = new Map<string, number>()

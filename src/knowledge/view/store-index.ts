@@ -8,7 +8,7 @@
  * @module dsh-knowledge-sync/knowledge/view/store-index
  */
 import type { KnowledgeDoc } from '../../types.js'
-import { indexedAs, indexManifest, locations, manifestDigest, pathQueries } from '../../search/manifest.js'
+import { fillStampHashes, indexedAs, indexManifest, locations, manifestDigest, pathQueries } from '../../search/manifest.js'
 import { SearchIndex, type SearchIndexOptions } from '../../search/search-index.js'
 import { WARM_SEARCHES } from '../../search/warm.js'
 import { DocumentFiles } from './files.js'
@@ -19,7 +19,7 @@ import type { Location, PathQueries } from '../index-cache/path-table.js'
 import { type Manifest, RACY_MS } from '../index-cache/walk.js'
 import type { IdClaims } from '../ids/id-claims.js'
 import { CACHE_DIR, CACHE_FILE, openIndexCache } from '../index-cache/index-cache.js'
-import { type OffThread, reconcileOffThread } from '../index-cache/reconcile-worker.js'
+import { type OffThread, offThreadParts, reconcileOffThread } from '../index-cache/reconcile-worker.js'
 import { checksBehind, FRESHNESS_ENV, liveWatcher, stampedBeside } from '../index-cache/watch-stamp.js'
 import { join } from 'node:path'
 import { DocumentError, parseDocument } from '../documents/document.js'
@@ -53,6 +53,7 @@ export class StoreIndex {
   private readonly warming: WarmUp
   /** This process opened the persisted index for writing (not another process's file, nor memory). */
   private ownsCache = false
+  private oneShot = false // started for one answer (a CLI command: `trustWatcher`); its heap ends with it (see manifest)
   /** Stamp, vouch confirmation and check behind (see ./freshness.ts). */
   private readonly freshness: Freshness
   /** A build from every file in progress: documents indexed so far, and when that was last said. */
@@ -196,7 +197,7 @@ export class StoreIndex {
   /** The persisted index's manifest, for the start-up reconcile; `offThread`: a worker's reconcile of it (a large index). */
   private manifest(offThread = this.reconcileInWorker()): Manifest {
     const digest = () => manifestDigest(this.index, RACY_MS)
-    return Object.assign(indexManifest(this.index, RACY_MS), { offThread: offThread?.result, helpOffThread: offThread && (() => offThread.help(digest)) })
+    return Object.assign(indexManifest(this.index, RACY_MS), offThreadParts(offThread, this.freshness.cacheFile, digest, this.oneShot))
   }
 
   /** The start-up reconcile in a worker thread, for an index file large enough (see reconcile-worker.ts). */
@@ -221,6 +222,7 @@ export class StoreIndex {
    */
   async start(options: { cache: boolean; readOnly: boolean; closed: () => boolean; watch?: boolean; trustWatcher?: boolean }): Promise<void> {
     const { cache, readOnly, closed } = options
+    this.oneShot = options.trustWatcher === true
     const started = Date.now()
     let mode: string = 'memory'
     let how = 'walked' // how the index was checked against the files (the start's debug line)
@@ -363,12 +365,15 @@ export class StoreIndex {
       this.index.mergeLeftovers()
     }
     let warmed = 0
+    let stampsFrom: number | undefined = 0
     this.warming.run([
       (deadline) => this.files.warm(deadline),
       (deadline) => ids.warm(deadline),
       () => revisions.refresh(WARM_LOG_BYTES),
       // Then the revision of rows an older build wrote without one, so that searches need the log no more.
       () => !this.ownsCache || this.index.fillRevisions((id) => revisions.get(id) || undefined),
+      // And their stored stamp hash, so that a reconcile's digest is a plain sum (search/stamp-digest.ts, STAMP_COLUMN).
+      () => !this.ownsCache || (stampsFrom = fillStampHashes(this.index, stampsFrom ?? 0)) === undefined,
       // Query expansion's dictionaries: one step of ~35 ms, but here rather than inside the first search.
       () => (this.index.warmExpansion(), true),
       () => (last(), true),
