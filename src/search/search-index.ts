@@ -54,8 +54,7 @@ export class SearchIndex {
   readonly persistent: boolean
   /** The `doc` columns of a row's metadata: with the revision when the file has its column (schema.ts, REV_COLUMN). */
   readonly docColumns: string
-  /** How `doc` rows are written here: the columns outside the schema this file has (doc-row.ts). */
-  readonly writes: DocWrites
+  readonly writes: DocWrites // how `doc` rows are written here: the columns outside the schema this file has (doc-row.ts)
   /** Which id a file holds is a point query of the `doc_path` index (doc-row.ts, pathIndex). */
   readonly byPath: boolean
   /** Document id → rowid in memory: a Map (ids arrive in file order; a sorted b-tree cost a quarter of the insert time); a file uses its `doc_id` index (see {@link restore}). */
