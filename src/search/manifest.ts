@@ -83,8 +83,8 @@ export function manifestDigest(index: SearchIndex, racyMs: number): unknown[] {
   return digest.get() as unknown as unknown[]
 }
 
-/** Rows whose stored stamp hash {@link fillStampHashes} writes per call (~1–2 ms). */
-const FILL_BATCH = 1024
+/** Rows whose stored stamp hash {@link fillStampHashes} writes per call (a million rows: ~1–2 ms, at most ~7). */
+const FILL_BATCH = 256
 
 /**
  * Stores the stamp hash of the next rows after rowid `from` that lack one (written by an older build, or before the
