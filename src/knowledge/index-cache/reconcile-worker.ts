@@ -323,6 +323,8 @@ export function reconcileOffThread(root: string, file: string, minBytes = OFF_TH
     lead() {
       if (over || Atomics.compareExchange(claim, 0, 0, 2) !== 0) return undefined
       result.catch(() => {}) // the worker ends without one
+      // Only a helper now: the process need not wait for its thread to wind down (~10–15 ms) before it exits.
+      worker.unref()
       return helping
     },
   }
