@@ -10,6 +10,7 @@
  *   node bench/search.bench.mjs 100000           # the corpus, its query mix and its index file (once)
  *   git worktree add --detach /tmp/main-wt main && ln -s "$PWD/node_modules" /tmp/main-wt/node_modules
  *   node bench/live-writes.bench.mjs 100000 /tmp/main-wt/src [writes]
+ *   LW_BARE_OTHER=1 node bench/live-writes.bench.mjs …   (the other side's file without the stored stamp hash, see side())
  *
  * Not part of the test suite.
  * @module dsh-knowledge-sync/bench/live-writes
@@ -99,6 +100,14 @@ async function side(name, lib) {
   const dir = mkdtempSync(join(tmpdir(), 'dsh-ks-live-writes-'))
   const file = join(dir, 'index.sqlite')
   copyFileSync(indexFile, file)
+  // LW_BARE_OTHER=1: the other side's copy as a build before the stored stamp hash left it (no column, trigger or
+  // digest indexes), so that their cost on each write is in the ratios (session 39).
+  if (name === 'other' && process.env.LW_BARE_OTHER === '1') {
+    const db = new DatabaseSync(file)
+    db.exec('DROP TRIGGER IF EXISTS doc_stamp_stale; DROP INDEX IF EXISTS doc_stamps; DROP INDEX IF EXISTS doc_racy')
+    if (db.prepare("SELECT 1 FROM pragma_table_info('doc') WHERE name = 'stamp_hash'").get()) db.exec('ALTER TABLE doc DROP COLUMN stamp_hash')
+    db.close()
+  }
   const index = new lib.SearchIndex({}, lib.openIndexFile(file))
   try {
     index.mergeLeftovers()
