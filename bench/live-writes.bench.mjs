@@ -11,6 +11,7 @@
  *   git worktree add --detach /tmp/main-wt main && ln -s "$PWD/node_modules" /tmp/main-wt/node_modules
  *   node bench/live-writes.bench.mjs 100000 /tmp/main-wt/src [writes]
  *   LW_BARE_OTHER=1 node bench/live-writes.bench.mjs …   (the other side's file without the stored stamp hash, see side())
+ *   LW_SLOWEST=1 …   (each side's five slowest writes, by index)
  *
  * Not part of the test suite.
  * @module dsh-knowledge-sync/bench/live-writes
@@ -136,6 +137,7 @@ async function side(name, lib) {
       index.search(q.q, { ...q.filter, limit: 10 })
       search.push(performance.now() - t)
     }
+    if (process.env.LW_SLOWEST === '1') console.log(name, 'slowest writes (index: ms):', latency.map((ms, i) => [i, ms]).sort((a, b) => b[1] - a[1]).slice(0, 5).map(([i, ms]) => `${i}: ${ms.toFixed(1)}`).join(', '))
     return { name, wall, cpu: (cpu.user + cpu.system) / 1000, written, write: stats(latency), flat, left, search: stats(search) }
   } finally {
     index.close()
