@@ -137,7 +137,17 @@ async function side(name, lib) {
       index.search(q.q, { ...q.filter, limit: 10 })
       search.push(performance.now() - t)
     }
-    if (process.env.LW_SLOWEST === '1') console.log(name, 'slowest writes (index: ms):', latency.map((ms, i) => [i, ms]).sort((a, b) => b[1] - a[1]).slice(0, 5).map(([i, ms]) => `${i}: ${ms.toFixed(1)}`).join(', '))
+    if (process.env.LW_SLOWEST === '1')
+      console.log(
+        name,
+        'slowest writes (index: ms):',
+        latency
+          .map((ms, i) => [i, ms])
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 5)
+          .map(([i, ms]) => `${i}: ${ms.toFixed(1)}`)
+          .join(', '),
+      )
     return { name, wall, cpu: (cpu.user + cpu.system) / 1000, written, write: stats(latency), flat, left, search: stats(search) }
   } finally {
     index.close()
