@@ -70,6 +70,17 @@ describe('the start-up reconcile in a worker thread', () => {
     db.close()
   })
 
+  it('is never started on an index file that is a link (the store does not open one either)', () => {
+    const { root, db, file } = fixture()
+    const link = join(root, 'linked.sqlite')
+    symlinkSync(file, link)
+    expect(reconcileOffThread(root, link, 0)).toBeUndefined()
+    const started = reconcileOffThread(root, file, 0)
+    expect(started).toBeDefined()
+    started?.cancel()
+    db.close()
+  })
+
   it('runs in the worker when the manifest names its file, and decides what the main thread decides', async () => {
     const { root, db, manifest } = fixture()
     const off = await reconcile(root, manifest(true))
