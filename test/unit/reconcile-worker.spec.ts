@@ -70,6 +70,16 @@ describe('the start-up reconcile in a worker thread', () => {
     db.close()
   })
 
+  it('drops a row written after the listing whose path now runs through a file (lstat throws ENOTDIR there), on either thread', async () => {
+    const { root, db, manifest } = fixture()
+    db.prepare('INSERT INTO doc (id, path, size, mtime, ctime, hash, seen) VALUES (?, ?, ?, ?, ?, ?, ?)').run('through', 'same.md/inner.md', 1, Date.now(), Date.now(), 'h', Date.now() + DAY)
+    const here = await reconcile(root, manifest(false))
+    const off = await reconcile(root, manifest(true))
+    expect([...here.dropped].sort()).toEqual(['gone', 'through', 'twice'])
+    expect({ ...off, offThread: false }).toEqual(here)
+    db.close()
+  })
+
   it('is never started on an index file that is a link (the store does not open one either)', () => {
     const { root, db, file } = fixture()
     const link = join(root, 'linked.sqlite')

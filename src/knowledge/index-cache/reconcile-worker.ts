@@ -12,7 +12,7 @@
  * the open. Below {@link OFF_THREAD_MIN_BYTES}, or if the worker fails, the main thread reconciles as before.
  * @module dsh-knowledge-sync/knowledge/index-cache/reconcile-worker
  */
-import { lstatSync } from 'node:fs'
+import { lstatSync, type Stats } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { type MessagePort, MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads'
 import type { ManifestRow } from '../../search/search-index.js'
@@ -260,7 +260,12 @@ export class ReconcileCancelled extends Error {
  */
 export function reconcileOffThread(root: string, file: string, minBytes = OFF_THREAD_MIN_BYTES, logger?: StoreLogger): OffThread | undefined {
   // Never through a link: the store does not open one either (index-cache.ts), so nothing of its target is read.
-  const info = lstatSync(file, { throwIfNoEntry: false })
+  let info: Stats | undefined
+  try {
+    info = lstatSync(file, { throwIfNoEntry: false })
+  } catch {
+    return undefined // not a path to a file at all (ENOTDIR: a file on the way), as there is none
+  }
   if (!info?.isFile() || info.size < minBytes) return undefined
   // The worker's end of a channel on which it offers a share of its stats (see help); closed when it exits.
   const { port1: helper, port2: helping } = new MessageChannel()

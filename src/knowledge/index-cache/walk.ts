@@ -86,11 +86,20 @@ function digestMatch<Row>(root: string, manifest: Manifest<Row>, files: string[]
     const i = at.get(rowid)
     if (i !== undefined) out.set(files[i], manifest.row(rowid))
     // Written by another process after the listing (as in the full reconcile): its writer's entry, not a drop.
-    else if ((seen ?? 0) >= listedAt - RACY_MS && lstatSync(join(root, path), { throwIfNoEntry: false })?.isFile()) sink.kept()
+    else if ((seen ?? 0) >= listedAt - RACY_MS && fileThere(join(root, path))) sink.kept()
     else gone.push(manifest.row(rowid))
   }
   for (const row of gone) sink.dropped(row)
   return out
+}
+
+/** Whether a plain file is at `full` now (a folder on the way that became a file: none, where `lstat` throws ENOTDIR). */
+function fileThere(full: string): boolean {
+  try {
+    return lstatSync(full, { throwIfNoEntry: false })?.isFile() === true
+  } catch {
+    return false
+  }
 }
 
 /** What the reconcile tells its caller. */
@@ -132,7 +141,7 @@ export function reconcileManifest<Row = ManifestRow>(
   const gone: Row[] = []
   for (const row of manifest.rows) {
     const i = onDisk.get(row[1])
-    if (i === undefined && (row[6] ?? row[3]) >= listedAt - RACY_MS && lstatSync(join(root, row[1]), { throwIfNoEntry: false })?.isFile()) {
+    if (i === undefined && (row[6] ?? row[3]) >= listedAt - RACY_MS && fileThere(join(root, row[1]))) {
       // A round another process wrote after the listing: its file is there, the entry is its writer's (not a drop).
       onDisk.set(row[1], -1)
       sink.kept()
