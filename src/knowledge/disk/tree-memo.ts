@@ -3,10 +3,11 @@
  * the walk took from it (document files, folders to descend, linked documents). A folder whose times are the same
  * now is not listed again: its entries cannot have changed (adding, removing or renaming an entry sets both), though
  * its files may have, so every file is still stat'ed (./list-files.ts). Why: at 100k documents, listing every folder
- * took a fresh CLI command 110–150 ms of its ~0.5 s; stat'ing the ~100 folders and reading this file takes ~15 ms.
+ * took a fresh CLI command 110–150 ms of its ~0.5 s; the walk from this file (3.4 MB) takes 35–55 ms, most of it
+ * reading and splitting the file.
  *
  * Kept beside the index file (the cache folder), so it may come from someone else's push too: it is read as any state
- * file is (no link, a regular file, bounded), every name must be one entry (no separator, not `.` or `..`), every
+ * file is (no link, a regular file, bounded), every name must be one entry (no `/`, not `.` or `..`), every
  * folder a path under the root, and anything else discards it whole (the walk then lists every folder). A memo can
  * only make the walk skip listing a folder whose times it names exactly, ctime included, which nobody can set.
  * Imports only Node and modules that import only Node: a worker thread loads it (index-cache/reconcile-worker.ts).
@@ -19,7 +20,7 @@ import { readRootStateFile, writeRootStateFile } from './root-files.js'
 export const TREE_MEMO_FILE = 'tree-v1.memo'
 /** The file's first field; a change to what the walk takes from a folder (its skip rules) must change it. */
 const MAGIC = 'dsh-knowledge-tree-v1'
-/** The largest memo read (a million documents take ~70 MB). */
+/** The largest memo read (a million documents in generated rounds' folders take ~35 MB). */
 const MAX_MEMO_BYTES = 256 * 1024 * 1024
 /** The walk's depth bound (./list-files.ts), which a folder's path in a memo cannot exceed either. */
 export const MAX_DEPTH = 8
@@ -43,8 +44,8 @@ export interface TreeMemo {
 }
 
 /**
- * The walk's use of a memo: `previous` (read before the walk, if any) and `next` (filled by the walk), and whether
- * any folder was listed again (then `next` is worth writing).
+ * The walk's use of a memo: `previous` (read before the walk, if any), `next` (filled by the walk), and how many
+ * folders were listed again (any: `next` is worth writing).
  */
 export interface MemoWalk {
   previous?: TreeMemo
