@@ -144,7 +144,7 @@ export function registerStampDigest(db: DatabaseSync): void {
 
 /**
  * The digest row: the digest of the rows that are not racy (`count:size:hashes`, as {@link StampSums}), then the
- * racy rows as JSON `[rowid, path, seen]`, or NULL past {@link DIGEST_SINGLE_MAX} of them. One statement, so both
+ * racy rows as JSON `[rowid, path, seen, mtime]`, or NULL past {@link DIGEST_SINGLE_MAX} of them. One statement, so both
  * parts are read in one snapshot. The function is called once a row (a value used twice would call it twice), and
  * with `stored` ({@link storesStampHash}) only for a row without its stored hash.
  */
@@ -152,7 +152,7 @@ export function manifestDigestSql(racyMs: number, stored: boolean): string {
   const racy = racyRows(racyMs)
   const hashed = `${STAMP_HASH_FN}(path, size, mtime, ctime)`
   return `SELECT count(*) || ':' || coalesce(sum(size), 0) || ':' || coalesce(sum(CAST(${stored ? `coalesce(${STAMP_COLUMN}, ${hashed})` : hashed} AS INTEGER)), 0),
-    (SELECT CASE WHEN count(*) > ${DIGEST_SINGLE_MAX} THEN NULL ELSE json_group_array(json_array(rowid, path, seen)) END
-      FROM (SELECT rowid, path, seen FROM doc WHERE ${racy} LIMIT ${DIGEST_SINGLE_MAX + 1}))
+    (SELECT CASE WHEN count(*) > ${DIGEST_SINGLE_MAX} THEN NULL ELSE json_group_array(json_array(rowid, path, seen, mtime)) END
+      FROM (SELECT rowid, path, seen, mtime FROM doc WHERE ${racy} LIMIT ${DIGEST_SINGLE_MAX + 1}))
     FROM doc WHERE NOT ${racy}`
 }

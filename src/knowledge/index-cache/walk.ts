@@ -63,7 +63,7 @@ function digestMatch<Row>(root: string, manifest: Manifest<Row>, files: string[]
     return undefined // a sum that would overflow (search/stamp-digest.ts)
   }
   if (typeof indexed !== 'string' || typeof racyRows !== 'string') return undefined
-  const single = JSON.parse(racyRows) as Array<[rowid: number, path: string, seen: number | null]>
+  const single = JSON.parse(racyRows) as Array<[rowid: number, path: string, seen: number | null, mtime: number]>
   const singlePath = new Map(single.map(([rowid, path]) => [path, rowid]))
   if (singlePath.size < single.length) return undefined
   const prefix = root + sep
@@ -82,15 +82,29 @@ function digestMatch<Row>(root: string, manifest: Manifest<Row>, files: string[]
   for (let k = 0; k < files.length - at.size; k++) sink.kept()
   const out = new Map<string, Row | undefined>()
   const gone: Row[] = []
-  for (const [rowid, path, seen] of single) {
+  for (const [rowid, path, seen, mtime] of single) {
     const i = at.get(rowid)
     if (i !== undefined) out.set(files[i], manifest.row(rowid))
     // Written by another process after the listing (as in the full reconcile): its writer's entry, not a drop.
-    else if ((seen ?? 0) >= listedAt - RACY_MS && fileThere(join(root, path))) sink.kept()
+    else if (writtenMeanwhile(root, path, seen, mtime, listedAt)) sink.kept()
     else gone.push(manifest.row(rowid))
   }
   for (const row of gone) sink.dropped(row)
   return out
+}
+
+/**
+ * Whether an entry the listing did not see was written since the listing began (its seen time, else its mtime, at
+ * most RACY_MS before; not ahead of now, as a clock set back or a pushed index could leave it): its writer's, not a
+ * drop. Its file must be there, unless the entry has no stamp yet: a process indexes a write, then writes its file,
+ * then records the stamp (writes/commit.ts), and a reconcile that compares in between must not drop it (a round
+ * written during a check behind was lost so, once the check got fast enough to compare before the file landed). An
+ * entry whose file never lands is dropped by the next reconcile, which lists later.
+ */
+function writtenMeanwhile(root: string, path: string, seen: number | null, mtime: number, listedAt: number): boolean {
+  const at = seen ?? mtime
+  if (at < listedAt - RACY_MS || at > Date.now() + RACY_MS) return false
+  return seen === null || fileThere(join(root, path))
 }
 
 /** Whether a plain file is at `full` now (a folder on the way that became a file: none, where `lstat` throws ENOTDIR). */
@@ -141,8 +155,8 @@ export function reconcileManifest<Row = ManifestRow>(
   const gone: Row[] = []
   for (const row of manifest.rows) {
     const i = onDisk.get(row[1])
-    if (i === undefined && (row[6] ?? row[3]) >= listedAt - RACY_MS && fileThere(join(root, row[1]))) {
-      // A round another process wrote after the listing: its file is there, the entry is its writer's (not a drop).
+    if (i === undefined && writtenMeanwhile(root, row[1], row[6], row[3], listedAt)) {
+      // A round written after the listing: the entry is its writer's (not a drop).
       onDisk.set(row[1], -1)
       sink.kept()
       continue
