@@ -17,6 +17,8 @@ import { formatDocument } from '../../src/knowledge/documents/document.js'
 import { createRedactor } from '../../src/redact/redactor.js'
 import type { FrontMatter } from '../../src/types.js'
 import { logRecorder, roundDraft } from '../harness/stores.ts'
+import type { StoreIndex } from '../../src/knowledge/view/store-index.js'
+import type { KnowledgeDoc } from '../../src/types.js'
 
 const stores: KnowledgeStore[] = []
 const before = process.env[FRESHNESS_ENV]
@@ -109,6 +111,20 @@ describe('the check behind a watching start', () => {
     await again.start()
     expect(again.size).toBe(5)
     expect(ids(again, 'capybara')).toEqual([written.id])
+  })
+
+  it('keeps a write of its own that is indexed but not yet on disk when the check compares (the file lands after)', async () => {
+    const root = await changedWhileClosed()
+    const store = open(root, true)
+    await store.start()
+    // What a write is between its index and its file (writes/commit.ts): the check runs while it is so.
+    const indexed = (store as unknown as { indexed: StoreIndex }).indexed
+    const path = 'session-11112222-0000-4000-8000-000000000000/11112222-t7-landing.md'
+    const meta = { id: '11112222-t7', title: 'Landing', kind: 'raw', cwd: '', created: new Date().toISOString(), tags: [], tools: [], session: 'session-11112222-0000-4000-8000-000000000000', turn: 7 }
+    indexed.admitWritten({ id: meta.id, path, meta, body: 'The heron fixture was flaky.', mtimeMs: Date.now() } as unknown as KnowledgeDoc)
+    await checked(store)
+    expect(ids(store, 'heron')).toEqual([meta.id])
+    expect(ids(store, 'ocelot')).toEqual(['d9'])
   })
 
   it('a store closed during the check ends it: nothing is written after, nothing is warned', async () => {

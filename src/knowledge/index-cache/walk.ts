@@ -95,16 +95,11 @@ function digestMatch<Row>(root: string, manifest: Manifest<Row>, files: string[]
 
 /**
  * Whether an entry the listing did not see was written since the listing began (its seen time, else its mtime, at
- * most RACY_MS before; not ahead of now, as a clock set back or a pushed index could leave it): its writer's, not a
- * drop. Its file must be there, unless the entry has no stamp yet: a process indexes a write, then writes its file,
- * then records the stamp (writes/commit.ts), and a reconcile that compares in between must not drop it (a round
- * written during a check behind was lost so, once the check got fast enough to compare before the file landed). An
- * entry whose file never lands is dropped by the next reconcile, which lists later.
+ * most RACY_MS before) and its file is there now: its writer's, not a drop. (An entry whose file has not landed yet
+ * is dropped here; the store keeps its own writes in flight: view/files.ts, reconcile.)
  */
 function writtenMeanwhile(root: string, path: string, seen: number | null, mtime: number, listedAt: number): boolean {
-  const at = seen ?? mtime
-  if (at < listedAt - RACY_MS || at > Date.now() + RACY_MS) return false
-  return seen === null || fileThere(join(root, path))
+  return (seen ?? mtime) >= listedAt - RACY_MS && fileThere(join(root, path))
 }
 
 /** Whether a plain file is at `full` now (a folder on the way that became a file: none, where `lstat` throws ENOTDIR). */
@@ -156,7 +151,7 @@ export function reconcileManifest<Row = ManifestRow>(
   for (const row of manifest.rows) {
     const i = onDisk.get(row[1])
     if (i === undefined && writtenMeanwhile(root, row[1], row[6], row[3], listedAt)) {
-      // A round written after the listing: the entry is its writer's (not a drop).
+      // A round another process wrote after the listing: its file is there, the entry is its writer's (not a drop).
       onDisk.set(row[1], -1)
       sink.kept()
       continue

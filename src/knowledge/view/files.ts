@@ -220,10 +220,8 @@ export class DocumentFiles {
   /** The files the scan must read, with their entries in the persisted index (see {@link reconcileRoot}). */
   private async reconcile(manifest: Manifest, late: boolean): Promise<{ files: string[]; times: Float64Array; prior: Map<string, ManifestRow | undefined> }> {
     const kept = () => void this.scanned.kept++
-    const dropped = (row: ManifestRow) => {
-      this.drop(row, late)
-      this.scanned.dropped++
-    }
+    // A write of this process, indexed before its file lands (writes/commit.ts): in flight, not a vanished file.
+    const dropped = (row: ManifestRow) => (this.inFlight.has(row.path) ? kept() : (this.drop(row, late), void this.scanned.dropped++))
     const reconciled = await reconcileRoot(this.root, manifest, this.invalid, { kept, dropped }, this.logger, !late)
     if (reconciled.offThread) this.reconciledOffThread++
     return reconciled
