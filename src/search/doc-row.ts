@@ -8,7 +8,7 @@ import type { KnowledgeDoc } from '../types.js'
 import { hasHan } from './expand/index.js'
 import { plainBody } from './plain-text.js'
 import { addedToSchema, asStrings, epoch, KIND_INDEX, REV_COLUMN, STATUS_INDEX, stripTitle } from './schema.js'
-import { digestIndexes, RACY_MS, STAMP_COLUMN, STAMP_HASH_FN, STAMP_TRIGGER, STAMP_TRIGGER_NAME, stampHash } from './stamp-digest.js'
+import { digestIndexes, RACY_MS, STAMP_COLUMN, STAMP_HASH_FN, STORED_HASH, stampHash } from './stamp-digest.js'
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import type { FacetSnapshot } from './shared-file.js'
 import { indexStreams } from './tokenize.js'
@@ -37,12 +37,9 @@ export function docWrites(db: DatabaseSync, persistent: boolean): DocWrites {
   const rev = has(`SELECT 1 AS x FROM pragma_table_info('doc') WHERE name = '${REV_COLUMN}'`, `ALTER TABLE doc ADD COLUMN ${REV_COLUMN} INTEGER`)
   // The trigger goes with the column: a file that has one without the other (added by a process that died between)
   // gets the other now, and goes without the stored hash while it cannot.
-  const stamp =
-    persistent &&
-    has(`SELECT 1 AS x FROM pragma_table_info('doc') WHERE name = '${STAMP_COLUMN}'`, `ALTER TABLE doc ADD COLUMN ${STAMP_COLUMN} INTEGER`) &&
-    has(`SELECT 1 AS x FROM sqlite_master WHERE type = 'trigger' AND name = '${STAMP_TRIGGER_NAME}'`, STAMP_TRIGGER)
+  const stamp = persistent && STORED_HASH.every(([present, add]) => has(present, add))
   // The digest's indexes: only where the hash is stored (without them the digest is slower, never wrong).
-  if (stamp) for (const [name, sql] of digestIndexes(RACY_MS)) has(`SELECT 1 AS x FROM sqlite_master WHERE type = 'index' AND name = '${name}'`, sql)
+  if (stamp) for (const [present, add] of digestIndexes(RACY_MS)) has(present, add)
   const columns = `${BASE_COLUMNS}${stamp ? `, ${STAMP_COLUMN}` : ''}${rev ? `, ${REV_COLUMN}` : ''}`
   const marks = columns.split(',').map(() => '?')
   const hashed = stamp ? `, ${STAMP_COLUMN} = ${STAMP_HASH_FN}(path, ?2, ?1, ?3)` : ''

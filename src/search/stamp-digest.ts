@@ -96,25 +96,30 @@ export class StampSums {
  * Each row's stamp hash ({@link stampHash} of its path, size, mtime and ctime), written with the row, so
  * that the manifest's digest is a plain sum: 100k rows in ~15 ms, against ~100–160 ms calling the hash once a row (a
  * CLI command with nobody watching reads it on the critical path). Added to a file as schema.ts's `REV_COLUMN` is, with
- * {@link STAMP_TRIGGER}; NULL where the writer gave none (an older build), and hashed when the digest is read.
+ * its trigger ({@link STORED_HASH}); NULL where the writer gave none (an older build), and hashed when the digest is read.
  */
 export const STAMP_COLUMN = 'stamp_hash'
 
-export const STAMP_TRIGGER_NAME = 'doc_stamp_stale'
-
 /**
- * Clears a stored stamp hash that a write left stale: an older build updates a row's stamp without knowing the
- * column. Plain SQL, so that it runs on every connection, whatever functions it has registered.
+ * What a file gains for the stored hash, each as [a query that returns a row when it is there, the statement that adds
+ * it] (see schema.ts, addedToSchema): the column, and a trigger that clears a stored hash a write left stale (an older
+ * build updates a row's stamp without knowing the column; plain SQL, so that it runs on every connection, whatever
+ * functions it has registered). The hash is stored only where both are there.
  */
-export const STAMP_TRIGGER = `CREATE TRIGGER ${STAMP_TRIGGER_NAME} AFTER UPDATE OF path, size, mtime, ctime ON doc
+export const STORED_HASH: ReadonlyArray<readonly [present: string, add: string]> = [
+  [`SELECT 1 AS x FROM pragma_table_info('doc') WHERE name = '${STAMP_COLUMN}'`, `ALTER TABLE doc ADD COLUMN ${STAMP_COLUMN} INTEGER`],
+  [
+    "SELECT 1 AS x FROM sqlite_master WHERE type = 'trigger' AND name = 'doc_stamp_stale'",
+    `CREATE TRIGGER doc_stamp_stale AFTER UPDATE OF path, size, mtime, ctime ON doc
   WHEN new.${STAMP_COLUMN} IS NOT NULL AND new.${STAMP_COLUMN} IS old.${STAMP_COLUMN}
     AND (new.path IS NOT old.path OR new.size IS NOT old.size OR new.mtime IS NOT old.mtime OR new.ctime IS NOT old.ctime)
-  BEGIN UPDATE doc SET ${STAMP_COLUMN} = NULL WHERE rowid = new.rowid; END`
+  BEGIN UPDATE doc SET ${STAMP_COLUMN} = NULL WHERE rowid = new.rowid; END`,
+  ],
+]
 
-/** Whether `db`'s rows hold their {@link STAMP_COLUMN} (the column and its {@link STAMP_TRIGGER} are both there): for {@link manifestDigestSql}. */
+/** Whether `db`'s rows hold their {@link STAMP_COLUMN} (all of {@link STORED_HASH} is there): for {@link manifestDigestSql}. */
 export function storesStampHash(db: DatabaseSync): boolean {
-  const has = (sql: string) => db.prepare(sql).get() !== undefined
-  return has(`SELECT 1 AS x FROM pragma_table_info('doc') WHERE name = '${STAMP_COLUMN}'`) && has(`SELECT 1 AS x FROM sqlite_master WHERE type = 'trigger' AND name = '${STAMP_TRIGGER_NAME}'`)
+  return STORED_HASH.every(([present]) => db.prepare(present).get() !== undefined)
 }
 
 /** Which rows are racy (see {@link manifestDigestSql}): one text, so that {@link digestIndexes}' partial index serves it. */
@@ -130,10 +135,11 @@ function racyRows(racyMs: number): string {
  * order (manifest.ts, fillStampHashes) then rewrites neighbouring entries (a million rows: 4 ms a batch of 1,024 rows,
  * against 76 ms led by `size`, whose entries lie all over the index).
  */
-export function digestIndexes(racyMs: number): Array<[name: string, sql: string]> {
+export function digestIndexes(racyMs: number): Array<[present: string, add: string]> {
+  const present = (name: string) => `SELECT 1 AS x FROM sqlite_master WHERE type = 'index' AND name = '${name}'`
   return [
-    ['doc_racy', `CREATE INDEX doc_racy ON doc (rowid) WHERE ${racyRows(racyMs)}`],
-    ['doc_stamps', `CREATE INDEX doc_stamps ON doc (seen, mtime, ctime, size, hash, path, ${STAMP_COLUMN})`],
+    [present('doc_racy'), `CREATE INDEX doc_racy ON doc (rowid) WHERE ${racyRows(racyMs)}`],
+    [present('doc_stamps'), `CREATE INDEX doc_stamps ON doc (seen, mtime, ctime, size, hash, path, ${STAMP_COLUMN})`],
   ]
 }
 
