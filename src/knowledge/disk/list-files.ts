@@ -101,6 +101,18 @@ function listFolder(dir: string, depth: number, now: number): MemoFolder {
   return folder
 }
 
+/**
+ * `lstat`, or undefined when there is nothing to stat there (gone, or a file on the way: `lstatSync` throws ENOTDIR
+ * even with `throwIfNoEntry: false`, where `statSync` does not).
+ */
+export function lstatSafe(full: string): Stats | undefined {
+  try {
+    return lstatSync(full)
+  } catch {
+    return undefined
+  }
+}
+
 /** Size, mtime and ctime of file i at 3i…3i+2 (size NaN: gone, or cannot be stat'ed): no Stats object outlives its line. */
 export function statFiles(files: string[]): Float64Array {
   const times = new Float64Array(files.length * 3)

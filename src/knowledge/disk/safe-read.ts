@@ -3,9 +3,10 @@
  * its way), never over the index's size bound. Used by the scan, the watcher, `read` and the CLI alike.
  * @module dsh-knowledge-sync/knowledge/disk/safe-read
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, realpathSync } from 'node:fs'
+import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { DocumentError } from '../documents/document.js'
+import { lstatSafe } from './list-files.js'
 
 /** Files larger than this are reported, not indexed, and not read. */
 export const MAX_FILE_BYTES = 4 * 1024 * 1024
@@ -45,14 +46,5 @@ export function readRootFile(realRoot: string, rel: string, full: string, dirCac
     return { text: readFileSync(fd, 'utf8'), mtimeMs: info.mtimeMs, size: info.size, ctimeMs: info.ctimeMs }
   } finally {
     closeSync(fd)
-  }
-}
-
-/** `lstat`, or undefined when the path is gone. */
-export function lstatSafe(full: string) {
-  try {
-    return lstatSync(full)
-  } catch {
-    return undefined
   }
 }

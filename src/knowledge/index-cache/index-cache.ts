@@ -25,7 +25,7 @@ import type { FileStamp } from '../../types.js'
 import { createIndexFile, IndexFileError, openIndexFile } from '../../search/index-file.js'
 import { SearchIndex, type SearchIndexOptions } from '../../search/search-index.js'
 import { createRootStateFile, ensureStateFolder } from '../disk/root-files.js'
-import { lstatSafe } from '../disk/safe-read.js'
+import { lstatSafe } from '../disk/list-files.js'
 import { LEDGER_DIR } from '../logs/ledger.js'
 import type { StoreLogger } from '../store-types.js'
 

@@ -5,11 +5,11 @@
  * thread loads it from source in the tests (./reconcile-worker.ts).
  * @module dsh-knowledge-sync/knowledge/index-cache/walk
  */
-import { lstatSync } from 'node:fs'
 import { join, sep } from 'node:path'
 import type { ManifestRow, ManifestTuple } from '../../search/search-index.js'
 import { RACY_MS, StampSums } from '../../search/stamp-digest.js'
 import { toRelative } from '../documents/paths.js'
+import { lstatSafe } from '../disk/list-files.js'
 import type { MessagePort } from 'node:worker_threads'
 import type { OffThreadReconcile } from './reconcile-worker.js'
 
@@ -99,16 +99,7 @@ function digestMatch<Row>(root: string, manifest: Manifest<Row>, files: string[]
  * is dropped here; the store keeps its own writes in flight: view/files.ts, reconcile.)
  */
 function writtenMeanwhile(root: string, path: string, seen: number | null, mtime: number, listedAt: number): boolean {
-  return (seen ?? mtime) >= listedAt - RACY_MS && fileThere(join(root, path))
-}
-
-/** Whether a plain file is at `full` now (a folder on the way that became a file: none, where `lstat` throws ENOTDIR). */
-function fileThere(full: string): boolean {
-  try {
-    return lstatSync(full, { throwIfNoEntry: false })?.isFile() === true
-  } catch {
-    return false
-  }
+  return (seen ?? mtime) >= listedAt - RACY_MS && lstatSafe(join(root, path))?.isFile() === true
 }
 
 /** What the reconcile tells its caller. */
