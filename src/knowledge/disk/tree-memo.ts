@@ -54,14 +54,12 @@ export interface MemoWalk {
 }
 
 /**
- * How long after a folder's last change its listing cannot be trusted: an entry added within the file system's
- * timestamp granularity of the listing leaves the times as they were (the reconcile's RACY_MS, for the same reason).
+ * Whether `folder` (as the memo holds it) may stand for a folder stat'ed with these times. Not within RACY_MS of the
+ * recording: an entry added within the file system's timestamp granularity of the listing leaves the times as they
+ * were (the reconcile's rule for files, for the same reason).
  */
-const RACY_FOLDER_MS = RACY_MS
-
-/** Whether `folder` (as the memo holds it) may stand for a folder stat'ed with these times. */
 export function stillListed(memo: TreeMemo, folder: MemoFolder, mtimeMs: number, ctimeMs: number): boolean {
-  return folder.mtimeMs === mtimeMs && folder.ctimeMs === ctimeMs && memo.startedAt - Math.max(mtimeMs, ctimeMs) >= RACY_FOLDER_MS
+  return folder.mtimeMs === mtimeMs && folder.ctimeMs === ctimeMs && memo.startedAt - Math.max(mtimeMs, ctimeMs) >= RACY_MS
 }
 
 /**

@@ -241,8 +241,9 @@ export interface OffThread {
   /**
    * Takes the reconcile back if the worker has not begun it: this thread lists and compares, and the worker, once
    * started, reads the index's digest for it (sent back on the port returned) and stats a share of the listing,
-   * posted on that port (closed by the caller when done: the worker then ends). Why: a one-shot command waits ~80–100 ms for a worker to start, with nothing else to do; its
-   * heap ends with it, so the paths on this thread cost nothing. Undefined when the worker has begun: see `help`.
+   * posted on that port (closed by the caller when done: the worker then ends). Why: a one-shot command waits
+   * ~80–100 ms for a worker to start, with nothing else to do; its heap ends with it, so the paths on this thread cost
+   * nothing. Undefined when the worker has begun: see `help`.
    */
   lead(): MessagePort | undefined
 }
