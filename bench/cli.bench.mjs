@@ -5,7 +5,7 @@
  * - `--help`: that plus the CLI's entry modules;
  * - search, nobody watching (a few runs first): the full freshness check (every document file stat'ed against the
  *   index's manifest);
- * - then with a watching owner live (a store process with the watcher on, holding the index), in turn: search with
+ * - then with a watching owner live (`dsh-knowledge watch`, holding the index), in turn: search with
  *   the stamp switched off (DSH_KNOWLEDGE_FRESHNESS=walk: the full check, as before), and search trusting the
  *   owner's freshness stamp (knowledge/index-cache/watch-stamp.ts).
  * Each search runs with DSH_KNOWLEDGE_DEBUG=1, whose lines split it: process start + CLI load, store open (module
@@ -29,7 +29,6 @@ import { writeRounds } from './generate-rounds.mjs'
 const here = dirname(fileURLToPath(import.meta.url))
 const root = dirname(here)
 const BIN = join(root, 'lib/cli/bin.js')
-const OWNER = join(root, 'test/harness/shared-store.ts')
 const QUERIES = ['ERR_PNPM_FETCH_404', 'TS2345', 'pod keeps restarting out of memory', '安装依赖失败', 'the tests fail in CI', 'docker', 'cache', 'SQLITE_BUSY']
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { runs: { type: 'string' }, vs: { type: 'string' } } })
 const OTHER = values.vs ? join(values.vs, 'cli/bin.js') : undefined
@@ -62,11 +61,12 @@ function timed(args, env = {}) {
   }
 }
 
-/** A watching owner on `dir` (the shared-index test harness with its watcher on); resolves once it holds the index. */
+/** A watching owner on `dir`: `dsh-knowledge watch`, as a person starts it; resolves once it vouches for the index. */
 async function owner(dir) {
-  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', OWNER, dir, '--watch'], { stdio: ['pipe', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, [BIN, 'watch', '--root', dir, '--json'], { stdio: ['ignore', 'pipe', 'inherit'] })
   const lines = createInterface({ input: child.stdout })
-  await new Promise((resolve) => lines.on('line', (l) => l.startsWith('{"ready"') && resolve()))
+  const ready = await new Promise((resolve) => lines.once('line', (l) => resolve(JSON.parse(l))))
+  console.log(`dsh-knowledge watch ready in ${f(ready.readyMs)} (${ready.documents.toLocaleString('en')} documents)`)
   return child
 }
 
@@ -96,7 +96,7 @@ for (const size of sizes) {
     rows.stamp.push(timed(search(k), { DSH_KNOWLEDGE_DEBUG: '1' }))
   }
   const exited = new Promise((resolve) => live.once('exit', resolve))
-  live.stdin.write('{"exit":true}\n')
+  live.kill('SIGINT')
   await exited
   const m = (row, key) => median(rows[row].map((r) => r[key]))
   const line = (name, row) =>

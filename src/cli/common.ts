@@ -64,6 +64,8 @@ export interface Invocation {
     what?: string
     page?: string[]
     diff?: string
+    /** `watch`: how long it runs once ready. */
+    for?: string
   }
   positionals: string[]
 }
@@ -74,7 +76,7 @@ export type Command = (invocation: Invocation) => Promise<number>
  * The store's logger in a command: warnings (a state file the store had to ignore, a cache it could not use) go to
  * standard error as one line each, so the command still runs and says what it set aside; the rest is quiet.
  */
-const CLI_LOGGER = {
+export const CLI_LOGGER = {
   info() {},
   debug(message: string, ...args: unknown[]) {
     if (process.env[DEBUG_ENV] === '1') process.stderr.write(`dsh-knowledge: debug: ${format(message, ...args)}\n`)

@@ -48,6 +48,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   'regenerate-md': async () => (await import('./sync.js')).regenerateMd,
   originals: async () => (await import('./originals.js')).originals,
   mcp: async () => (await import('./mcp.js')).mcp,
+  watch: async () => (await import('./watch.js')).watch,
   index: async () => (await import('./wiki.js')).index,
   create: async () => (await import('./wiki.js')).create,
   edit: async () => (await import('./wiki.js')).edit,
@@ -79,6 +80,8 @@ Usage:
   dsh-knowledge status|discover|audit|regenerate-md [--root DIR] [--json]
   dsh-knowledge promote --url U --file F --section S [--reason TEXT] [--force] [--root DIR] [--json]   (--force: replace a locked decision)
   dsh-knowledge mcp [--root DIR] [--cwd DIR] [--folder DIR] [--profile NAME [--dsh-home DIR]]  (a stdio MCP server: the same tools for any MCP client; --profile: its wiki page types)
+  dsh-knowledge watch [--root DIR] [--for 8h] [--json]   (keeps the index current while it runs: other commands on the
+                                                   root skip checking every file, as beside a dsh session; Linux)
   dsh-knowledge index [--root DIR] [--cwd DIR] [--folder DIR] [--json]   (the wiki's catalogue)
   dsh-knowledge create <type> <slug> --title T [--content-file F|-] [--field name=value]... [--json]
                                                    (no --content-file: print the type's template)
@@ -170,6 +173,7 @@ async function main(argv: string[]): Promise<number> {
       what: { type: 'string' },
       page: { type: 'string', multiple: true },
       diff: { type: 'string' },
+      for: { type: 'string' },
     },
   })
   if (values.help) {

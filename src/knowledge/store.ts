@@ -4,9 +4,8 @@
  * files (scan and watch, {@link DocumentFiles}), ids ({@link IdClaims}), the index ({@link SearchIndex}, private),
  * the ledger and the live settings.
  *
- * write(): redact every field → document → index → atomic file → change listeners (./commit.ts). The files stay the source of
- * truth: at start every `.md` under the root is indexed, and a watcher keeps the index current with hand edits,
- * deletions and other processes' captures.
+ * write(): redact every field → document → index → atomic file → change listeners (./commit.ts). The files stay the
+ * source of truth: every `.md` under the root is indexed at start, and a watcher follows edits, deletions and captures.
  * @module dsh-knowledge-sync/knowledge/store
  */
 import { join, resolve } from 'node:path'
@@ -41,13 +40,10 @@ export const CLOSE_HOLD_MS = 5000
 export class KnowledgeStore {
   readonly root: string
   readonly ledger: Ledger
-  /** User overrides from the `knowledge` settings namespace, shared by every row. */
-  readonly settings = new LiveSettings()
-  /** The index (in memory, or the persisted cache), the files feeding it and the relation graph. */
-  private readonly indexed: StoreIndex
+  readonly settings = new LiveSettings() // user overrides from the `knowledge` settings namespace, shared by every row
+  private readonly indexed: StoreIndex // the index (memory, or the persisted cache), its files, the relation graph
   private readonly ids: IdClaims
-  /** Store-assigned revisions (`v:N`), shared with every process on the root through `.knowledge/revisions.log`. */
-  private readonly revisions: Revisions
+  private readonly revisions: Revisions // `v:N`, shared with every process on the root through .knowledge/revisions.log
   private redactor: Redactor
   private readonly logger: StoreLogger
   private readonly watchEnabled: boolean
@@ -61,8 +57,7 @@ export class KnowledgeStore {
   private scanned?: Promise<void>
   private closing?: Promise<void>
   private closed = false
-  /** Ends readers of the index file in other threads (the health probe's workers) when the store closes. */
-  private readonly readers = new Set<() => void>()
+  private readonly readers = new Set<() => void>() // ends readers of the index file in other threads on close
 
   constructor(private readonly options: KnowledgeStoreOptions) {
     this.root = resolve(options.root)
@@ -119,6 +114,11 @@ export class KnowledgeStore {
   /** Number of indexed documents. */
   get size(): number {
     return this.index.size
+  }
+
+  /** `checked` once the start's check of the files is over (it may run behind a watching start); `vouching` while this store's stamp lets others skip it. */
+  get freshness(): { readonly checked: Promise<void>; readonly vouching: boolean } {
+    return this.indexed.freshness
   }
 
   /** Subscribes to documents written or removed (by this process or on disk). */

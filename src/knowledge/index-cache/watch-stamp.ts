@@ -236,6 +236,11 @@ export class WatchStamp {
     return true
   }
 
+  /** Whether the stamp is kept now (written, and not withdrawn since). */
+  get kept(): boolean {
+    return this.stamp !== undefined
+  }
+
   /** Removes the stamp: readers walk again until {@link start}. */
   withdraw(): void {
     clearInterval(this.timer)

@@ -40,6 +40,11 @@ export class Freshness {
 
   constructor(private readonly host: FreshnessHost) {}
 
+  /** Whether this store vouches for its index to other processes now (its stamp is kept). */
+  get vouching(): boolean {
+    return this.stamp?.kept ?? false
+  }
+
   /** The persisted index file this store opens. */
   get cacheFile(): string {
     return this.host.cacheFile

@@ -55,7 +55,7 @@ export class StoreIndex {
   private ownsCache = false
   private oneShot = false // started for one answer (a CLI command: `trustWatcher`); its heap ends with it (see manifest)
   /** Stamp, vouch confirmation and check behind (see ./freshness.ts). */
-  private readonly freshness: Freshness
+  readonly freshness: Freshness
   /** A build from every file in progress: documents indexed so far, and when that was last said. */
   private building?: { docs: number; said: number }
   files: DocumentFiles
