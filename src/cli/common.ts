@@ -129,7 +129,23 @@ export async function openStore(invocation: Invocation, { index = true, write = 
   // A command that writes keeps the local history of what it wrote (nothing when the root is in git).
   if (write) (await import('../knowledge/history/local.js')).keepLocalHistory(store, { warn: (message) => CLI_LOGGER.warn('%s', message) })
   if (index) await store.start()
+  const hint = trustWatcher ? watchHint(store, process.stderr.isTTY === true) : undefined
+  if (hint) process.stderr.write(hint)
   return store
+}
+
+/** From this long a one-shot command's check of every file against the index, a person at a terminal hears of `watch`. */
+export const HINT_WALK_MS = 1000
+
+/**
+ * What a person at a terminal (`tty`) is told after a command waited {@link HINT_WALK_MS} or more for the check of
+ * every file, which `dsh-knowledge watch` spares it (./watch.ts). Nothing when piped: a script's stderr stays clean.
+ */
+export function watchHint(store: Pick<KnowledgeStore, 'root' | 'size' | 'freshness'>, tty: boolean): string | undefined {
+  const ms = store.freshness.walkedMs
+  if (!tty || ms === undefined || ms < HINT_WALK_MS) return undefined
+  const took = `${(ms / 1000).toFixed(1)} s`
+  return `dsh-knowledge: checking the ${store.size.toLocaleString('en')} documents of ${store.root} against the index took ${took}; while \`dsh-knowledge watch\` (or a dsh session) runs on that root, commands skip this check\n`
 }
 
 /**

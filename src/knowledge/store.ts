@@ -116,8 +116,8 @@ export class KnowledgeStore {
     return this.index.size
   }
 
-  /** `checked` once the start's check of the files is over (it may run behind a watching start); `vouching` while this store's stamp lets others skip it. */
-  get freshness(): { readonly checked: Promise<void>; readonly vouching: boolean } {
+  /** `checked` once the start's check of the files is over (it may run behind a watching start), `walkedMs` what the start waited for it, `vouching` while this store's stamp lets others skip it. */
+  get freshness(): { readonly checked: Promise<void>; readonly walkedMs?: number; readonly vouching: boolean } {
     return this.indexed.freshness
   }
 

@@ -13,6 +13,7 @@ import { KnowledgeStore } from '../../src/knowledge/store.js'
 import { CACHE_DIR } from '../../src/knowledge/index-cache/index-cache.js'
 import { createRedactor } from '../../src/redact/redactor.js'
 import { parseDuration } from '../../src/cli/watch.js'
+import { HINT_WALK_MS, watchHint } from '../../src/cli/common.js'
 import { PROJECT_ROOT } from '../harness/dsh.ts'
 import { spawnCollect } from '../harness/spawn.ts'
 
@@ -142,5 +143,17 @@ describe('dsh-knowledge watch', () => {
     expect(parseDuration('45')).toBe(45_000)
     expect(parseDuration('1.5h')).toBe(5_400_000)
     for (const bad of ['', '0', '-5m', '5 minutes', '30d', 'Infinity']) expect(() => parseDuration(bad), bad).toThrow(/--for/)
+  })
+})
+
+describe('the hint a person at a terminal gets', () => {
+  const store = (walkedMs?: number) => ({ root: '/kb', size: 1_000_000, freshness: { checked: Promise.resolve(), walkedMs, vouching: false } })
+  it('names watch after a long check of every file, on a terminal only', () => {
+    expect(watchHint(store(2400), true)).toBe(
+      'dsh-knowledge: checking the 1,000,000 documents of /kb against the index took 2.4 s; while `dsh-knowledge watch` (or a dsh session) runs on that root, commands skip this check\n',
+    )
+    expect(watchHint(store(2400), false)).toBeUndefined() // piped: a script's stderr stays clean
+    expect(watchHint(store(HINT_WALK_MS - 1), true)).toBeUndefined()
+    expect(watchHint(store(undefined), true)).toBeUndefined() // vouched for, or no reused index: nothing was checked
   })
 })

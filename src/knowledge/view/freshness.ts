@@ -35,6 +35,8 @@ export class Freshness {
   private confirming?: () => void
   /** The worker of a check behind the start, ended if the store closes first. */
   private behind?: OffThread
+  /** How long this start's check of every file against the reused index took, when it waited for one (ms). */
+  walkedMs?: number
   /** Resolves once a check behind the start is over (ended, failed, or cut short by close); at once when there is none. */
   checked: Promise<void> = Promise.resolve()
 

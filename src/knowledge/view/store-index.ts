@@ -28,8 +28,7 @@ import { RelationGraph } from '../relations/relations.js'
 import { contentHash, type Revisions } from '../logs/revisions.js'
 import type { StoreChange, StoreLogger } from '../store-types.js'
 
-/** How much of the revision log one warm-up slice folds. */
-const WARM_LOG_BYTES = 256 * 1024
+const WARM_LOG_BYTES = 256 * 1024 // how much of the revision log one warm-up slice folds
 /** How often a build from the files (a fresh clone of a large base: minutes at a million documents) says how far it got. */
 export const PROGRESS_EVERY_MS = 5000
 
@@ -54,8 +53,7 @@ export class StoreIndex {
   /** This process opened the persisted index for writing (not another process's file, nor memory). */
   private ownsCache = false
   private oneShot = false // started for one answer (a CLI command: `trustWatcher`); its heap ends with it (see manifest)
-  /** Stamp, vouch confirmation and check behind (see ./freshness.ts). */
-  readonly freshness: Freshness
+  readonly freshness: Freshness // stamp, vouch confirmation and check behind (see ./freshness.ts)
   /** A build from every file in progress: documents indexed so far, and when that was last said. */
   private building?: { docs: number; said: number }
   files: DocumentFiles
@@ -279,7 +277,9 @@ export class StoreIndex {
         return
       } else {
         if (fresh) how = `walked (${fresh.why})`
+        const walk = Date.now()
         await this.files.scan(mode === 'reused' ? this.manifest(offThread()) : undefined)
+        if (mode === 'reused') this.freshness.walkedMs = Date.now() - walk
       }
     }
     early?.cancel() // started but not used: ended
