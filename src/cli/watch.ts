@@ -55,7 +55,7 @@ export const watch: Command = async (invocation) => {
   if (invocation.values.json) print(JSON.stringify({ watching: root, documents: store.size, pid: process.pid, readyMs: Date.now() - started, until: until?.toISOString() }))
   else
     print(
-      `watching ${root}: ${store.size.toLocaleString('en')} documents, current; while this runs, commands on this root skip checking every file (${until ? `until ${until.toISOString()}, or ` : ''}Ctrl-C)`,
+      `watching ${root}: ${store.size.toLocaleString('en')} document${store.size === 1 ? '' : 's'}, current; while this runs, commands on this root skip checking every file (${until ? `until ${until.toISOString()}, or ` : ''}Ctrl-C)`,
     )
   const timers = [setInterval(() => store.freshness.vouching || end('lost'), HEARTBEAT_MS), ...(lasts === undefined ? [] : [setTimeout(() => end('time'), lasts)])]
   await ended

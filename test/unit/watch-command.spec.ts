@@ -118,10 +118,10 @@ describe('dsh-knowledge watch', () => {
     renameSync(root, `${root}-moved`)
     expect(await watch.exited).toBe(1)
     expect(watch.stderr()).toContain(`stopped watching ${root}: its watcher no longer covers the whole root`)
-    // Its stamp moved with the folder (it was written by path); it names a process that is gone, so nobody trusts it.
+    // Its stamp moved with the folder (it was written by path), naming the path it watched: nobody trusts it.
     const moved = await cliSearch(`${root}-moved`, 'seedworda')
     expect(moved.vouched, moved.line).toBe(false)
-    expect(moved.line).toContain('process gone')
+    expect(moved.line).toContain('the root was moved')
   })
 
   it('refuses a bad --for and a missing root before it starts', async () => {

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { KnowledgeStore } from '../../src/knowledge/store.js'
@@ -190,6 +190,18 @@ describe('the CLI trusts a live watching owner, and only one', () => {
     const elsewhere = await cliSearch(root, 'seedworda')
     expect(elsewhere.walked, elsewhere.line).toBe(true)
     expect(elsewhere.line).toContain('another boot or machine')
+  })
+
+  it('a root moved under a live owner is not vouched for: the owner holds its index file but watches the old path', async () => {
+    const { root } = await seeded()
+    const live = await owner(root)
+    const moved = `${root}-moved`
+    renameSync(root, moved)
+    // The owner lives on and holds the moved index file; its stamp moved with the folder, its heartbeat seconds fresh.
+    const search = await cliSearch(moved, 'seedworda')
+    expect(search.walked, search.line).toBe(true)
+    expect(search.line).toContain('the owner watches another path (the root was moved)')
+    expect(live.child.exitCode).toBeNull()
   })
 })
 

@@ -4,7 +4,8 @@
  * and watches the root (a dsh process, the MCP server, any watching store) keeps it current already; while it does,
  * it keeps a stamp beside the index,
  * `<root>/.knowledge/cache/watcher-<pid>.json`: its pid, its start time (clock ticks since boot, from /proc), this
- * machine's boot id, the index file it holds (device and inode) and a heartbeat rewritten every {@link HEARTBEAT_MS}.
+ * machine's boot id, the index file it holds (device and inode), the root it watches (links resolved) and a heartbeat
+ * rewritten every {@link HEARTBEAT_MS}.
  * It writes the stamp only once its start-up scan is done and every folder of the root is watched (the watcher is
  * armed before the scan lists the files, so no edit falls between the two), and removes it when it closes or its
  * watcher loses part of the root.
@@ -12,6 +13,7 @@
  * A reader trusts a stamp only when all of these hold, each checked on this machine, now:
  * - Linux (the checks read /proc; elsewhere the reader always walks);
  * - the boot id is this boot's (a stamp pushed from another machine, or left from before a reboot, never is);
+ * - the root the owner watches, links resolved, is the reader's (a root moved under a live owner is not watched);
  * - the pid is alive and its start time is the stamp's (a pid reused by another process is not the owner);
  * - the heartbeat is at most {@link STALE_MS} old (an owner suspended or stuck cannot process its watcher's events);
  * - that very process holds open the same index file (device and inode) as the reader: seen in /proc/<pid>/fd and
@@ -24,7 +26,7 @@
  * owner does.
  * @module dsh-knowledge-sync/knowledge/index-cache/watch-stamp
  */
-import { closeSync, constants, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, writeSync } from 'node:fs'
+import { closeSync, constants, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { readRootStateFile } from '../disk/root-files.js'
 import type { StoreLogger } from '../store-types.js'
@@ -66,6 +68,8 @@ interface Stamp {
   boot: string
   dev: number
   ino: number
+  /** The root it watches, links resolved: a root moved (or renamed) under a live owner is no longer the one it watches. */
+  root: string
   /** Heartbeat, ms since the epoch. */
   beat: number
 }
@@ -113,11 +117,22 @@ function holds(pid: number | 'self', dev: number, ino: number, name: string): bo
   return false
 }
 
+/** `root` with its links resolved; undefined when it cannot be (gone). */
+function realRoot(root: string): string | undefined {
+  try {
+    return realpathSync(root)
+  } catch {
+    return undefined
+  }
+}
+
 /** Why a stamp is not trusted, or undefined when it is. */
-function distrust(stamp: Partial<Stamp>, pid: number, boot: string, file: { dev: number; ino: number }, name: string, now: number): string | undefined {
-  if (stamp.pid !== pid || typeof stamp.start !== 'string' || typeof stamp.beat !== 'number') return 'malformed'
+function distrust(stamp: Partial<Stamp>, pid: number, boot: string, file: { dev: number; ino: number }, name: string, root: string | undefined, now: number): string | undefined {
+  if (stamp.pid !== pid || typeof stamp.start !== 'string' || typeof stamp.beat !== 'number' || typeof stamp.root !== 'string') return 'malformed'
   if (stamp.boot !== boot) return 'another boot or machine'
   if (stamp.dev !== file.dev || stamp.ino !== file.ino) return 'another index file'
+  // The same index file under another path: the root was moved while its owner ran, whose watcher lost it.
+  if (stamp.root !== root) return 'the owner watches another path (the root was moved)'
   if (Math.abs(now - stamp.beat) > STALE_MS) return `heartbeat ${now - stamp.beat} ms old`
   if (startTime(pid) !== stamp.start) return 'process gone (or its pid reused)'
   if (!holds(pid, file.dev, file.ino, name)) return 'process does not hold the index file'
@@ -166,11 +181,12 @@ export function liveWatcher(root: string, file: string, only?: number): Freshnes
   if (!holds('self', info.dev, info.ino, name)) return { why: 'this process does not hold the index file' }
   const reasons: string[] = []
   const now = Date.now()
+  const real = realRoot(root)
   for (const n of names) {
     const pid = Number(STAMP.exec(n)![1])
     try {
       const stamp = JSON.parse(readRootStateFile(root, join(dir, n), 1024) ?? '{}') as Partial<Stamp>
-      const why = distrust(stamp, pid, boot, info, name, now)
+      const why = distrust(stamp, pid, boot, info, name, real, now)
       if (!why) return { watcher: pid, beat: stamp.beat, why: '' }
       reasons.push(`${pid}: ${why}`)
     } catch (error) {
@@ -222,10 +238,11 @@ export class WatchStamp {
     if (this.timer || process.platform !== 'linux') return false
     const boot = bootId()
     const start = startTime('self')
-    if (!boot || !start) return false
+    const root = realRoot(this.root)
+    if (!boot || !start || !root) return false
     try {
       const { dev, ino } = statSync(this.file)
-      this.stamp = { pid: process.pid, start, boot, dev, ino, beat: Date.now() }
+      this.stamp = { pid: process.pid, start, boot, dev, ino, root, beat: Date.now() }
       this.sweep(boot)
       this.write()
     } catch (error) {
