@@ -33,7 +33,7 @@ export const watch: Command = async (invocation) => {
   const logger = { ...CLI_LOGGER, info: (message: string, ...args: unknown[]) => process.stderr.write(`dsh-knowledge: ${format(message, ...args)}\n`) }
   const { KnowledgeStore } = await import('../knowledge/store.js')
   const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: DEFAULT_MASK, patterns: [] }), watch: true, logger })
-  let why: string | undefined // what ended it: a signal, 'time' (--for), or 'lost' (the watcher no longer covers the root)
+  let why: string | undefined // what ended it: a signal, 'time' (--for), or 'lost' (its stamp withdrawn)
   let end = (_why: string): void => {}
   const ended = new Promise<void>((resolve) => {
     end = (reason) => {
@@ -62,6 +62,6 @@ export const watch: Command = async (invocation) => {
   for (const timer of timers) clearTimeout(timer)
   await store.close()
   if (why !== 'lost') return 0
-  process.stderr.write(`dsh-knowledge: stopped watching ${root}: its watcher no longer covers the whole root, so commands check every file again\n`)
+  process.stderr.write(`dsh-knowledge: stopped watching ${root}: it can no longer vouch for the index (its watcher lost part of the root, or the index file was replaced), so commands check every file again\n`)
   return 1
 }

@@ -6,11 +6,11 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { KnowledgeStore } from '../../src/knowledge/store.js'
-import { CACHE_DIR } from '../../src/knowledge/index-cache/index-cache.js'
+import { CACHE_DIR, CACHE_FILE } from '../../src/knowledge/index-cache/index-cache.js'
 import { createRedactor } from '../../src/redact/redactor.js'
 import { parseDuration } from '../../src/cli/watch.js'
 import { HINT_WALK_MS, watchHint } from '../../src/cli/common.js'
@@ -117,11 +117,25 @@ describe('dsh-knowledge watch', () => {
     const watch = await watching(root)
     renameSync(root, `${root}-moved`)
     expect(await watch.exited).toBe(1)
-    expect(watch.stderr()).toContain(`stopped watching ${root}: its watcher no longer covers the whole root`)
+    expect(watch.stderr()).toContain(`stopped watching ${root}: it can no longer vouch for the index`)
     // Its stamp moved with the folder (it was written by path), naming the path it watched: nobody trusts it.
     const moved = await cliSearch(`${root}-moved`, 'seedworda')
     expect(moved.vouched, moved.line).toBe(false)
     expect(moved.line).toContain('the root was moved')
+  })
+
+  it('stops with exit code 1 when its index file is replaced under it (another process rebuilt the cache)', async () => {
+    const { root } = await seeded()
+    const watch = await watching(root)
+    const file = join(root, CACHE_DIR, CACHE_FILE)
+    copyFileSync(file, `${file}.copy`)
+    renameSync(`${file}.copy`, file)
+    expect(await watch.exited).toBe(1)
+    expect(watch.stderr()).toContain(`stopped watching ${root}: it can no longer vouch for the index`)
+    expect(stamps(root)).toEqual([])
+    const search = await cliSearch(root, 'seedworda')
+    expect(search.vouched, search.line).toBe(false)
+    expect(search.ids).toHaveLength(1)
   })
 
   it('refuses a bad --for and a missing root before it starts', async () => {

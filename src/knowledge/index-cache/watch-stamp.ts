@@ -274,6 +274,14 @@ export class WatchStamp {
       this.withdraw()
       return
     }
+    // The index file replaced or removed under this process (a deleted cache folder rebuilt by another process, a
+    // committed cache pulled): readers open a file this process does not keep current, and would walk anyway.
+    const info = statSync(this.file, { throwIfNoEntry: false })
+    if (info?.dev !== this.stamp.dev || info?.ino !== this.stamp.ino) {
+      this.logger.debug('freshness stamp withdrawn: the index file was replaced or removed')
+      this.withdraw()
+      return
+    }
     this.stamp.beat = Date.now()
     try {
       this.write()
