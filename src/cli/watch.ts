@@ -62,6 +62,8 @@ export const watch: Command = async (invocation) => {
   for (const timer of timers) clearTimeout(timer)
   await store.close()
   if (why !== 'lost') return 0
-  process.stderr.write(`dsh-knowledge: stopped watching ${root}: it can no longer vouch for the index (its watcher lost part of the root, or the index file was replaced), so commands check every file again\n`)
+  process.stderr.write(
+    `dsh-knowledge: stopped watching ${root}: it can no longer vouch for the index (its watcher lost part of the root, or the index file was replaced), so commands check every file again\n`,
+  )
   return 1
 }
