@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { resolveRoot } from '../knowledge/documents/paths.js'
 import { OriginalsFolder } from '../knowledge/originals/index.js'
-import type { Command } from './common.js'
+import { CLI_LOGGER, type Command } from './common.js'
 import { dshHome } from './dsh-sessions.js'
 import { profileTypes } from './mcp/profile-types.js'
 import { originalsFolderOf } from './wiki.js'
@@ -20,7 +20,7 @@ export const mcp: Command = async (invocation) => {
   const originalsFolder = originalsFolderOf(invocation)
   // A folder outside the root is refused at start, not at every call.
   if (originalsFolder !== undefined) new OriginalsFolder({ root, folder: originalsFolder })
-  const server = createKnowledgeServer({ root, cwd: invocation.values.cwd, processCwd: process.cwd(), version, types, originalsFolder })
+  const server = createKnowledgeServer({ root, cwd: invocation.values.cwd, processCwd: process.cwd(), version, types, originalsFolder, logger: CLI_LOGGER })
   const transport = new StdioServerTransport()
   const ended = new Promise<void>((resolve) => {
     process.stdin.once('end', () => resolve())

@@ -14,6 +14,8 @@ import { CACHE_DIR, CACHE_FILE } from '../../src/knowledge/index-cache/index-cac
 import { createRedactor } from '../../src/redact/redactor.js'
 import { parseDuration } from '../../src/cli/watch.js'
 import { HINT_WALK_MS, watchHint } from '../../src/cli/common.js'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { PROJECT_ROOT } from '../harness/dsh.ts'
 import { spawnCollect } from '../harness/spawn.ts'
 
@@ -136,6 +138,33 @@ describe('dsh-knowledge watch', () => {
     const search = await cliSearch(root, 'seedworda')
     expect(search.vouched, search.line).toBe(false)
     expect(search.ids).toHaveLength(1)
+  })
+
+  it('an MCP server beside it takes its word too: a burst of calls does not check every file', async () => {
+    const { root } = await seeded()
+    const serve = async () => {
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN, 'mcp', '--root', root, '--cwd', '/ws/app'],
+        env: { ...process.env, DSH_KNOWLEDGE_DEBUG: '1' },
+        stderr: 'pipe',
+      })
+      let stderr = ''
+      transport.stderr?.on('data', (d) => {
+        stderr += d
+      })
+      const client = new Client({ name: 'watch-spec', version: '1.0.0' })
+      await client.connect(transport)
+      const found = (await client.callTool({ name: 'knowledge_search', arguments: { query: 'seedwordb' } })) as { content: Array<{ text: string }> }
+      await client.close()
+      return { text: found.content[0].text, line: stderr.split('\n').find((l) => l.includes('freshness')) ?? '' }
+    }
+    const alone = await serve()
+    expect(alone.line).toMatch(/ freshness walked/)
+    const watch = await watching(root)
+    const beside = await serve()
+    expect(beside.line).toContain(`freshness vouched for by watcher ${watch.ready.pid}: no walk`)
+    expect(beside.text).toMatch(/^1 document\(s\) match "seedwordb"/)
   })
 
   it('refuses a bad --for and a missing root before it starts', async () => {

@@ -1,7 +1,7 @@
 /**
  * The freshness stamp: how a one-shot reader (a CLI `search`), or a second long-lived process whose own watcher is
  * armed, knows that the shared index is current without stat-ing every document file. A process that owns the index
- * and watches the root (a dsh process, the MCP server, any watching store) keeps it current already; while it does,
+ * and watches the root (a dsh process, `dsh-knowledge watch`, any watching store) keeps it current already; while it does,
  * it keeps a stamp beside the index,
  * `<root>/.knowledge/cache/watcher-<pid>.json`: its pid, its start time (clock ticks since boot, from /proc), this
  * machine's boot id, the index file it holds (device and inode), the root it watches (links resolved) and a heartbeat
