@@ -12,7 +12,9 @@ import { lstatSafe } from './list-files.js'
 export const MAX_FILE_BYTES = 4 * 1024 * 1024
 
 // Opening with O_NOFOLLOW refuses a symbolic link in the last path component atomically (no check-then-open race).
-const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0
+// O_NONBLOCK: a FIFO named like a document opens at once (the fstat then refuses it) instead of blocking the process,
+// signals included, until some writer opens it; on a regular file it changes nothing.
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0)
 
 /**
  * Reads one file under the root without following any symbolic link: not the file itself (O_NOFOLLOW), not a folder
@@ -32,7 +34,7 @@ export function readRootFile(realRoot: string, rel: string, full: string, dirCac
   if (real !== expected) throw new DocumentError(rel, 'a folder on its path is a symbolic link; links are never followed')
   let fd: number
   try {
-    fd = openSync(full, constants.O_RDONLY | O_NOFOLLOW)
+    fd = openSync(full, OPEN_FLAGS)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ELOOP' || code === 'EMLINK' || (code !== 'ENOENT' && lstatSafe(full)?.isSymbolicLink())) throw new DocumentError(rel, 'is a symbolic link; links are never followed')
