@@ -44,7 +44,7 @@ export const watch: Command = async (invocation) => {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => end(signal))
   const started = Date.now()
   await Promise.race([store.start().then(() => store.freshness.checked), ended])
-  if (!store.freshness.vouching) {
+  if (!store.freshness.vouching && !store.freshness.behind) {
     await store.close()
     if (why) return 0 // stopped before it was ready
     process.stderr.write(`dsh-knowledge: cannot vouch for the index of ${root}: its watcher does not cover the whole root, or its index is not kept on disk (DSH_KNOWLEDGE_DEBUG=1 says which)\n`)
@@ -57,7 +57,9 @@ export const watch: Command = async (invocation) => {
     print(
       `watching ${root}: ${store.size.toLocaleString('en')} document${store.size === 1 ? '' : 's'}, current; while this runs, commands on this root skip checking every file (${until ? `until ${until.toISOString()}, or ` : ''}Ctrl-C)`,
     )
-  const timers = [setInterval(() => store.freshness.vouching || end('lost'), HEARTBEAT_MS), ...(lasts === undefined ? [] : [setTimeout(() => end('time'), lasts)])]
+  // Behind for a while (a burst of changes being checked) is not lost: readers check the files meanwhile.
+  const vouches = () => !store.freshness.lost && (store.freshness.vouching || store.freshness.behind)
+  const timers = [setInterval(() => vouches() || end('lost'), HEARTBEAT_MS), ...(lasts === undefined ? [] : [setTimeout(() => end('time'), lasts)])]
   await ended
   for (const timer of timers) clearTimeout(timer)
   await store.close()

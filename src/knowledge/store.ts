@@ -24,6 +24,7 @@ import type { DocumentFiles } from './view/files.js'
 import { Holds } from './holds.js'
 import { IdClaims, roundFiles, withRoundLock } from './ids/id-claims.js'
 import { StoreIndex } from './view/store-index.js'
+import type { FreshnessView } from './view/freshness.js'
 import type { KnowledgeStoreOptions, PreparedDocument, StoreChange, StoreLogger, WrittenDocument } from './store-types.js'
 import { Ledger } from './logs/ledger.js'
 import { documentPath, insideRoot, sessionFolder, slugify } from './documents/paths.js'
@@ -116,8 +117,8 @@ export class KnowledgeStore {
     return this.index.size
   }
 
-  /** `checked` once the start's check of the files is over (it may run behind a watching start), `walkedMs` what the start waited for it, `vouching` while this store's stamp lets others skip it. */
-  get freshness(): { readonly checked: Promise<void>; readonly walkedMs?: number; readonly vouching: boolean } {
+  /** `checked` once the start's check of the files is over (maybe behind a watching start), `walkedMs` what the start waited for it, `vouching` while this store's stamp lets others skip it (see FreshnessView). */
+  get freshness(): FreshnessView {
     return this.indexed.freshness
   }
 
@@ -150,9 +151,8 @@ export class KnowledgeStore {
   }
 
   /**
-   * Keeps the store open until `done` settles. Why: dsh disposes every row at once on exit (headless exits right
-   * after the last turn), so a dependent row's shutdown work (queued rounds, distill calls) would otherwise meet a
-   * closed store. `close` waits for holds at most {@link CLOSE_HOLD_MS}.
+   * Keeps the store open until `done` settles (at most {@link CLOSE_HOLD_MS} on close). Why: dsh disposes every row at
+   * once on exit (headless right after the last turn); a row's shutdown work (queued rounds, distill calls) needs it.
    */
   hold(done: Promise<unknown>): void {
     this.holds.add(done)

@@ -56,6 +56,21 @@ export function indexedAs(index: SearchIndex, doc: { id: string; path: string; m
   return row !== undefined && row.path === doc.path && row.size === doc.stamp.size && row.mtime === doc.mtimeMs && row.ctime === doc.stamp.ctimeMs && row.hash === doc.stamp.hash
 }
 
+/**
+ * The indexed file times of a document: mtime, and size and ctime when the row has them (null on a row an older build
+ * wrote). The watcher compares all three: a file rewritten in place with its old mtime put back (`touch -r`, `cp -p`,
+ * `rsync -t`, an editor that keeps times) still has a new ctime, which nothing in user space can set.
+ */
+export function indexedStamp(index: SearchIndex, id: string): { mtimeMs: number; size: number | null; ctimeMs: number | null } | undefined {
+  const row = index.stmt('SELECT mtime, size, ctime FROM doc WHERE id = ?').get(id) as { mtime: number; size: number | null; ctime: number | null } | undefined
+  return row && { mtimeMs: row.mtime, size: row.size, ctimeMs: row.ctime }
+}
+
+/** Whether `info` (a file's times now) is what the index holds for it (`indexed`, see {@link indexedStamp}). */
+export function sameStamp(indexed: ReturnType<typeof indexedStamp>, size: number, mtimeMs: number, ctimeMs: number): boolean {
+  return indexed !== undefined && indexed.mtimeMs === mtimeMs && (indexed.size === null || indexed.size === size) && (indexed.ctimeMs === null || indexed.ctimeMs === ctimeMs)
+}
+
 /** What a follower needs of a document another process indexed: its file, session, relations, kind and workspace. */
 export function followedRow(index: SearchIndex, id: string): { path: string; session: string | null; relations: string | null; kind: number; cwd: string } | undefined {
   return index.stmt('SELECT path, session, relations, rowid & 7 AS kind, cwd FROM doc WHERE id = ?').get(id) as

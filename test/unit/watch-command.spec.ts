@@ -190,7 +190,7 @@ describe('dsh-knowledge watch', () => {
 })
 
 describe('the hint a person at a terminal gets', () => {
-  const store = (walkedMs?: number) => ({ root: '/kb', size: 1_000_000, freshness: { checked: Promise.resolve(), walkedMs, vouching: false } })
+  const store = (walkedMs?: number) => ({ root: '/kb', size: 1_000_000, freshness: { checked: Promise.resolve(), walkedMs, vouching: false, behind: false, lost: false } })
   it('names watch after a long check of every file, on a terminal only', () => {
     expect(watchHint(store(2400), true)).toBe(
       'dsh-knowledge: checking the 1,000,000 documents of /kb against the index took 2.4 s; while `dsh-knowledge watch` (or a dsh session) runs on that root, commands skip this check\n',

@@ -13,6 +13,17 @@ import { isGeneratedFile } from '../documents/paths.js'
 /** How often a missing root is looked for (one `stat`), so documents written after start appear without a restart. */
 export const ROOT_POLL_MS = 1000
 
+/**
+ * From this many document changes within {@link BURST_WINDOW_MS}, the watch stops re-reading file by file: it says it
+ * is behind, waits for {@link QUIET_MS} without a change, then asks for one check of every file. Why: a burst (a copy
+ * of a folder of 40k rounds, a checkout, a pull) read file by file held the event loop for seconds, the index lagging
+ * all along; and inotify's queue (16,384 events by default) overflows silently, losing changes that only a check of
+ * every file finds again. An overflow delivers a full queue at once, which is a burst.
+ */
+export const BURST_CHANGES = 1000
+const BURST_WINDOW_MS = 1000
+const QUIET_MS = 300
+
 /** What the watch reports. */
 export interface RootWatchHooks {
   /** A document file (root-relative path) changed on disk; debounced. */
@@ -23,6 +34,10 @@ export interface RootWatchHooks {
   appeared(): void
   /** Part of the root is no longer watched (a folder's watch failed, or the root went): changes may go unseen. */
   degraded?(): void
+  /** Changes are seen faster than they are indexed one by one (a burst): the index is behind until {@link resync}. */
+  behind?(): void
+  /** Every file must be checked against the index: after a burst, or a folder moved away, replaced or marked. */
+  resync?(why: string): void
 }
 
 export class RootWatch {
@@ -32,6 +47,10 @@ export class RootWatch {
   private closed = false
   /** Changes seen while {@link hold} is in force, reported when it is released. */
   private held?: Set<string>
+  /** Changes in the current window (see {@link BURST_CHANGES}), and when it began. */
+  private window = { count: 0, from: 0 }
+  /** A burst is under way: when its last change was seen, and the timer that waits for quiet. */
+  private burst?: { last: number; timer?: NodeJS.Timeout }
 
   constructor(
     private readonly root: string,
@@ -54,6 +73,9 @@ export class RootWatch {
     this.held = held
     return () => {
       this.held = undefined
+      if (this.closed) return
+      // As many changes as a burst: one check of every file rather than as many reads.
+      if (held.size >= BURST_CHANGES) return this.hooks.resync?.(`${held.size} changes while the files were being checked`)
       for (const rel of held) if (!this.closed) this.hooks.changed(rel)
     }
   }
@@ -84,6 +106,7 @@ export class RootWatch {
           // The root itself was removed (no error is raised on Linux): look for it again.
           if (!existsSync(this.root)) return this.lostRoot()
           if (rel.split('/').some((part) => part.startsWith('.')) || !rel.endsWith('.md') || isGeneratedFile(rel) || insideOriginals(this.root, rel)) return
+          if (this.bursting()) return
           // Trigger: a file changed on disk. Why debounce: editors write in several steps. Outcome: one re-parse.
           clearTimeout(this.pending.get(rel))
           this.pending.set(
@@ -100,6 +123,7 @@ export class RootWatch {
           this.logger.warn('watching %s failed: %s', this.root, error.message)
           if (!existsSync(this.root)) this.lostRoot()
         },
+        (rel) => this.hooks.resync?.(`the folder ${rel || '(the root)'} was moved, replaced or marked as originals`),
       )
       watcher.start()
       this.watcher = watcher
@@ -112,7 +136,40 @@ export class RootWatch {
     this.closed = true
     this.watcher?.close()
     clearInterval(this.rootPoll)
+    clearTimeout(this.burst?.timer)
     for (const timer of this.pending.values()) clearTimeout(timer)
+  }
+
+  /**
+   * Counts one change; true while a burst is under way (the change is left to the check that ends it). The burst
+   * begins at {@link BURST_CHANGES} changes within a window: the changes waiting for their debounce are dropped too.
+   */
+  private bursting(): boolean {
+    const now = Date.now()
+    if (this.burst) {
+      this.burst.last = now
+      return true
+    }
+    if (now - this.window.from > BURST_WINDOW_MS) this.window = { count: 0, from: now }
+    if (++this.window.count < BURST_CHANGES) return false
+    for (const timer of this.pending.values()) clearTimeout(timer)
+    this.pending.clear()
+    this.burst = { last: now }
+    this.hooks.behind?.()
+    const quiet = (): void => {
+      const burst = this.burst
+      if (!burst || this.closed) return
+      const left = burst.last + QUIET_MS - Date.now()
+      if (left > 0) {
+        burst.timer = setTimeout(quiet, left).unref()
+        return
+      }
+      this.burst = undefined
+      this.window = { count: 0, from: 0 }
+      this.hooks.resync?.(`a burst of changes (${BURST_CHANGES} or more within ${BURST_WINDOW_MS} ms)`)
+    }
+    this.burst.timer = setTimeout(quiet, QUIET_MS).unref()
+    return true
   }
 
   /** The watched root is gone: stop watching it, report it, and look for it to come back. */

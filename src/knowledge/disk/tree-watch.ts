@@ -7,6 +7,7 @@
  */
 import { type Dir, lstatSync, opendirSync, watch, type FSWatcher } from 'node:fs'
 import { join, relative, sep } from 'node:path'
+import { MANIFEST_DIR } from './originals-marker.js'
 
 /** How deep below the root directories are watched (the scan reads as deep). */
 const MAX_DEPTH = 8
@@ -25,11 +26,15 @@ export class TreeWatcher {
   /**
    * @param root the directory to watch, with every directory below it (except dot-named ones and node_modules)
    * @param onPath called with the root-relative path (`/` separators) of an entry that changed
+   * @param onTree called with the root-relative path of a watched folder that was removed, moved away or replaced,
+   *   or that gained or lost the originals marker: what is indexed under it no longer follows from file events
+   *   (moving a folder reports the folder, not its files), so it must be checked against the files
    */
   constructor(
     private readonly root: string,
     private readonly onPath: (rel: string) => void,
     private readonly onError: (error: Error) => void,
+    private readonly onTree: (rel: string) => void = () => {},
   ) {}
 
   /** Watches the root and every directory below it. Throws when the root itself cannot be watched. */
@@ -58,7 +63,7 @@ export class TreeWatcher {
     }
     watcher.on('error', (error) => {
       watcher.close()
-      this.dirs.delete(dir)
+      if (this.dirs.get(dir) === watcher) this.dirs.delete(dir)
       this.lost++
       if (dir === this.root) this.onError(error)
     })
@@ -87,27 +92,38 @@ export class TreeWatcher {
   }
 
   private changed(dir: string, depth: number, name: string | Buffer | null): void {
-    if (!name) return
+    if (!name || this.closed) return
     const entry = name.toString()
+    const rel = (path: string) => relative(this.root, path).split(sep).join('/')
+    // The originals marker made or removed: the folder's documents leave the index, or come back.
+    if (entry === MANIFEST_DIR) {
+      this.onTree(rel(dir))
+      return
+    }
     if (entry.startsWith('.') || entry === 'node_modules') return
     const full = join(dir, entry)
-    // A new directory (a session folder another process created): watch it, and report what is already in it.
-    let isDir = false
     // lstat: a symlinked directory is not followed (the scan does not follow it either).
+    let isDir = false
     try {
       isDir = lstatSync(full).isDirectory()
     } catch {
       /* removed */
     }
-    if (isDir) this.add(full, depth + 1, true)
-    else {
-      // A watched folder that vanished: forget it and its subfolders, so one created again at the path is watched.
+    // An event about a watched folder itself, in its parent, means it was removed, moved away, replaced or had its
+    // attributes set: never new entries, which its own watch reports. Its inode cannot tell a folder made again at
+    // the path (ext4 gives the new one the old number at once), and its watch follows the inode when moved, reporting
+    // under the old path. So its watches end, the folder is watched anew if it is one, and what is indexed under it
+    // is checked against the files.
+    if (this.dirs.has(full)) {
       for (const [path, watcher] of this.dirs)
         if (path === full || path.startsWith(full + sep)) {
           watcher.close()
           this.dirs.delete(path)
         }
-      this.onPath(relative(this.root, full).split(sep).join('/'))
+      this.onTree(rel(full))
     }
+    // A new directory (a session folder another process created): watch it, and report what is already in it.
+    if (isDir) this.add(full, depth + 1, true)
+    else this.onPath(rel(full))
   }
 }

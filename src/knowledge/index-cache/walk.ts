@@ -5,11 +5,13 @@
  * thread loads it from source in the tests (./reconcile-worker.ts).
  * @module dsh-knowledge-sync/knowledge/index-cache/walk
  */
-import { join, sep } from 'node:path'
+import { realpathSync } from 'node:fs'
+import { dirname, join, sep } from 'node:path'
 import type { ManifestRow, ManifestTuple } from '../../search/search-index.js'
 import { RACY_MS, StampSums } from '../../search/stamp-digest.js'
 import { toRelative } from '../documents/paths.js'
 import { lstatSafe } from '../disk/list-files.js'
+import { insideOriginals } from '../disk/originals-marker.js'
 import type { MessagePort } from 'node:worker_threads'
 import type { OffThreadReconcile } from './reconcile-worker.js'
 
@@ -99,7 +101,22 @@ function digestMatch<Row>(root: string, manifest: Manifest<Row>, files: string[]
  * is dropped here; the store keeps its own writes in flight: view/files.ts, reconcile.)
  */
 function writtenMeanwhile(root: string, path: string, seen: number | null, mtime: number, listedAt: number): boolean {
-  return (seen ?? mtime) >= listedAt - RACY_MS && lstatSafe(join(root, path))?.isFile() === true
+  return (seen ?? mtime) >= listedAt - RACY_MS && listable(root, path)
+}
+
+/**
+ * Whether `path` is a file the walk would list: a regular file, in no originals folder and under no linked folder.
+ * Why not only "a file is there": a folder marked as originals (or swapped for a link) just after its documents were
+ * indexed leaves their files in place, and they are no longer documents.
+ */
+function listable(root: string, path: string): boolean {
+  const full = join(root, path)
+  if (lstatSafe(full)?.isFile() !== true || insideOriginals(root, path)) return false
+  try {
+    return realpathSync.native(dirname(full)) === join(realpathSync.native(root), dirname(path))
+  } catch {
+    return false
+  }
 }
 
 /** What the reconcile tells its caller. */

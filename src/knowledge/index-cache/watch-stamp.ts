@@ -223,6 +223,8 @@ export class WatchStamp {
   private timer?: NodeJS.Timeout
   private readonly path: string
   private stamp?: Stamp
+  /** Paused ({@link pause}): the file is removed until {@link resume}; the stamp is not withdrawn for good. */
+  private paused = false
 
   constructor(
     private readonly root: string,
@@ -253,9 +255,28 @@ export class WatchStamp {
     return true
   }
 
-  /** Whether the stamp is kept now (written, and not withdrawn since). */
+  /** Whether the stamp is kept now (written, not withdrawn since, not paused). */
   get kept(): boolean {
-    return this.stamp !== undefined
+    return this.stamp !== undefined && !this.paused
+  }
+
+  /** Whether it was withdrawn for good (after {@link start} wrote it). */
+  get withdrawn(): boolean {
+    return this.stamp === undefined
+  }
+
+  /** Removes the file for a while (the index is behind: a burst of changes, a check of every file); see {@link resume}. */
+  pause(): void {
+    if (!this.stamp || this.paused) return
+    this.paused = true
+    rmSync(this.path, { force: true })
+  }
+
+  /** Writes the file again after {@link pause}, unless the watcher or the index file no longer allow it (then withdrawn). */
+  resume(): void {
+    if (!this.stamp || !this.paused) return
+    this.paused = false
+    this.beat()
   }
 
   /** Removes the stamp: readers walk again until {@link start}. */
@@ -268,7 +289,7 @@ export class WatchStamp {
   }
 
   private beat(): void {
-    if (!this.stamp) return
+    if (!this.stamp || this.paused) return
     if (!this.healthy()) {
       this.logger.debug('freshness stamp withdrawn: the watcher no longer covers the root')
       this.withdraw()

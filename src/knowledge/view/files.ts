@@ -4,12 +4,12 @@
  * store's change listeners), one file at a time after the scan (never a rebuild).
  * @module dsh-knowledge-sync/knowledge/view/files
  */
-import { existsSync, lstatSync, realpathSync } from 'node:fs'
+import { existsSync, realpathSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import type { KnowledgeDoc } from '../../types.js'
 import type { ManifestRow } from '../../search/search-index.js'
 import { stampOf } from '../index-cache/index-cache.js'
-import { listFiles } from '../disk/list-files.js'
+import { listFiles, lstatSafe } from '../disk/list-files.js'
 import { PathTable } from '../index-cache/path-table.js'
 import type { IndexSink } from './index-sink.js'
 import type { Manifest } from '../index-cache/walk.js'
@@ -17,7 +17,6 @@ import { reconcileRoot } from '../index-cache/reconcile-worker.js'
 import { DocumentError, parseDocument } from '../documents/document.js'
 import { insideRoot, toRelative } from '../documents/paths.js'
 import { longerId } from '../ids/id-claims.js'
-import { lstatSafe } from '../disk/list-files.js'
 import { MAX_FILE_BYTES, readRootFile } from '../disk/safe-read.js'
 import { contentHash } from '../logs/revisions.js'
 import { ROOT_POLL_MS, RootWatch } from '../disk/root-watch.js'
@@ -26,8 +25,7 @@ import type { StoreLogger } from '../store-types.js'
 export { MAX_FILE_BYTES, ROOT_POLL_MS, readRootFile }
 export type { IndexSink }
 
-/** Files read per slice of the start-up scan (see {@link DocumentFiles.scan}). */
-const SCAN_SLICE = 1024
+const SCAN_SLICE = 1024 // files read per slice of the start-up scan (see DocumentFiles.scan)
 
 export class DocumentFiles {
   /** Id ↔ file of the indexed documents (loaded from the index on first use; other processes' changes come in too). */
@@ -60,11 +58,17 @@ export class DocumentFiles {
       lost: () => this.lostRoot(),
       appeared: () => this.rootAppeared(),
       degraded: () => this.degraded?.(),
+      behind: () => this.behind?.(),
+      resync: (why) => this.resync?.(why),
     })
   }
 
   /** Told when part of the root stops being watched (see {@link watching}). */
   degraded?: () => void
+  /** Told when the watch sees changes faster than it indexes them (see root-watch.ts, BURST_CHANGES). */
+  behind?: () => void
+  /** Told when every file must be checked against the index (after a burst; a folder moved, replaced or marked). */
+  resync?: (why: string) => void
   /** Whether every document folder of the root is watched now: no change on disk goes unseen. */
   get watching(): boolean {
     return this.rootWatch.covering
@@ -177,8 +181,10 @@ export class DocumentFiles {
   private async scanFiles(manifest: Manifest | undefined, late: boolean): Promise<void> {
     const { files, times, prior } = manifest ? await this.reconcile(manifest, late) : { ...(await listFiles(this.root, this.invalid)), prior: undefined }
     const order = files.map((_, i) => i).filter((i) => !prior || prior.has(files[i]))
-    // Oldest first, so the index's insertion order follows time as it does for documents written later.
-    order.sort((a, b) => times[3 * a + 1] - times[3 * b + 1] || (files[a] < files[b] ? -1 : 1))
+    // Files at indexed paths first (a file moved away frees its id only once its old path is read again), then new
+    // ones; each oldest first, so the index's insertion order follows time as it does for documents written later.
+    const isNew = (i: number) => (prior?.get(files[i]) ? 0 : 1)
+    order.sort((a, b) => isNew(a) - isNew(b) || times[3 * a + 1] - times[3 * b + 1] || (files[a] < files[b] ? -1 : 1))
     const release = this.sink.holdMerges()
     // Real paths of folders, once per folder for this scan (the walk never entered a linked folder).
     const dirs = new Map<string, string>()
@@ -188,8 +194,8 @@ export class DocumentFiles {
         const claimed = new Map<string, KnowledgeDoc>()
         for (const i of order.slice(k, k + SCAN_SLICE)) {
           const full = files[i]
-          const known = late ? this.table.idAt(toRelative(this.root, full)) : undefined
-          if (known && this.sink.indexedMtime(known) === times[3 * i + 1]) continue
+          const known = late && !prior ? this.table.idAt(toRelative(this.root, full)) : undefined // with a manifest, the reconcile judged (racy rows too)
+          if (known && this.sink.indexedWith(known, times[3 * i], times[3 * i + 1], times[3 * i + 2])) continue
           const before = prior?.get(full)
           const doc = this.readDocument(full, dirs)
           this.scanned.read++
@@ -335,14 +341,9 @@ export class DocumentFiles {
     const rel = toRelative(this.root, full)
     if (this.inFlight.has(rel)) return void this.inFlight.set(rel, true)
     const known = this.table.idAt(rel)
-    let mtimeMs: number | undefined
-    // lstat: a file replaced by a link gets the link's own mtime, so it is never mistaken for the indexed file.
-    try {
-      mtimeMs = lstatSync(full).mtimeMs
-    } catch {
-      /* gone: readDocument forgets it */
-    }
-    if (known && mtimeMs !== undefined && this.sink.indexedMtime(known) === mtimeMs && !lstatSafe(full)?.isSymbolicLink()) return
+    // lstat: a file replaced by a link has the link's own times, and is never mistaken for the indexed file.
+    const info = lstatSafe(full)
+    if (known && info?.isFile() && this.sink.indexedWith(known, info.size, info.mtimeMs, info.ctimeMs)) return
     const doc = this.readDocument(full)
     if (!doc) {
       const reason = this.invalid.get(rel)

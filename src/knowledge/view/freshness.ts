@@ -27,6 +27,9 @@ export interface FreshnessHost {
   manifest(worker?: OffThread): Manifest
 }
 
+/** What a store tells of its freshness (KnowledgeStore.freshness). */
+export type FreshnessView = Pick<Freshness, 'checked' | 'walkedMs' | 'vouching' | 'behind' | 'lost'>
+
 /** The stamp, vouch confirmation and check behind of one store. */
 export class Freshness {
   /** This process's freshness stamp while it owns the cache and watches the whole root (see watch-stamp.ts). */
@@ -34,7 +37,11 @@ export class Freshness {
   /** Cancels the wait for the owner that vouched for this start to confirm it. */
   private confirming?: () => void
   /** The worker of a check behind the start, ended if the store closes first. */
-  private behind?: OffThread
+  private behindWorker?: OffThread
+  /** A check of every file asked for by the watch, under way; `again`: asked for once more meanwhile. */
+  private resyncing?: Promise<void>
+  private again = false
+  private ended = false
   /** How long this start's check of every file against the reused index took, when it waited for one (ms). */
   walkedMs?: number
   /** Resolves once a check behind the start is over (ended, failed, or cut short by close); at once when there is none. */
@@ -47,6 +54,16 @@ export class Freshness {
     return this.stamp?.kept ?? false
   }
 
+  /** Whether it vouches, but not now: its index is behind (a burst of changes, a check of every file under way). */
+  get behind(): boolean {
+    return this.stamp !== undefined && !this.stamp.kept && !this.stamp.withdrawn
+  }
+
+  /** Whether it vouched and no longer can (its watcher lost part of the root, its index file was replaced). */
+  get lost(): boolean {
+    return this.stamp?.withdrawn ?? false
+  }
+
   /** The persisted index file this store opens. */
   get cacheFile(): string {
     return this.host.cacheFile
@@ -56,6 +73,8 @@ export class Freshness {
   keepStamp(owns: boolean): void {
     const files = this.host.files()
     files.watch()
+    files.behind = () => this.stamp?.pause()
+    files.resync = (why) => this.resync(why)
     if (!owns || !files.watching || this.stamp) return
     const stamp = new WatchStamp(this.host.root, this.host.cacheFile, () => files.watching, this.host.logger)
     files.degraded = () => stamp.withdraw()
@@ -80,7 +99,7 @@ export class Freshness {
    */
   checkBehind(worker: OffThread | undefined, size: number, closed: () => boolean, done: (freshness: string) => void): void {
     const { root, logger } = this.host
-    this.behind = worker
+    this.behindWorker = worker
     logger.info('reused the search index of %s (%d documents): ready now; its files are checked against it in the background', root, size)
     this.checked = (async () => {
       const files = this.host.files()
@@ -90,7 +109,7 @@ export class Freshness {
         if (!closed()) logger.warn('checking the files of %s against its index failed: %s', root, (error as Error).message)
         return
       } finally {
-        this.behind = undefined
+        this.behindWorker = undefined
       }
       if (closed()) return
       this.keepStamp(true)
@@ -100,10 +119,38 @@ export class Freshness {
     })()
   }
 
+  /**
+   * Checks every file against the index, the stamp paused meanwhile (readers check the files themselves): the watch
+   * asks for it after a burst of changes, or a folder moved away, replaced or marked (see root-watch.ts). A request
+   * made while one runs is served by one more pass.
+   */
+  private resync(why: string): void {
+    this.stamp?.pause()
+    if (this.resyncing) {
+      this.again = true
+      return
+    }
+    const { root, logger } = this.host
+    this.resyncing = (async () => {
+      do {
+        this.again = false
+        logger.info('checking the files of %s against its index: %s', root, why)
+        try {
+          await this.host.files().scan(this.host.manifest(), true)
+        } catch (error) {
+          if (!this.ended) logger.warn('checking the files of %s failed: %s', root, (error as Error).message)
+        }
+      } while (this.again && !this.ended)
+      this.resyncing = undefined
+      if (!this.ended) this.stamp?.resume()
+    })()
+  }
+
   /** Withdraws the stamp and ends what is under way. */
   close(): void {
+    this.ended = true
     this.stamp?.withdraw()
     this.confirming?.()
-    this.behind?.cancel()
+    this.behindWorker?.cancel()
   }
 }

@@ -8,7 +8,7 @@
  * @module dsh-knowledge-sync/knowledge/view/store-index
  */
 import type { KnowledgeDoc } from '../../types.js'
-import { fillStampHashes, indexedAs, indexManifest, locations, manifestDigest, pathQueries } from '../../search/manifest.js'
+import { fillStampHashes, indexedAs, indexedStamp, indexManifest, locations, manifestDigest, pathQueries, sameStamp } from '../../search/manifest.js'
 import { SearchIndex, type SearchIndexOptions } from '../../search/search-index.js'
 import { WARM_SEARCHES } from '../../search/warm.js'
 import { DocumentFiles } from './files.js'
@@ -168,7 +168,7 @@ export class StoreIndex {
           this.index.remove(id)
           this.graph.remove(id)
         },
-        indexedMtime: (id) => this.index.get(id)?.mtimeMs,
+        indexedWith: (id, size, mtimeMs, ctimeMs) => sameStamp(indexedStamp(this.index, id), size, mtimeMs, ctimeMs),
         locations: () => this.locations(),
         located: (id) => this.index_?.get(id),
         // Which file holds which id, asked of the index when it has the `doc_path` index (one object per index).
@@ -198,9 +198,9 @@ export class StoreIndex {
     return Object.assign(indexManifest(this.index, RACY_MS), offThreadParts(offThread, this.freshness.cacheFile, digest, this.oneShot))
   }
 
-  /** The start-up reconcile in a worker thread, for an index file large enough (see reconcile-worker.ts). */
+  /** The start-up reconcile in a worker thread, for an index file large enough (see reconcile-worker.ts); never for an index in memory. */
   private reconcileInWorker(): OffThread | undefined {
-    return reconcileOffThread(this.host.root, this.freshness.cacheFile, undefined, this.host.logger)
+    return this.index_ && !this.index_.persistent ? undefined : reconcileOffThread(this.host.root, this.freshness.cacheFile, undefined, this.host.logger)
   }
 
   /** The relations the persisted index holds, into the graph (before the scan, which replaces what it reads again). */
