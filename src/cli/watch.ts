@@ -21,7 +21,7 @@ const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_
 export function parseDuration(text: string): number {
   const match = /^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$/.exec(text)
   const ms = match ? Number(match[1]) * UNITS[match[2] || 's'] : Number.NaN
-  if (!(ms > 0) || ms > 2 ** 31 - 1) throw new UsageError(`--for ${JSON.stringify(text)}: give a duration such as 90s, 30m, 8h or 2d (at most 24d)`)
+  if (!(ms > 0) || ms > 24 * UNITS.d) throw new UsageError(`--for ${JSON.stringify(text)}: give a duration such as 90s, 30m, 8h or 2d (at most 24d)`)
   return ms
 }
 

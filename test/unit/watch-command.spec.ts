@@ -185,7 +185,8 @@ describe('dsh-knowledge watch', () => {
     expect(parseDuration('2d')).toBe(172_800_000)
     expect(parseDuration('45')).toBe(45_000)
     expect(parseDuration('1.5h')).toBe(5_400_000)
-    for (const bad of ['', '0', '-5m', '5 minutes', '30d', 'Infinity']) expect(() => parseDuration(bad), bad).toThrow(/--for/)
+    expect(parseDuration('24d')).toBe(24 * 86_400_000)
+    for (const bad of ['', '0', '-5m', '5 minutes', '30d', '24.5d', 'Infinity']) expect(() => parseDuration(bad), bad).toThrow(/--for/)
   })
 })
 

@@ -221,7 +221,7 @@ export function confirmVouch(root: string, file: string, pid: number, armed: num
  */
 export class WatchStamp {
   private timer?: NodeJS.Timeout
-  private readonly path: string
+  private path: string
   private stamp?: Stamp
   /** Paused ({@link pause}): the file is removed until {@link resume}; the stamp is not withdrawn for good. */
   private paused = false
@@ -244,6 +244,8 @@ export class WatchStamp {
     if (!boot || !start || !root) return false
     try {
       const { dev, ino } = statSync(this.file)
+      // By the cache folder's real path: a root given as a link that is pointed elsewhere later still loses its stamp.
+      this.path = join(realpathSync(join(this.file, '..')), stampName(process.pid))
       this.stamp = { pid: process.pid, start, boot, dev, ino, root, beat: Date.now() }
       this.sweep(boot)
       this.write()
