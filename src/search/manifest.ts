@@ -5,7 +5,7 @@
  * @module dsh-knowledge-sync/search/manifest
  */
 import { MANIFEST_COLUMNS, type ManifestRow, type ManifestTuple } from './schema.js'
-import { manifestDigestSql, STAMP_COLUMN, STAMP_HASH_FN } from './stamp-digest.js'
+import { manifestDigestSql, RACY_MS, STAMP_COLUMN, STAMP_HASH_FN } from './stamp-digest.js'
 import type { StatementSync } from 'node:sqlite'
 import type { FileStamp } from '../types.js'
 import type { SearchIndex } from './search-index.js'
@@ -61,14 +61,30 @@ export function indexedAs(index: SearchIndex, doc: { id: string; path: string; m
  * wrote). The watcher compares all three: a file rewritten in place with its old mtime put back (`touch -r`, `cp -p`,
  * `rsync -t`, an editor that keeps times) still has a new ctime, which nothing in user space can set.
  */
-export function indexedStamp(index: SearchIndex, id: string): { mtimeMs: number; size: number | null; ctimeMs: number | null } | undefined {
-  const row = index.stmt('SELECT mtime, size, ctime FROM doc WHERE id = ?').get(id) as { mtime: number; size: number | null; ctime: number | null } | undefined
-  return row && { mtimeMs: row.mtime, size: row.size, ctimeMs: row.ctime }
+export function indexedStamp(index: SearchIndex, id: string): IndexedStamp | undefined {
+  const row = index.stmt('SELECT mtime, size, ctime, seen, hash FROM doc WHERE id = ?').get(id) as
+    | { mtime: number; size: number | null; ctime: number | null; seen: number | null; hash: string | null }
+    | undefined
+  return row && { mtimeMs: row.mtime, size: row.size, ctimeMs: row.ctime, seenMs: row.seen, hash: row.hash }
 }
 
-/** Whether `info` (a file's times now) is what the index holds for it (`indexed`, see {@link indexedStamp}). */
-export function sameStamp(indexed: ReturnType<typeof indexedStamp>, size: number, mtimeMs: number, ctimeMs: number): boolean {
-  return indexed !== undefined && indexed.mtimeMs === mtimeMs && (indexed.size === null || indexed.size === size) && (indexed.ctimeMs === null || indexed.ctimeMs === ctimeMs)
+/** A row's file times, when it was indexed (`seen`), and the content hash of the text it was indexed from. */
+export interface IndexedStamp {
+  mtimeMs: number
+  size: number | null
+  ctimeMs: number | null
+  seenMs: number | null
+  hash: string | null
+}
+
+/**
+ * Whether a file's times now are what the index holds for it (see {@link indexedStamp}): undefined when not; else
+ * `racy` when they are within {@link RACY_MS} of its indexing (a second write in the same timestamp tick, of the same
+ * size, leaves them equal: the content decides, `hash`), as the start-up reconcile rules (walk.ts, changedSince).
+ */
+export function stampMatch(indexed: IndexedStamp | undefined, size: number, mtimeMs: number, ctimeMs: number): { racy: boolean; hash: string | null } | undefined {
+  if (!indexed || indexed.mtimeMs !== mtimeMs || (indexed.size !== null && indexed.size !== size) || (indexed.ctimeMs !== null && indexed.ctimeMs !== ctimeMs)) return undefined
+  return { racy: indexed.seenMs === null || indexed.seenMs - mtimeMs < RACY_MS, hash: indexed.hash }
 }
 
 /** What a follower needs of a document another process indexed: its file, session, relations, kind and workspace. */

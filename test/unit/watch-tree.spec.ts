@@ -14,6 +14,10 @@ import { join } from 'node:path'
 import { PROJECT_ROOT } from '../harness/dsh.ts'
 import { spawnCollect } from '../harness/spawn.ts'
 import { BURST_CHANGES, RootWatch } from '../../src/knowledge/disk/root-watch.js'
+import { stampMatch } from '../../src/search/manifest.js'
+import { RACY_MS } from '../../src/search/stamp-digest.js'
+import { KnowledgeStore } from '../../src/knowledge/store.js'
+import { createRedactor } from '../../src/redact/redactor.js'
 
 const BIN = join(PROJECT_ROOT, 'lib/cli/bin.js')
 const children: ChildProcess[] = []
@@ -203,6 +207,56 @@ describe('the watch in a burst (root-watch.ts)', () => {
       expect(changed).toBeLessThan(BURST_CHANGES)
     } finally {
       watch.close()
+    }
+  })
+})
+
+describe("the watcher's shortcut for a file whose times are as indexed (manifest.ts, stampMatch)", () => {
+  const row = { mtimeMs: 1_000_000, size: 120, ctimeMs: 1_000_000, seenMs: 1_000_000 + RACY_MS, hash: 'h1' }
+  it('skips only what it can tell apart: times equal and indexed well after them', () => {
+    expect(stampMatch(row, 120, 1_000_000, 1_000_000)).toEqual({ racy: false, hash: 'h1' })
+    // Indexed within the timestamp granularity of the write: a second write of the same size would look the same.
+    expect(stampMatch({ ...row, seenMs: 1_000_000 + RACY_MS - 1 }, 120, 1_000_000, 1_000_000)).toEqual({ racy: true, hash: 'h1' })
+    expect(stampMatch({ ...row, seenMs: null }, 120, 1_000_000, 1_000_000)?.racy).toBe(true)
+    expect(stampMatch(row, 121, 1_000_000, 1_000_000)).toBeUndefined()
+    expect(stampMatch(row, 120, 1_000_000, 1_000_001)).toBeUndefined() // the old mtime put back: the ctime is new
+    expect(stampMatch(row, 120, 1_000_001, 1_000_000)).toBeUndefined()
+    expect(stampMatch({ ...row, size: null, ctimeMs: null }, 999, 1_000_000, 5)?.racy).toBe(false) // a row an older build wrote
+    expect(stampMatch(undefined, 120, 1_000_000, 1_000_000)).toBeUndefined()
+  })
+
+  it("a watching store's own write is announced once: its watcher event, racy, is settled by the content", async () => {
+    const root = tempRoot()
+    const store = new KnowledgeStore({ root, redactor: createRedactor({ enabled: true, mask: '[REDACTED]', patterns: [] }), watch: true })
+    await store.start()
+    const seen: string[] = []
+    let marker = (): void => {}
+    const markerSeen = new Promise<void>((resolve) => {
+      marker = resolve
+    })
+    store.onChange((change) => {
+      seen.push(`${change.type} ${change.id}`)
+      if (change.id === 'marker-a') marker()
+    })
+    try {
+      const written = await store.write({
+        kind: 'raw',
+        title: 'Own write',
+        cwd: '/ws/app',
+        session: 'a1b2c3d4-0000-4000-8000-000000000000',
+        turn: 1,
+        sections: [
+          { heading: 'Question', text: 'q' },
+          { heading: 'Answer', text: 'ownwriteword' },
+        ],
+      })
+      // A file written by hand after it: the watcher reports in order, so once it is seen the own write's event was handled.
+      doc(root, 'marker/a.md', 'marker-a', 'markerword')
+      await markerSeen
+      expect(seen.filter((s) => s === `written ${written.id}`)).toHaveLength(1)
+      expect(store.search('ownwriteword').map((h) => h.id)).toEqual([written.id])
+    } finally {
+      await store.close()
     }
   })
 })

@@ -145,10 +145,7 @@ export class DocumentFiles {
     if (real !== join(this.realRoot(), dir)) throw Object.assign(new Error(`cannot write ${rel}: its folder is a symbolic link; links are never followed`), { path: rel })
   }
 
-  /**
-   * Takes a file out of the index because it can no longer be read as a document (broken front matter, too large,
-   * replaced by a link), and reports it in {@link invalid}. At once: a stale entry would stay searchable.
-   */
+  /** Takes a file that is no longer a document (broken front matter, too large, a link) out of the index at once, into {@link invalid}. */
   evict(rel: string, reason: string): void {
     this.invalid.set(rel, reason)
     const id = this.table.idAt(rel)
@@ -195,7 +192,7 @@ export class DocumentFiles {
         for (const i of order.slice(k, k + SCAN_SLICE)) {
           const full = files[i]
           const known = late && !prior ? this.table.idAt(toRelative(this.root, full)) : undefined // with a manifest, the reconcile judged (racy rows too)
-          if (known && this.sink.indexedWith(known, times[3 * i], times[3 * i + 1], times[3 * i + 2])) continue
+          if (known && this.sink.indexedWith(known, times[3 * i], times[3 * i + 1], times[3 * i + 2])?.racy === false) continue
           const before = prior?.get(full)
           const doc = this.readDocument(full, dirs)
           this.scanned.read++
@@ -305,10 +302,7 @@ export class DocumentFiles {
     return true
   }
 
-  /**
-   * Moves the document at `path` off the id `doc` takes over: it is re-read and indexed under a longer id. Returns
-   * true (so the caller can go on admitting `doc`).
-   */
+  /** Moves the document at `path` off the id `doc` takes over: re-read, indexed under a longer id. True (go on admitting `doc`). */
   private yieldId(path: string, doc: KnowledgeDoc, claimed?: Map<string, KnowledgeDoc>): true {
     const taken = (id: string) => id === doc.id || (claimed?.get(id)?.path ?? this.table.pathOf(id) ?? path) !== path
     const inBatch = claimed?.get(doc.id)
@@ -343,8 +337,11 @@ export class DocumentFiles {
     const known = this.table.idAt(rel)
     // lstat: a file replaced by a link has the link's own times, and is never mistaken for the indexed file.
     const info = lstatSafe(full)
-    if (known && info?.isFile() && this.sink.indexedWith(known, info.size, info.mtimeMs, info.ctimeMs)) return
+    const held = known && info?.isFile() ? this.sink.indexedWith(known, info.size, info.mtimeMs, info.ctimeMs) : undefined
+    if (held?.racy === false) return
     const doc = this.readDocument(full)
+    // Times as indexed, but too close to its indexing to tell (this process's own writes end here): the content decides.
+    if (held && doc?.id === known && doc?.stamp?.hash === held.hash) return
     if (!doc) {
       const reason = this.invalid.get(rel)
       if (reason) {

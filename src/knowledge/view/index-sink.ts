@@ -10,8 +10,8 @@ export interface IndexSink {
   upsertMany(docs: KnowledgeDoc[]): void
   upsert(doc: KnowledgeDoc): void
   remove(id: string): void
-  /** Whether the index holds a document's file with these times (size, mtime, ctime), to skip a re-parse. */
-  indexedWith(id: string, size: number, mtimeMs: number, ctimeMs: number): boolean
+  /** Whether the index holds a document's file with these times (size, mtime, ctime), to skip a re-parse (manifest.ts, stampMatch). */
+  indexedWith(id: string, size: number, mtimeMs: number, ctimeMs: number): { racy: boolean; hash: string | null } | undefined
   /** Holds background index maintenance during a bulk load; returns the release. */
   holdMerges(): () => void
   written(doc: KnowledgeDoc): void

@@ -8,7 +8,7 @@
  * @module dsh-knowledge-sync/knowledge/view/store-index
  */
 import type { KnowledgeDoc } from '../../types.js'
-import { fillStampHashes, indexedAs, indexedStamp, indexManifest, locations, manifestDigest, pathQueries, sameStamp } from '../../search/manifest.js'
+import { fillStampHashes, indexedAs, indexedStamp, indexManifest, locations, manifestDigest, pathQueries, stampMatch } from '../../search/manifest.js'
 import { SearchIndex, type SearchIndexOptions } from '../../search/search-index.js'
 import { WARM_SEARCHES } from '../../search/warm.js'
 import { DocumentFiles } from './files.js'
@@ -168,7 +168,7 @@ export class StoreIndex {
           this.index.remove(id)
           this.graph.remove(id)
         },
-        indexedWith: (id, size, mtimeMs, ctimeMs) => sameStamp(indexedStamp(this.index, id), size, mtimeMs, ctimeMs),
+        indexedWith: (id, size, mtimeMs, ctimeMs) => stampMatch(indexedStamp(this.index, id), size, mtimeMs, ctimeMs),
         locations: () => this.locations(),
         located: (id) => this.index_?.get(id),
         // Which file holds which id, asked of the index when it has the `doc_path` index (one object per index).
