@@ -81,7 +81,7 @@ export class TreeWatcher {
       for (let entry = entries.readSync(); entry; entry = entries.readSync()) {
         if (entry.name.startsWith('.') || entry.name === 'node_modules') continue
         if (entry.isDirectory()) below.push(entry.name)
-        else if (announce) this.onPath(relative(this.root, join(dir, entry.name)).split(sep).join('/'))
+        else if (announce) this.onPath(this.rel(join(dir, entry.name)))
       }
     } catch {
       /* the folder went while read: what was read is watched */
@@ -91,13 +91,17 @@ export class TreeWatcher {
     for (const name of below) this.add(join(dir, name), depth + 1, announce)
   }
 
+  /** The root-relative path of `path`, with `/` separators. */
+  private rel(path: string): string {
+    return relative(this.root, path).split(sep).join('/')
+  }
+
   private changed(dir: string, depth: number, name: string | Buffer | null): void {
     if (!name || this.closed) return
     const entry = name.toString()
-    const rel = (path: string) => relative(this.root, path).split(sep).join('/')
     // The originals marker made or removed: the folder's documents leave the index, or come back.
     if (entry === MANIFEST_DIR) {
-      this.onTree(rel(dir))
+      this.onTree(this.rel(dir))
       return
     }
     if (entry.startsWith('.') || entry === 'node_modules') return
@@ -120,10 +124,10 @@ export class TreeWatcher {
           watcher.close()
           this.dirs.delete(path)
         }
-      this.onTree(rel(full))
+      this.onTree(this.rel(full))
     }
     // A new directory (a session folder another process created): watch it, and report what is already in it.
     if (isDir) this.add(full, depth + 1, true)
-    else this.onPath(rel(full))
+    else this.onPath(this.rel(full))
   }
 }

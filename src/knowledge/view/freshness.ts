@@ -74,7 +74,7 @@ export class Freshness {
     const files = this.host.files()
     files.watch()
     files.behind = () => this.stamp?.pause()
-    files.resync = (why) => this.resync(why)
+    files.resync = (why) => this.resync(`checking the files of ${this.host.root} against its index: ${why}`)
     if (!owns || !files.watching || this.stamp) return
     const stamp = new WatchStamp(this.host.root, this.host.cacheFile, () => files.watching, this.host.logger)
     files.degraded = () => stamp.withdraw()
@@ -85,11 +85,7 @@ export class Freshness {
   confirm(watcher: number, armed: number): void {
     this.confirming = confirmVouch(this.host.root, this.host.cacheFile, watcher, armed, (why) => {
       this.confirming = undefined
-      this.host.logger.info('the process that vouched for the index of %s went away (%s): checking every file', this.host.root, why)
-      this.host
-        .files()
-        .scan(this.host.manifest(), true)
-        .catch((error: unknown) => this.host.logger.warn('checking %s failed: %s', this.host.root, (error as Error).message))
+      this.resync(`the process that vouched for the index of ${this.host.root} went away (${why}): checking every file`)
     })
   }
 
@@ -121,10 +117,11 @@ export class Freshness {
 
   /**
    * Checks every file against the index, the stamp paused meanwhile (readers check the files themselves): the watch
-   * asks for it after a burst of changes, or a folder moved away, replaced or marked (see root-watch.ts). A request
-   * made while one runs is served by one more pass.
+   * asks for it after a burst of changes, or a folder moved away, replaced or marked (see root-watch.ts), and so does
+   * an owner that vouched for this start and went away before confirming. A request made while one runs is served by
+   * one more pass. `said`: its info line.
    */
-  private resync(why: string): void {
+  private resync(said: string): void {
     this.stamp?.pause()
     if (this.resyncing) {
       this.again = true
@@ -134,7 +131,7 @@ export class Freshness {
     this.resyncing = (async () => {
       do {
         this.again = false
-        logger.info('checking the files of %s against its index: %s', root, why)
+        logger.info('%s', said)
         try {
           await this.host.files().scan(this.host.manifest(), true)
         } catch (error) {
